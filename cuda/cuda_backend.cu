@@ -1,0 +1,226 @@
+// CUDA backend: CUDA events on a non-blocking stream around each launch; no printing.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda_backend.h"
+#include "error.h"
+#include "kernels.cuh"
+
+namespace cuvk {
+namespace {
+
+std::string decode(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+#define CUVK_CUDA_CHECK(call)                                                   \
+  do {                                                                          \
+    const cudaError_t cuvk_err_ = (call);                                       \
+    if (cuvk_err_ != cudaSuccess)                                               \
+      throw Error(call_failure(#call, decode(cuvk_err_), __FILE__, __LINE__)); \
+  } while (0)
+
+struct KernelEntry {
+  const char* name;
+  void (*fn)(CuvkParams, const float*, float*);
+};
+
+// The kernel table: kernel name -> host stub. Names equal the SPIR-V modules' names.
+const KernelEntry kKernels[] = {
+    {"read_x_aos", read_x_aos},     {"read_x_soa", read_x_soa},
+    {"update_xy_aos", update_xy_aos}, {"update_xy_soa", update_xy_soa},
+    {"read_offset", read_offset},   {"write_offset", write_offset},
+    {"stride", stride},             {"copy", copy},
+    {"copy_vec4", copy_vec4},       {"l2_flush", l2_flush},
+};
+
+__global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t word) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words;
+       i += step)
+    dst[i] = word;
+}
+
+std::string version_string(int v) {  // CUDA packs 13000 as 13.0
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+DeviceInfo describe(int index) {
+  cudaDeviceProp prop{};
+  CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  int driver = 0, runtime = 0;
+  CUVK_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUVK_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  char pci[32] = {};
+  CUVK_CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof pci, index));
+
+  DeviceInfo info;
+  info.api = Api::cuda;
+  info.index = index;
+  info.name = prop.name;
+  std::memcpy(info.uuid.data(), prop.uuid.bytes, info.uuid.size());
+  info.memory_bytes = prop.totalGlobalMem;
+  info.max_buffer_bytes = prop.totalGlobalMem;
+  info.max_block_size = static_cast<std::uint32_t>(prop.maxThreadsPerBlock);
+  info.max_grid_x = static_cast<std::uint32_t>(prop.maxGridSize[0]);
+  info.max_grid_y = static_cast<std::uint32_t>(prop.maxGridSize[1]);
+  info.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+  info.driver = "CUDA driver " + version_string(driver) + ", runtime " + version_string(runtime);
+  info.properties = {
+      {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+      {"multiprocessors", std::to_string(prop.multiProcessorCount)},
+      {"l2_cache_bytes", std::to_string(prop.l2CacheSize)},
+      {"memory_bus_width_bits", std::to_string(prop.memoryBusWidth)},
+      {"pci_bus_id", pci},
+      {"cuda_driver_version", version_string(driver)},
+      {"cuda_runtime_version", version_string(runtime)},
+  };
+  return info;
+}
+
+class CudaBuffer final : public DeviceBuffer {
+ public:
+  explicit CudaBuffer(std::size_t bytes) : DeviceBuffer(bytes) {
+    CUVK_CUDA_CHECK(cudaMalloc(&ptr_, bytes == 0 ? 4 : bytes));
+  }
+  ~CudaBuffer() override { cudaFree(ptr_); }
+  void* ptr() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { CUVK_CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~Event() {
+    if (event_) cudaEventDestroy(event_);
+  }
+  Event(Event&& o) noexcept : event_(std::exchange(o.event_, nullptr)) {}
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index) : info_(describe(index)) {
+    CUVK_CUDA_CHECK(cudaSetDevice(index));
+    CUVK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaBackend() override {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+    return std::make_unique<CudaBuffer>(bytes);
+  }
+
+  void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override {
+    CUVK_CUDA_CHECK(cudaMemcpy(ptr(dst), src, bytes, cudaMemcpyHostToDevice));
+  }
+
+  void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override {
+    CUVK_CUDA_CHECK(cudaMemcpy(dst, ptr(src), bytes, cudaMemcpyDeviceToHost));
+  }
+
+  void fill(DeviceBuffer& dst, std::uint32_t word) override {
+    constexpr unsigned kBlock = 256, kMaxBlocks = 4096;
+    const std::size_t words = dst.bytes() / sizeof(std::uint32_t);
+    const std::size_t blocks = std::min<std::size_t>(kMaxBlocks, (words + kBlock - 1) / kBlock);
+    if (blocks == 0) return;
+    fill_words<<<static_cast<unsigned>(blocks), kBlock, 0, stream_>>>(
+        static_cast<std::uint32_t*>(ptr(dst)), words, word);
+    CUVK_CUDA_CHECK(cudaGetLastError());
+    CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  std::vector<std::string> kernels() const override { return cuda_kernel_names(); }
+
+  std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
+    const KernelEntry& kernel = find(launch.kernel);
+    const KernelEntry* before = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+    std::vector<Event> start, stop;
+    start.reserve(static_cast<std::size_t>(opt.reps));
+    stop.reserve(static_cast<std::size_t>(opt.reps));
+    for (int r = 0; r < opt.reps; ++r) {
+      if (before) enqueue(*before, *opt.before_each);
+      start.emplace_back();
+      stop.emplace_back();
+      CUVK_CUDA_CHECK(cudaEventRecord(start.back().get(), stream_));
+      enqueue(kernel, launch);
+      CUVK_CUDA_CHECK(cudaEventRecord(stop.back().get(), stream_));
+    }
+    CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<double> times_ms;
+    times_ms.reserve(start.size());
+    for (std::size_t r = 0; r < start.size(); ++r) {
+      float ms = 0.0f;
+      CUVK_CUDA_CHECK(cudaEventElapsedTime(&ms, start[r].get(), stop[r].get()));
+      times_ms.push_back(static_cast<double>(ms));
+    }
+    return times_ms;
+  }
+
+ private:
+  static void* ptr(const DeviceBuffer& b) { return static_cast<const CudaBuffer&>(b).ptr(); }
+
+  const KernelEntry& find(const std::string& name) const {
+    for (const KernelEntry& k : kKernels)
+      if (name == k.name) return k;
+    throw Error("CUDA backend has no kernel named '" + name + "'");
+  }
+
+  void enqueue(const KernelEntry& kernel, const Launch& launch) {
+    const Geometry& g = launch.geometry;
+    if (g.block_size == 0 || g.block_size > info_.max_block_size || g.grid_x > info_.max_grid_x ||
+        g.grid_y > info_.max_grid_y)
+      throw Error("CUDA launch geometry out of range for " + launch.kernel);
+    kernel.fn<<<dim3(g.grid_x, g.grid_y), dim3(g.block_size), 0, stream_>>>(
+        launch.params, static_cast<const float*>(ptr(*launch.in)),
+        static_cast<float*>(ptr(*launch.out)));
+    CUVK_CUDA_CHECK(cudaGetLastError());
+  }
+
+  DeviceInfo info_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<DeviceInfo> cuda_devices() {
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  if (driver == 0) throw Error("no CUDA driver found (libcuda.so.1 is not installed)");
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls are not confused
+    throw Error("no usable CUDA device: cudaGetDeviceCount failed: " + decode(e));
+  }
+  if (count == 0) throw Error("no CUDA device found");
+  std::vector<DeviceInfo> devices;
+  for (int i = 0; i < count; ++i) devices.push_back(describe(i));
+  return devices;
+}
+
+std::vector<std::string> cuda_kernel_names() {
+  std::vector<std::string> names;
+  for (const KernelEntry& k : kKernels) names.emplace_back(k.name);
+  return names;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int index) {
+  return std::make_unique<CudaBackend>(index);
+}
+
+}  // namespace cuvk

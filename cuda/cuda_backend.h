@@ -1,0 +1,21 @@
+// CUDA backend (built only when CMake finds nvcc; otherwise cuda_stub.cpp says why it is absent).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+
+namespace cuvk {
+
+// CUDA devices the driver reports. Throws cuvk::Error with the reason when CUDA cannot be used
+// (not built, no driver, no device).
+std::vector<DeviceInfo> cuda_devices();
+
+std::unique_ptr<Backend> make_cuda_backend(int index);
+
+// Kernels compiled into this binary (empty when built without CUDA); needs no device.
+std::vector<std::string> cuda_kernel_names();
+
+}  // namespace cuvk

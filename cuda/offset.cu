@@ -1,0 +1,14 @@
+// read_offset / write_offset (seed 000); glsl/read_offset.comp and glsl/write_offset.comp twins.
+#include "kernels.cuh"
+
+CUVK_KERNEL(read_offset) {
+  const unsigned i = cuvk_global_index();
+  if (i >= p.n) return;
+  out[i] = in[i + p.offset];
+}
+
+CUVK_KERNEL(write_offset) {
+  const unsigned i = cuvk_global_index();
+  if (i >= p.n) return;
+  out[i + p.offset] = in[i];
+}

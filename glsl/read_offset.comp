@@ -1,0 +1,14 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// read_offset: b[i] = a[i + offset] (seed 000). The offset is applied here, not as a descriptor
+// offset (those must be aligned), exactly as in the CUDA kernel.
+#include "common.glsl"
+
+layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float a[]; };
+layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float b[]; };
+
+void main() {
+  uint i = cuvk_global_index();
+  if (i >= p.n) return;
+  b[i] = a[i + p.offset];
+}

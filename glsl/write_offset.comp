@@ -1,0 +1,13 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// write_offset: b[i + offset] = a[i] (seed 000).
+#include "common.glsl"
+
+layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float a[]; };
+layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float b[]; };
+
+void main() {
+  uint i = cuvk_global_index();
+  if (i >= p.n) return;
+  b[i + p.offset] = a[i];
+}

@@ -1,0 +1,26 @@
+#include "backend.h"
+
+#include <cstdio>
+
+#include "error.h"
+
+namespace cuvk {
+
+const char* api_name(Api api) { return api == Api::cuda ? "cuda" : "vulkan"; }
+
+std::string format_uuid(const Uuid& uuid) {
+  std::string s;
+  char hex[3];
+  for (std::size_t i = 0; i < uuid.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    std::snprintf(hex, sizeof hex, "%02x", uuid[i]);
+    s += hex;
+  }
+  return s;
+}
+
+std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {
+  return std::string(call) + " failed: " + decoded + " (" + file + ":" + std::to_string(line) + ")";
+}
+
+}  // namespace cuvk

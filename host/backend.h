@@ -1,0 +1,100 @@
+// The interface between the host timing driver (host/) and an API backend (cuda/, vulkan/).
+// A backend is deliberately small: device facts, buffers, and "run kernel K with these parameters
+// R times and return R GPU times". Backends never print and never compute bandwidth; warm-up,
+// repetition policy, statistics, verification and reports live once, in host/.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "params.h"
+
+namespace cuvk {
+
+enum class Api { cuda, vulkan };
+const char* api_name(Api api);
+
+using Uuid = std::array<std::uint8_t, 16>;
+std::string format_uuid(const Uuid& uuid);  // 8-4-4-4-12 lower-case hex
+
+// What a backend knows about its device; enough to pair devices across APIs and to write
+// provenance. `properties` holds API-specific facts as ordered key/value strings for reports.
+struct DeviceInfo {
+  Api api = Api::cuda;
+  int index = 0;  // position in the API's own enumeration
+  std::string name;
+  Uuid uuid{};
+  bool is_cpu = false;              // e.g. lavapipe
+  std::uint64_t memory_bytes = 0;   // device-local memory
+  std::uint64_t max_buffer_bytes = 0;  // largest single buffer a kernel may address
+  std::uint32_t max_block_size = 0;
+  std::uint32_t max_grid_x = 0;     // largest grid / dispatch size in x
+  std::uint32_t max_grid_y = 0;
+  std::uint64_t l2_bytes = 0;       // 0 when the API does not say
+  std::string driver;               // one line: driver name and version
+  std::vector<std::pair<std::string, std::string>> properties;
+};
+
+// A device-local buffer. Owned through std::unique_ptr; freeing it frees the device memory.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {}
+  virtual ~DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_;
+};
+
+// Launch geometry, computed once by the host and used unchanged by both APIs:
+// grid_x * grid_y blocks (workgroups) of block_size threads, linear index
+// (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x.
+struct Geometry {
+  std::uint32_t block_size = 256;
+  std::uint32_t grid_x = 1;
+  std::uint32_t grid_y = 1;
+};
+
+// One kernel launch. `kernel` is the catalogue's kernel name: the CUDA kernel's name and the
+// SPIR-V module's name (e.g. "read_x_aos", "copy_vec4"). Every kernel takes (params, in, out).
+struct Launch {
+  std::string kernel;
+  Geometry geometry;
+  CuvkParams params{};
+  const DeviceBuffer* in = nullptr;
+  DeviceBuffer* out = nullptr;
+};
+
+struct RunOptions {
+  int reps = 1;
+  // If set, this launch runs before every repetition, outside the timed interval (L2 flush).
+  const Launch* before_each = nullptr;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const DeviceInfo& info() const = 0;
+
+  virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  virtual void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) = 0;
+  virtual void download(const DeviceBuffer& src, void* dst, std::size_t bytes) = 0;
+  // Sets every 32-bit word of the buffer to `word` (poisoning outputs, zeroing scratch).
+  virtual void fill(DeviceBuffer& dst, std::uint32_t word) = 0;
+
+  // Kernels this backend carries (for the catalogue's start-up consistency check).
+  virtual std::vector<std::string> kernels() const = 0;
+
+  // Runs `launch` opt.reps times, back to back and serialised (each repetition sees the previous
+  // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's
+  // own clock around that launch alone. Blocks until the GPU is done.
+  virtual std::vector<double> run(const Launch& launch, const RunOptions& opt) = 0;
+};
+
+}  // namespace cuvk

@@ -1,0 +1,192 @@
+#include "catalogue.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+constexpr std::uint32_t kFloat = sizeof(float);
+constexpr float kAddX = 10.0f;  // update_xy: x += 10, y += 20 (seeds 000, 003)
+constexpr float kAddY = 20.0f;
+
+AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::uint32_t elem_bytes,
+                    std::uint64_t count) {
+  return AccessStream{base_bytes, stride_bytes, elem_bytes, count};
+}
+
+CuvkParams params(std::uint32_t threads, std::uint32_t offset = 0, std::uint32_t stride = 1) {
+  CuvkParams p{};
+  p.n = threads;
+  p.offset = offset;
+  p.stride = stride;
+  return p;
+}
+
+Plan plan_read_x(const Point& pt) {
+  const std::uint32_t n = pt.n;
+  const bool aos = pt.layout == "aos";
+  Plan plan;
+  plan.kernel = kernel_name("read_x", pt.layout, pt.variant);
+  plan.params = params(n);
+  plan.in_words = 4ull * n;  // four floats per particle in both layouts
+  plan.out_words = n;
+  const AccessStream load = aos ? stream(0, sizeof(CuvkParticle), kFloat, n) : stream(0, kFloat, kFloat, n);
+  plan.traffic = traffic({{load}, {stream(0, kFloat, kFloat, n)}});
+  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = aos ? in[4ull * i] : in[i];
+  };
+  return plan;
+}
+
+Plan plan_update_xy(const Point& pt) {
+  const std::uint32_t n = pt.n;
+  const bool aos = pt.layout == "aos";
+  Plan plan;
+  plan.kernel = kernel_name("update_xy", pt.layout, pt.variant);
+  plan.params = params(n);
+  plan.in_words = 2ull * n;
+  plan.out_words = 2ull * n;
+  std::vector<AccessStream> streams;
+  if (aos) {
+    streams = {stream(0, sizeof(CuvkPair), kFloat, n), stream(kFloat, sizeof(CuvkPair), kFloat, n)};
+  } else {
+    streams = {stream(0, kFloat, kFloat, n), stream(std::uint64_t{n} * kFloat, kFloat, kFloat, n)};
+  }
+  plan.traffic = traffic({streams, streams});  // the result has the input's layout
+  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t xi = aos ? 2 * i : i, yi = aos ? 2 * i + 1 : n + i;
+      out[xi] = in[xi] + kAddX;
+      out[yi] = in[yi] + kAddY;
+    }
+  };
+  return plan;
+}
+
+Plan plan_read_offset(const Point& pt) {
+  const std::uint32_t n = pt.n, off = pt.offset;
+  Plan plan;
+  plan.kernel = "read_offset";
+  plan.params = params(n, off);
+  plan.in_words = std::uint64_t{n} + off;
+  plan.out_words = n;
+  plan.traffic = traffic({{stream(std::uint64_t{off} * kFloat, kFloat, kFloat, n)},
+                          {stream(0, kFloat, kFloat, n)}});
+  plan.reference = [n, off](const std::vector<float>& in, std::vector<float>& out) {
+    std::copy_n(in.begin() + off, n, out.begin());
+  };
+  return plan;
+}
+
+Plan plan_write_offset(const Point& pt) {
+  const std::uint32_t n = pt.n, off = pt.offset;
+  Plan plan;
+  plan.kernel = "write_offset";
+  plan.params = params(n, off);
+  plan.in_words = n;
+  plan.out_words = std::uint64_t{n} + off;
+  plan.traffic = traffic({{stream(0, kFloat, kFloat, n)},
+                          {stream(std::uint64_t{off} * kFloat, kFloat, kFloat, n)}});
+  plan.reference = [n, off](const std::vector<float>& in, std::vector<float>& out) {
+    std::copy_n(in.begin(), n, out.begin() + off);  // out[0, off) keeps the poison
+  };
+  return plan;
+}
+
+// The input holds n floats; thread i < ceil(n / stride) reads a[i * stride]. The array (and so
+// the memory footprint) stays fixed across the sweep while the useful fraction falls as 1/stride.
+Plan plan_stride(const Point& pt) {
+  const std::uint32_t s = pt.stride;
+  const std::uint32_t threads = ceil_div(pt.n, s);
+  Plan plan;
+  plan.kernel = "stride";
+  plan.params = params(threads, 0, s);
+  plan.in_words = pt.n;
+  plan.out_words = threads;
+  plan.traffic = traffic({{stream(0, std::uint64_t{s} * kFloat, kFloat, threads)},
+                          {stream(0, kFloat, kFloat, threads)}});
+  plan.reference = [threads, s](const std::vector<float>& in, std::vector<float>& out) {
+    for (std::uint64_t i = 0; i < threads; ++i) out[i] = in[i * s];
+  };
+  return plan;
+}
+
+// copy: n floats; the vec4 form copies ceil(n / 4) 16-byte elements (buffers rounded up to them).
+Plan plan_copy(const Point& pt) {
+  const bool wide = pt.variant == "vec4";
+  const std::uint32_t elem = wide ? 4 * kFloat : kFloat;
+  const std::uint32_t threads = wide ? ceil_div(pt.n, 4u) : pt.n;
+  const std::uint64_t words = std::uint64_t{threads} * (elem / kFloat);
+  Plan plan;
+  plan.kernel = kernel_name("copy", "", pt.variant);
+  plan.params = params(threads);
+  plan.in_words = words;
+  plan.out_words = words;
+  plan.traffic = traffic({{stream(0, elem, elem, threads)}, {stream(0, elem, elem, threads)}});
+  plan.reference = [](const std::vector<float>& in, std::vector<float>& out) { out = in; };
+  return plan;
+}
+
+std::vector<TestCase> make_catalogue() {
+  const std::vector<std::string> scalar = {"scalar"};
+  return {
+      {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (seed 001); n particles",
+       {"aos", "soa"}, scalar, Sweep::none, plan_read_x},
+      {"update_xy", "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs",
+       {"aos", "soa"}, scalar, Sweep::none, plan_update_xy},
+      {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, Sweep::offset,
+       plan_read_offset},
+      {"write_offset", "b[i + offset] = a[i] (seed 000); n threads", {}, scalar, Sweep::offset,
+       plan_write_offset},
+      {"stride", "b[i] = a[i * stride] over an array of n floats (seed 004); n/stride threads",
+       {}, scalar, Sweep::stride, plan_stride},
+      {"copy", "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread)", {},
+       {"scalar", "vec4"}, Sweep::none, plan_copy},
+  };
+}
+
+}  // namespace
+
+const std::vector<TestCase>& catalogue() {
+  static const std::vector<TestCase> tests = make_catalogue();
+  return tests;
+}
+
+const TestCase* find_test(const std::string& name) {
+  for (const TestCase& t : catalogue())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string kernel_name(const std::string& test, const std::string& layout,
+                        const std::string& variant) {
+  std::string name = test;
+  if (!layout.empty()) name += "_" + layout;
+  if (!variant.empty() && variant != "scalar") name += "_" + variant;
+  return name;
+}
+
+std::vector<std::string> catalogue_kernels() {
+  std::vector<std::string> names = {"l2_flush"};
+  for (const TestCase& t : catalogue()) {
+    const std::vector<std::string> layouts =
+        t.layouts.empty() ? std::vector<std::string>{""} : t.layouts;
+    for (const std::string& layout : layouts)
+      for (const std::string& variant : t.variants)
+        names.push_back(kernel_name(t.name, layout, variant));
+  }
+  return names;
+}
+
+std::vector<std::string> missing_kernels(const std::vector<std::string>& required,
+                                         const std::vector<std::string>& available) {
+  std::vector<std::string> missing;
+  for (const std::string& k : required)
+    if (std::find(available.begin(), available.end(), k) == available.end()) missing.push_back(k);
+  return missing;
+}
+
+}  // namespace cuvk

@@ -1,0 +1,30 @@
+// Command line: `cuvk run | list | devices` (CLI11). Returns the process exit code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuvk {
+
+// Documented exit codes (README "Exit codes").
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailed = 1,       // a verification failure (a `failed` row)
+  kExitUsage = 2,        // bad arguments
+  kExitEnvironment = 3,  // nothing could run: no usable API at all, or an I/O error
+};
+
+int cli_main(int argc, char** argv);
+
+// "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what`.
+std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what);
+
+// A count with an optional binary suffix: "1048576", "1M", "64M", "2G" (k, M, G = 2^10, 2^20, 2^30).
+std::uint64_t parse_count(const std::string& text, const std::string& what);
+
+// Writes `content` to `path` through a temporary file in the same folder and a rename, so a reader
+// never sees a half-written file. Throws Error on failure.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace cuvk

@@ -1,0 +1,123 @@
+#include "devices.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cuda_backend.h"
+#include "error.h"
+
+namespace cuvk {
+namespace {
+
+std::string hex_only(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool uuid_has_prefix(const Uuid& uuid, const std::string& prefix) {
+  const std::string hex = hex_only(format_uuid(uuid));
+  return hex.compare(0, prefix.size(), prefix) == 0;
+}
+
+const DeviceInfo* twin(const std::vector<DeviceInfo>& list, const Uuid& uuid) {
+  for (const DeviceInfo& d : list)
+    if (d.uuid == uuid) return &d;
+  return nullptr;
+}
+
+bool is_index(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+}  // namespace
+
+DeviceInventory take_inventory(const VulkanOptions& vulkan_options) {
+  DeviceInventory inv;
+  try {
+    inv.cuda = cuda_devices();
+  } catch (const std::exception& e) {
+    inv.cuda_error = e.what();
+  }
+  try {
+    inv.vulkan = vulkan_devices(vulkan_options);
+  } catch (const std::exception& e) {
+    inv.vulkan_error = e.what();
+  }
+  return inv;
+}
+
+DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec) {
+  DeviceChoice c;
+  c.cuda_reason = inv.cuda_error;
+  c.vulkan_reason = inv.vulkan_error;
+
+  auto pair_vulkan_with_cuda = [&] {
+    if (const DeviceInfo* vk = twin(inv.vulkan, c.cuda->uuid)) {
+      c.vulkan = *vk;
+      c.same_gpu = true;
+      c.note = "CUDA device " + std::to_string(c.cuda->index) + " and Vulkan device " +
+               std::to_string(vk->index) + " are the same GPU (UUID " + format_uuid(vk->uuid) + ")";
+    } else if (inv.vulkan_error.empty()) {
+      c.vulkan_reason = "no Vulkan device has the CUDA device's UUID " + format_uuid(c.cuda->uuid);
+      c.note = "no Vulkan twin of CUDA device " + std::to_string(c.cuda->index) + ": CUDA only";
+    }
+  };
+
+  if (spec.empty()) {
+    if (!inv.cuda.empty()) {
+      c.cuda = inv.cuda.front();
+      for (const DeviceInfo& d : inv.cuda)  // prefer a CUDA device that has a Vulkan twin
+        if (twin(inv.vulkan, d.uuid)) {
+          c.cuda = d;
+          break;
+        }
+      pair_vulkan_with_cuda();
+    } else if (!inv.vulkan.empty()) {
+      auto gpu = std::find_if(inv.vulkan.begin(), inv.vulkan.end(),
+                              [](const DeviceInfo& d) { return !d.is_cpu; });
+      c.vulkan = gpu != inv.vulkan.end() ? *gpu : inv.vulkan.front();
+      c.note = "no CUDA device: Vulkan only, on " + c.vulkan->name;
+    }
+    return c;
+  }
+
+  if (is_index(spec)) {
+    const std::size_t k = std::stoul(spec);
+    if (!inv.cuda.empty()) {
+      if (k >= inv.cuda.size())
+        throw UsageError("--device " + spec + ": there are " + std::to_string(inv.cuda.size()) +
+                         " CUDA devices (0.." + std::to_string(inv.cuda.size() - 1) + ")");
+      c.cuda = inv.cuda[k];
+      pair_vulkan_with_cuda();
+      return c;
+    }
+    if (k >= inv.vulkan.size())
+      throw UsageError("--device " + spec + ": there are " + std::to_string(inv.vulkan.size()) +
+                       " Vulkan devices and no CUDA device");
+    c.vulkan = inv.vulkan[k];
+    c.note = "no CUDA device: Vulkan only, on " + c.vulkan->name;
+    return c;
+  }
+
+  const std::string prefix = hex_only(spec);
+  if (prefix.empty() || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw UsageError("--device '" + spec + "' is neither a device index nor a UUID prefix");
+  for (const DeviceInfo& d : inv.cuda)
+    if (uuid_has_prefix(d.uuid, prefix)) {
+      c.cuda = d;
+      pair_vulkan_with_cuda();
+      return c;
+    }
+  for (const DeviceInfo& d : inv.vulkan)
+    if (uuid_has_prefix(d.uuid, prefix)) {
+      c.vulkan = d;
+      c.note = "Vulkan only, on " + d.name + " (no CUDA device has UUID " + spec + ")";
+      if (c.cuda_reason.empty()) c.cuda_reason = "no CUDA device has UUID prefix " + spec;
+      return c;
+    }
+  throw UsageError("--device " + spec + ": no CUDA or Vulkan device has a UUID starting so");
+}
+
+}  // namespace cuvk

@@ -1,0 +1,37 @@
+// Finding the devices to compare: the CUDA device and the Vulkan physical device that are the same
+// GPU, matched by UUID (cudaDeviceProp::uuid == VkPhysicalDeviceIDProperties::deviceUUID).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "vulkan_backend.h"
+
+namespace cuvk {
+
+struct DeviceInventory {
+  std::vector<DeviceInfo> cuda, vulkan;
+  std::string cuda_error, vulkan_error;  // why an API could not enumerate ("" when it could)
+};
+
+DeviceInventory take_inventory(const VulkanOptions& vulkan_options);
+
+// The chosen device for each API, or the reason it has none.
+struct DeviceChoice {
+  std::optional<DeviceInfo> cuda, vulkan;
+  std::string cuda_reason, vulkan_reason;
+  bool same_gpu = false;  // both chosen and their UUIDs match
+  std::string note;       // one line for the output: how the choice was made
+};
+
+// `spec`: "" (automatic), a CUDA device index (a Vulkan index when CUDA is unavailable), or a
+// UUID prefix (hex, dashes optional) matching a device of either API.
+// Automatic: the first CUDA device that has a Vulkan twin; without CUDA, the first Vulkan GPU,
+// else the first Vulkan device (e.g. lavapipe). With CUDA present, Vulkan runs only on the CUDA
+// device's twin: a comparison across different GPUs would be meaningless.
+// Throws UsageError for an index out of range or a UUID that matches nothing.
+DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec);
+
+}  // namespace cuvk

@@ -1,0 +1,31 @@
+// Reports only format: console table, Markdown, CSV and JSON are printers over the same rows.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "devices.h"
+#include "runner.h"
+
+namespace cuvk {
+
+enum class Format { table, md, csv, json };
+
+inline constexpr const char* kSchema = "cuvk.results/1";
+
+// Everything one `cuvk run` produced, with what is needed for provenance.
+struct RunDocument {
+  RunConfig config;
+  RunOutcome outcome;
+  DeviceChoice choice;
+  std::string command_line;
+  std::string date_utc;  // ISO 8601
+  std::string host;
+};
+
+nlohmann::json device_json(const DeviceInfo& d);
+nlohmann::json to_json(const RunDocument& doc);
+std::string format_run(const RunDocument& doc, Format format);
+
+}  // namespace cuvk

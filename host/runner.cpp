@@ -1,0 +1,327 @@
+#include "runner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "error.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+constexpr std::uint64_t kIndexLimit = std::uint64_t{1} << 32;  // kernels index with 32-bit uints
+constexpr std::uint64_t kCpuFlushBytes = 8ull << 20;           // a CPU device's last-level cache
+constexpr std::uint64_t kUnknownL2FlushBytes = 256ull << 20;   // Vulkan does not report L2 size
+constexpr std::uint64_t kMinGpuFlushBytes = 64ull << 20;
+constexpr std::uint64_t kFlushL2Multiple = 3;  // read 3x the L2 size to evict it
+constexpr std::uint64_t kFlushVecBytes = 16;
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <typename F>
+void parallel_for(std::uint64_t count, F&& body) {
+  const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  const std::uint64_t chunk = ceil_div<std::uint64_t>(count, workers);
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w) {
+    const std::uint64_t lo = w * chunk, hi = std::min(count, lo + chunk);
+    if (lo >= hi) break;
+    threads.emplace_back([lo, hi, &body] { body(lo, hi); });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+// Fresh non-zero random floats: a random sign and a random mantissa in [1, 2).
+std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
+  std::vector<float> v(words);
+  parallel_for(words, [&](std::uint64_t lo, std::uint64_t hi) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
+      const std::uint32_t bits = static_cast<std::uint32_t>(((h >> 63) << 31) | 0x3F800000u |
+                                                            ((h >> 20) & 0x7FFFFFu));
+      std::memcpy(&v[i], &bits, sizeof bits);
+    }
+  });
+  return v;
+}
+
+float poison_float() {
+  float f;
+  std::memcpy(&f, &kPoisonWord, sizeof f);
+  return f;
+}
+
+// Bitwise comparison of every element: data movement and the +10/+20 adds are exact in IEEE
+// float, so any difference is an error.
+void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row) {
+  row.checked = expected.size();
+  row.mismatches = 0;
+  for (std::uint64_t i = 0; i < expected.size(); ++i) {
+    if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
+      if (row.mismatches == 0) row.first_bad_index = i;
+      ++row.mismatches;
+    }
+  }
+  row.verified = row.mismatches == 0;
+}
+
+struct Job {
+  const TestCase* test;
+  Point point;
+  Plan plan;
+};
+
+std::vector<Point> points_of(const TestCase& t, const RunConfig& cfg, std::uint32_t n) {
+  std::vector<Point> points;
+  const std::vector<std::string> layouts =
+      t.layouts.empty() ? std::vector<std::string>{""} : t.layouts;
+  const std::vector<std::uint32_t> none = {0};
+  const std::vector<std::uint32_t>& sweep =
+      t.sweep == Sweep::offset ? cfg.offsets : t.sweep == Sweep::stride ? cfg.strides : none;
+  for (const std::string& layout : layouts)
+    for (const std::string& variant : t.variants)
+      for (std::uint32_t v : sweep) {
+        Point p{layout, variant, n, 0, 1};
+        if (t.sweep == Sweep::offset) p.offset = v;
+        if (t.sweep == Sweep::stride) p.stride = v;
+        points.push_back(p);
+      }
+  return points;
+}
+
+Geometry geometry_for(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
+                      std::uint32_t max_y) {
+  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
+  Geometry g;
+  g.block_size = block;
+  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, max_x);
+  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
+  if (gy > max_y) throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
+  g.grid_x = static_cast<std::uint32_t>(gx);
+  g.grid_y = static_cast<std::uint32_t>(gy);
+  return g;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::uint32_t>& default_offsets() {
+  static const std::vector<std::uint32_t> v = {0, 1, 2, 4, 7, 8, 16, 31, 32};
+  return v;
+}
+const std::vector<std::uint32_t>& default_strides() {
+  static const std::vector<std::uint32_t> v = {1, 2, 3, 4, 8, 16, 32};
+  return v;
+}
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::failed: return "failed";
+    case Status::unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+std::string point_label(const ResultRow& row) {
+  const TestCase* t = find_test(row.test);
+  if (t && t->sweep == Sweep::offset) return "offset=" + std::to_string(row.offset);
+  if (t && t->sweep == Sweep::stride) return "stride=" + std::to_string(row.stride);
+  return "";
+}
+
+RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
+  if (cfg.reps < 1) throw UsageError("--reps must be at least 1");
+  if (cfg.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (cfg.block_size == 0 || cfg.block_size % kWarpSize != 0)
+    throw UsageError("--block-size " + std::to_string(cfg.block_size) + " is not a positive multiple of 32");
+
+  struct Active {
+    Api api;
+    Backend* backend;
+    std::string reason;
+  };
+  std::vector<Active> apis;
+  for (Api a : cfg.apis)
+    apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason});
+
+  // Limits common to every device that will run, so both APIs get identical geometry.
+  std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
+  std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
+  bool any_gpu = false, any_backend = false;
+  std::uint64_t flush_bytes = 0;
+  for (const Active& a : apis) {
+    if (!a.backend) continue;
+    const DeviceInfo& d = a.backend->info();
+    any_backend = true;
+    any_gpu = any_gpu || !d.is_cpu;
+    max_x = std::min(max_x, d.max_grid_x);
+    max_y = std::min(max_y, d.max_grid_y);
+    max_block = std::min(max_block, d.max_block_size);
+    max_buffer = std::min(max_buffer, d.max_buffer_bytes);
+    const std::uint64_t want = d.is_cpu ? kCpuFlushBytes
+                               : d.l2_bytes ? std::max(kMinGpuFlushBytes, kFlushL2Multiple * d.l2_bytes)
+                                            : kUnknownL2FlushBytes;
+    flush_bytes = std::max(flush_bytes, want);
+  }
+  if (any_backend && cfg.block_size > max_block)
+    throw UsageError("--block-size " + std::to_string(cfg.block_size) + " exceeds the device limit " +
+                     std::to_string(max_block));
+  if (cfg.l2 == L2Mode::warm) flush_bytes = 0;
+
+  RunOutcome out;
+  out.flush_bytes = flush_bytes;
+  out.n = cfg.n ? cfg.n : (any_gpu ? kDefaultGpuN : kDefaultCpuN);
+  out.n_rule = cfg.n ? "--n" : any_gpu ? "default for GPUs (well beyond L2)" : "default for CPU devices";
+  if (out.n == 0) throw UsageError("--n must be at least 1");
+
+  // Plan every point first, so a bad size fails before anything runs.
+  std::vector<Job> jobs;
+  for (const std::string& name : cfg.tests) {
+    const TestCase* t = find_test(name);
+    if (!t) throw UsageError("unknown test '" + name + "'");
+    for (const Point& p : points_of(*t, cfg, out.n)) {
+      if (t->sweep == Sweep::stride && p.stride == 0) throw UsageError("stride 0 is not allowed");
+      Plan plan = t->plan(p);
+      for (std::uint64_t words : {plan.in_words, plan.out_words}) {
+        if (words > kIndexLimit)
+          throw UsageError(name + " at n=" + std::to_string(out.n) + ": " + std::to_string(words) +
+                           " elements overflow 32-bit indices");
+        if (words * sizeof(float) > max_buffer)
+          throw UsageError(name + " at n=" + std::to_string(out.n) + " needs a buffer of " +
+                           std::to_string(words * sizeof(float)) + " bytes; the device allows " +
+                           std::to_string(max_buffer));
+      }
+      jobs.push_back({t, p, std::move(plan)});
+    }
+  }
+
+  // Every kernel the selection needs must exist on every backend that runs.
+  std::vector<std::string> required = {"l2_flush"};
+  for (const Job& j : jobs) required.push_back(j.plan.kernel);
+  for (const Active& a : apis)
+    if (a.backend)
+      if (auto missing = missing_kernels(required, a.backend->kernels()); !missing.empty())
+        throw Error(std::string(api_name(a.api)) + " backend lacks kernels: " + join(missing));
+
+  // Per-API L2 flush scratch and sink, made once.
+  struct Flush {
+    std::unique_ptr<DeviceBuffer> scratch, sink;
+    Launch launch;
+  };
+  std::vector<Flush> flushes(apis.size());
+  if (flush_bytes > 0) {
+    const float sentinel = 1.0f;  // the zeroed scratch never sums to it
+    for (std::size_t k = 0; k < apis.size(); ++k) {
+      Backend* b = apis[k].backend;
+      if (!b) continue;
+      Flush& f = flushes[k];
+      f.scratch = b->allocate(flush_bytes);
+      f.sink = b->allocate(kFlushVecBytes);
+      b->fill(*f.scratch, 0);
+      const auto vecs = static_cast<std::uint32_t>(flush_bytes / kFlushVecBytes);
+      f.launch.kernel = "l2_flush";
+      f.launch.geometry = geometry_for(vecs, cfg.block_size, max_x, max_y);
+      f.launch.params.n = vecs;
+      std::memcpy(&f.launch.params.aux, &sentinel, sizeof sentinel);
+      f.launch.in = f.scratch.get();
+      f.launch.out = f.sink.get();
+    }
+  }
+
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    const Plan& plan = job.plan;
+    const Geometry geom = geometry_for(plan.params.n, cfg.block_size, max_x, max_y);
+    std::vector<float> input, expected;
+    if (any_backend) {
+      input = random_input(plan.in_words, splitmix64(cfg.seed) + j);
+      expected.assign(plan.out_words, poison_float());
+      plan.reference(input, expected);
+    }
+    // Alternate which API goes first, so slow drift does not favour one of them.
+    std::vector<std::size_t> order(apis.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = (j % 2) ? order.size() - 1 - k : k;
+    std::vector<ResultRow> point_rows(apis.size());
+    for (std::size_t k : order) {
+      const Active& a = apis[k];
+      ResultRow& row = point_rows[k];
+      row.test = job.test->name;
+      row.layout = job.point.layout;
+      row.variant = job.point.variant;
+      row.kernel = plan.kernel;
+      row.api = a.api;
+      row.n = out.n;
+      row.offset = job.point.offset;
+      row.stride = job.point.stride;
+      row.block_size = cfg.block_size;
+      row.threads = plan.params.n;
+      row.geometry = geom;
+      row.useful_bytes = plan.traffic.useful_bytes;
+      row.moved_bytes = plan.traffic.moved_bytes;
+      row.sectors_per_request = plan.traffic.sectors_per_request;
+      row.request_efficiency = plan.traffic.request_efficiency;
+      if (!a.backend) {
+        row.status = Status::unavailable;
+        row.reason = a.reason;
+        continue;
+      }
+      Backend& b = *a.backend;
+      try {
+        auto in = b.allocate(plan.in_words * sizeof(float));
+        auto outbuf = b.allocate(plan.out_words * sizeof(float));
+        b.upload(*in, input.data(), input.size() * sizeof(float));
+        b.fill(*outbuf, kPoisonWord);
+        const Launch launch{plan.kernel, geom, plan.params, in.get(), outbuf.get()};
+        b.run(launch, RunOptions{1, nullptr});  // the correctness run, untimed
+        std::vector<float> got(plan.out_words);
+        b.download(*outbuf, got.data(), got.size() * sizeof(float));
+        verify(got, expected, row);
+        if (!row.verified) {
+          row.status = Status::failed;
+          row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
+                       " elements wrong, first at index " + std::to_string(*row.first_bad_index);
+          continue;
+        }
+        const Launch* before = flushes[k].scratch ? &flushes[k].launch : nullptr;
+        if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
+        row.time_ms = summarize(b.run(launch, RunOptions{cfg.reps, before}));
+        row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
+        row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
+        row.status = Status::ok;
+      } catch (const std::exception& e) {
+        row.status = Status::failed;
+        row.reason = e.what();
+      }
+    }
+    for (ResultRow& r : point_rows) out.rows.push_back(std::move(r));
+  }
+
+  // % of ceiling: each API against its own wide copy measured in this run.
+  for (Api a : cfg.apis) {
+    auto ceiling = std::find_if(out.rows.begin(), out.rows.end(), [a](const ResultRow& r) {
+      return r.api == a && r.test == "copy" && r.variant == "vec4" && r.status == Status::ok;
+    });
+    if (ceiling == out.rows.end()) continue;
+    const double ceiling_gbps = ceiling->gbps_moved;
+    for (ResultRow& r : out.rows)
+      if (r.api == a && r.status == Status::ok && ceiling_gbps > 0)
+        r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling_gbps;
+  }
+  return out;
+}
+
+}  // namespace cuvk

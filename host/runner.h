@@ -1,0 +1,78 @@
+// The one timing driver: runs every selected point on every selected API under the same rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "catalogue.h"
+#include "devices.h"
+#include "stats.h"
+
+namespace cuvk {
+
+enum class L2Mode { cold, warm };
+
+struct RunConfig {
+  std::vector<std::string> tests;  // catalogue names, in catalogue order
+  std::vector<Api> apis = {Api::cuda, Api::vulkan};
+  std::uint32_t n = 0;  // 0: automatic (kDefaultGpuN on a GPU, kDefaultCpuN on a CPU device)
+  int reps = 100;
+  int warmup = 10;
+  std::uint32_t block_size = 256;
+  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t> strides;
+  std::uint64_t seed = 1;
+  L2Mode l2 = L2Mode::cold;
+};
+
+constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
+constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds
+const std::vector<std::uint32_t>& default_offsets();
+const std::vector<std::uint32_t>& default_strides();
+
+enum class Status { ok, failed, unavailable };
+const char* status_name(Status s);
+
+struct ResultRow {
+  std::string test, layout, variant, kernel;  // layout "" where none
+  Api api = Api::cuda;
+  std::uint32_t n = 0, offset = 0, stride = 1, block_size = 0;  // the problem size and sweep point
+  std::uint32_t threads = 0;  // params.n: threads that do work
+  Geometry geometry;
+  Status status = Status::unavailable;
+  std::string reason;
+  Summary time_ms;
+  std::uint64_t useful_bytes = 0, moved_bytes = 0;
+  double gbps_useful = 0.0, gbps_moved = 0.0;
+  std::uint32_t sectors_per_request = 0;
+  double request_efficiency = 0.0;
+  std::optional<double> pct_of_ceiling;  // gbps_moved over the same API's copy vec4 gbps_moved
+  bool verified = false;
+  std::uint64_t mismatches = 0, checked = 0;
+  std::optional<std::uint64_t> first_bad_index;
+};
+
+// Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
+std::string point_label(const ResultRow& row);
+
+struct RunOutcome {
+  std::vector<ResultRow> rows;
+  std::uint32_t n = 0;             // the problem size used
+  std::uint64_t flush_bytes = 0;   // L2 flush scratch size (0 with --l2 warm)
+  std::string n_rule;              // how n was chosen
+};
+
+// Backends may be null (API unavailable: rows get `unavailable_reason[api]`).
+struct BackendSet {
+  Backend* cuda = nullptr;
+  Backend* vulkan = nullptr;
+  std::string cuda_reason, vulkan_reason;
+};
+
+// Validates the configuration against the catalogue and devices (throws UsageError) and runs it.
+RunOutcome run_suite(const RunConfig& config, const BackendSet& backends);
+
+}  // namespace cuvk

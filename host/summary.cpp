@@ -1,0 +1,43 @@
+#include "summary.h"
+
+namespace cuvk {
+namespace {
+
+bool same_point(const ResultRow& a, const ResultRow& b) {
+  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
+         a.offset == b.offset && a.stride == b.stride && a.block_size == b.block_size;
+}
+
+}  // namespace
+
+std::vector<ParityRow> parity_rows(const std::vector<ResultRow>& rows) {
+  std::vector<ParityRow> out;
+  for (const ResultRow& c : rows) {
+    if (c.api != Api::cuda) continue;
+    ParityRow p{c.test, c.layout, c.variant, point_label(c), {}, {}, {}};
+    if (c.status == Status::ok) p.cuda_ms = c.time_ms.median;
+    for (const ResultRow& v : rows)
+      if (v.api == Api::vulkan && same_point(c, v) && v.status == Status::ok)
+        p.vulkan_ms = v.time_ms.median;
+    if (p.cuda_ms && p.vulkan_ms && *p.cuda_ms > 0) p.vulkan_over_cuda = *p.vulkan_ms / *p.cuda_ms;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<LayoutRow> layout_rows(const std::vector<ResultRow>& rows) {
+  std::vector<LayoutRow> out;
+  for (const ResultRow& a : rows) {
+    if (a.layout != "aos" || a.status != Status::ok) continue;
+    for (const ResultRow& s : rows) {
+      if (s.layout != "soa" || s.status != Status::ok || s.api != a.api || s.test != a.test ||
+          s.variant != a.variant || s.n != a.n || s.block_size != a.block_size)
+        continue;
+      out.push_back({a.test, a.variant, a.api, a.time_ms.median, s.time_ms.median,
+                     s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0});
+    }
+  }
+  return out;
+}
+
+}  // namespace cuvk

@@ -1,0 +1,29 @@
+// Derived comparisons over result rows: CUDA-vs-Vulkan per point and AoS-vs-SoA per API.
+// Computed once here; reports only format them. Ratios use medians.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner.h"
+
+namespace cuvk {
+
+struct ParityRow {
+  std::string test, layout, variant, point;
+  std::optional<double> cuda_ms, vulkan_ms;
+  std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
+};
+
+struct LayoutRow {
+  std::string test, variant;
+  Api api;
+  double aos_ms = 0.0, soa_ms = 0.0;
+  double aos_over_soa = 0.0;  // the seed's "SoA 3.4x faster"
+};
+
+std::vector<ParityRow> parity_rows(const std::vector<ResultRow>& rows);
+std::vector<LayoutRow> layout_rows(const std::vector<ResultRow>& rows);
+
+}  // namespace cuvk

@@ -1,0 +1,39 @@
+// Shared by the integration tests: run every catalogue test on one backend and check each row.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "runner.h"
+
+namespace cuvk::suite {
+
+// A small configuration that still covers every test, layout, variant and sweep point kind,
+// with sizes that are not multiples of the block size (tail threads must do nothing).
+inline RunConfig small_suite(Api api) {
+  RunConfig cfg;
+  for (const TestCase& t : catalogue()) cfg.tests.push_back(t.name);
+  cfg.apis = {api};
+  cfg.n = 100003;
+  cfg.reps = 3;
+  cfg.warmup = 1;
+  cfg.offsets = {0, 1, 7, 32};
+  cfg.strides = {1, 3, 32};
+  return cfg;
+}
+
+inline void expect_all_ok(const RunOutcome& out, Api api) {
+  ASSERT_FALSE(out.rows.empty());
+  for (const ResultRow& r : out.rows) {
+    SCOPED_TRACE(r.kernel + " " + point_label(r));
+    EXPECT_EQ(r.api, api);
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.mismatches, 0u);
+    EXPECT_GT(r.checked, 0u);
+    EXPECT_EQ(r.time_ms.samples, 3u);
+    EXPECT_GT(r.time_ms.median, 0.0);
+    EXPECT_GT(r.gbps_useful, 0.0);
+  }
+}
+
+}  // namespace cuvk::suite

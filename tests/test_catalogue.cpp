@@ -1,0 +1,86 @@
+// Catalogue consistency: every kernel a test can ask for exists as SPIR-V and (when built) CUDA.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "catalogue.h"
+#include "cuda_backend.h"
+#include "spirv_modules.h"
+
+namespace {
+std::vector<std::string> spirv_names() {
+  std::vector<std::string> names;
+  for (const cuvk::SpirvModule& m : cuvk::spirv_modules()) names.emplace_back(m.name);
+  return names;
+}
+}  // namespace
+
+TEST(Catalogue, HasTheSeedTests) {
+  for (const char* t : {"read_x", "update_xy", "read_offset", "write_offset", "stride", "copy"})
+    EXPECT_NE(cuvk::find_test(t), nullptr) << t;
+  EXPECT_EQ(cuvk::find_test("nope"), nullptr);
+}
+
+TEST(Catalogue, EveryKernelHasASpirvModule) {
+  const auto missing = cuvk::missing_kernels(cuvk::catalogue_kernels(), spirv_names());
+  EXPECT_TRUE(missing.empty()) << "missing SPIR-V: " << (missing.empty() ? "" : missing.front());
+}
+
+TEST(Catalogue, EveryKernelHasACudaKernelWhenCudaIsBuilt) {
+#ifdef CUVK_HAVE_CUDA
+  const auto missing = cuvk::missing_kernels(cuvk::catalogue_kernels(), cuvk::cuda_kernel_names());
+  EXPECT_TRUE(missing.empty()) << "missing CUDA kernel: " << (missing.empty() ? "" : missing.front());
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
+TEST(Catalogue, MissingKernelIsReported) {
+  EXPECT_EQ(cuvk::missing_kernels({"copy", "ghost"}, {"copy"}), std::vector<std::string>{"ghost"});
+}
+
+TEST(Catalogue, SpirvModulesAreValidSpirv) {
+  std::set<std::string> seen;
+  for (const cuvk::SpirvModule& m : cuvk::spirv_modules()) {
+    ASSERT_GT(m.words, 5u) << m.name;
+    EXPECT_EQ(m.code[0], 0x07230203u) << m.name;  // SPIR-V magic number
+    EXPECT_TRUE(seen.insert(m.name).second) << "duplicate " << m.name;
+  }
+}
+
+TEST(Catalogue, KernelNamesFollowTestLayoutVariant) {
+  EXPECT_EQ(cuvk::kernel_name("read_x", "aos", "scalar"), "read_x_aos");
+  EXPECT_EQ(cuvk::kernel_name("copy", "", "vec4"), "copy_vec4");
+  EXPECT_EQ(cuvk::kernel_name("stride", "", "scalar"), "stride");
+}
+
+TEST(Catalogue, ReferencesKeepPoisonWhereTheKernelDoesNotWrite) {
+  const cuvk::Plan plan = cuvk::find_test("write_offset")->plan(cuvk::Point{"", "scalar", 64, 3, 1});
+  std::vector<float> in(plan.in_words, 1.5f), out(plan.out_words, -7.0f);
+  plan.reference(in, out);
+  EXPECT_EQ(out[0], -7.0f);
+  EXPECT_EQ(out[2], -7.0f);
+  EXPECT_EQ(out[3], 1.5f);
+  EXPECT_EQ(out.back(), 1.5f);
+}
+
+TEST(Catalogue, BuffersHoldEveryIndexTheKernelTouches) {
+  for (const cuvk::TestCase& t : cuvk::catalogue())
+    for (std::uint32_t n : {1u, 31u, 1000u, 4096u})
+      for (std::uint32_t v : {1u, 7u, 32u}) {
+        cuvk::Point p{t.layouts.empty() ? "" : t.layouts.front(), t.variants.back(), n,
+                      t.sweep == cuvk::Sweep::offset ? v : 0, t.sweep == cuvk::Sweep::stride ? v : 1};
+        const cuvk::Plan plan = t.plan(p);
+        std::vector<float> in(plan.in_words, 1.0f), out(plan.out_words, 0.0f);
+        plan.reference(in, out);  // would read or write out of bounds (ASan) if sizes were short
+        if (t.name == "stride") {
+          EXPECT_GE(plan.in_words, std::uint64_t{plan.params.n - 1} * v + 1);
+        } else if (t.name == "read_offset") {
+          EXPECT_EQ(plan.in_words, std::uint64_t{n} + v);
+        } else if (t.name == "write_offset") {
+          EXPECT_EQ(plan.out_words, std::uint64_t{n} + v);
+        }
+      }
+}

@@ -1,0 +1,72 @@
+// The main job end to end through the CLI: `cuvk run --format json --output FILE`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace {
+int run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "cuvk");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return cuvk::cli_main(static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+TEST(EndToEnd, JsonRunHasEveryRowForBothApis) {
+  const std::string path = ::testing::TempDir() + "cuvk_e2e.json";
+  ASSERT_EQ(run_cli({"run", "--n", "65536", "--reps", "5", "--format", "json", "--output", path,
+                     "--quiet"}),
+            cuvk::kExitOk);
+  std::ifstream f(path);
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  EXPECT_EQ(doc["schema"], "cuvk.results/1");
+  for (const char* key : {"provenance", "devices", "results", "settings"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_FALSE(doc["provenance"]["git_revision"].get<std::string>().empty());
+  std::size_t cuda_rows = 0, vulkan_rows = 0;
+  for (const auto& r : doc["results"]) {
+    for (const char* key : {"test", "layout", "api", "variant", "params", "status", "time_ms",
+                            "rel_spread", "samples", "useful_bytes", "moved_bytes", "gbps_useful",
+                            "gbps_moved", "sectors_per_request", "verified"})
+      EXPECT_TRUE(r.contains(key)) << key;
+    const std::string status = r["status"];
+    if (r["api"] == "vulkan") {
+      ++vulkan_rows;
+      EXPECT_EQ(status, "ok") << r.dump();
+      EXPECT_TRUE(r["verified"].get<bool>());
+      EXPECT_EQ(r["samples"], 5);
+    } else {
+      ++cuda_rows;
+      EXPECT_TRUE(status == "ok" || status == "unavailable") << r.dump();
+      if (status == "unavailable") {
+        EXPECT_FALSE(r["reason"].get<std::string>().empty());
+      } else {
+        EXPECT_TRUE(r["verified"].get<bool>());
+      }
+    }
+  }
+  // 2 read_x + 2 update_xy + 9 + 9 offsets + 7 strides + 2 copy = 31 points per API.
+  EXPECT_EQ(vulkan_rows, 31u);
+  EXPECT_EQ(cuda_rows, 31u);
+  std::remove(path.c_str());
+}
+
+TEST(EndToEnd, EveryFormatPrints) {
+  for (const char* format : {"table", "md", "csv"}) {
+    const std::string path = ::testing::TempDir() + "cuvk_e2e." + format;
+    EXPECT_EQ(run_cli({"run", "--tests", "read_x", "--n", "4096", "--reps", "2", "--format", format,
+                       "--output", path, "--quiet"}),
+              cuvk::kExitOk)
+        << format;
+    std::ifstream f(path);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("read_x"), std::string::npos) << format;
+    std::remove(path.c_str());
+  }
+}

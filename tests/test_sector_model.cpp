@@ -1,0 +1,89 @@
+// The sector model against the seeds' figures.
+#include <gtest/gtest.h>
+
+#include "catalogue.h"
+#include "sector_model.h"
+
+using cuvk::AccessStream;
+using cuvk::Point;
+using cuvk::sectors_per_request;
+
+namespace {
+AccessStream floats(std::uint64_t offset_elems, std::uint64_t stride_elems = 1,
+                    std::uint64_t count = 1 << 20) {
+  return AccessStream{offset_elems * 4, stride_elems * 4, 4, count};
+}
+cuvk::Plan plan(const std::string& test, Point p) { return cuvk::find_test(test)->plan(p); }
+}  // namespace
+
+TEST(SectorModel, AlignedWarpNeedsFourSectors) {  // seed 000: offset 0 and 8 (32 B)
+  EXPECT_EQ(sectors_per_request(floats(0)), 4u);
+  EXPECT_EQ(sectors_per_request(floats(8)), 4u);
+  EXPECT_EQ(sectors_per_request(floats(32)), 4u);
+}
+
+TEST(SectorModel, MisalignedWarpNeedsFive) {  // seed 000/004: offset 1 -> one extra sector
+  for (std::uint64_t off : {1, 2, 4, 7, 31}) EXPECT_EQ(sectors_per_request(floats(off)), 5u) << off;
+}
+
+TEST(SectorModel, StrideMultipliesSectors) {  // seed 004: stride 2 -> 2x, stride 3 -> 3x
+  EXPECT_EQ(sectors_per_request(floats(0, 2)), 8u);
+  EXPECT_EQ(sectors_per_request(floats(0, 3)), 12u);
+  EXPECT_EQ(sectors_per_request(floats(0, 4)), 16u);
+  EXPECT_EQ(sectors_per_request(floats(0, 8)), 32u);   // every lane its own sector
+  EXPECT_EQ(sectors_per_request(floats(0, 32)), 32u);  // and no more
+}
+
+TEST(SectorModel, ReadXAosNeedsFourTimesTheSectorsOfSoa) {  // seed 001
+  Point p{"aos", "scalar", 1 << 20, 0, 1};
+  const auto aos = plan("read_x", p).traffic;
+  p.layout = "soa";
+  const auto soa = plan("read_x", p).traffic;
+  EXPECT_EQ(soa.sectors_per_request, 4u);
+  EXPECT_EQ(aos.sectors_per_request, 16u);
+  EXPECT_DOUBLE_EQ(aos.request_efficiency, 0.25);
+  EXPECT_DOUBLE_EQ(soa.request_efficiency, 1.0);
+  // Seed 001's bytes model: SoA moves 8 B per element, AoS 20 B (16 read + 4 written).
+  EXPECT_EQ(soa.moved_bytes, 8ull << 20);
+  EXPECT_EQ(aos.moved_bytes, 20ull << 20);
+  EXPECT_EQ(aos.useful_bytes, soa.useful_bytes);
+}
+
+TEST(SectorModel, UpdateXyAosHalvesRequestEfficiency) {  // seeds 000/003: 50% vs 100%
+  Point p{"aos", "scalar", 1 << 20, 0, 1};
+  const auto aos = plan("update_xy", p).traffic;
+  p.layout = "soa";
+  const auto soa = plan("update_xy", p).traffic;
+  EXPECT_DOUBLE_EQ(aos.request_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(soa.request_efficiency, 1.0);
+  EXPECT_EQ(aos.moved_bytes, soa.moved_bytes);  // DRAM still moves each sector once
+}
+
+TEST(SectorModel, OffsetTestsReportFiveSectorsWhenMisaligned) {
+  Point p{"", "scalar", 1 << 20, 1, 1};
+  EXPECT_EQ(plan("read_offset", p).traffic.sectors_per_request, 5u);
+  EXPECT_EQ(plan("write_offset", p).traffic.sectors_per_request, 5u);
+  p.offset = 8;
+  EXPECT_EQ(plan("read_offset", p).traffic.sectors_per_request, 4u);
+  // A misaligned stream touches one more sector in all: DRAM traffic barely changes.
+  p.offset = 1;
+  EXPECT_EQ(plan("read_offset", p).traffic.moved_bytes, (8ull << 20) + 32);
+}
+
+TEST(SectorModel, StrideTestMovesWholeArrayUntilSectorsAreSkipped) {
+  const std::uint32_t n = 1 << 20;
+  for (std::uint32_t s : {1u, 2u, 4u, 8u}) {
+    const auto t = plan("stride", Point{"", "scalar", n, 0, s}).traffic;
+    EXPECT_EQ(t.moved_bytes, 4ull * n + 4ull * (n / s)) << s;  // whole input + output
+    EXPECT_EQ(t.useful_bytes, 8ull * (n / s)) << s;
+  }
+  const auto t16 = plan("stride", Point{"", "scalar", n, 0, 16}).traffic;
+  EXPECT_EQ(t16.moved_bytes, 32ull * (n / 16) + 4ull * (n / 16));  // every other sector skipped
+}
+
+TEST(SectorModel, WideCopyIsFullyEfficient) {
+  const auto t = plan("copy", Point{"", "vec4", 1 << 20, 0, 1}).traffic;
+  EXPECT_EQ(t.sectors_per_request, 16u);  // 512 bytes per warp request
+  EXPECT_DOUBLE_EQ(t.request_efficiency, 1.0);
+  EXPECT_EQ(t.moved_bytes, t.useful_bytes);
+}

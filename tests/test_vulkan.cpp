@@ -1,0 +1,118 @@
+// Vulkan integration tests: real dispatches on the first Vulkan device (lavapipe in CI) with the
+// Khronos validation layer and synchronization validation on; any message fails the test.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "devices.h"
+#include "error.h"
+#include "suite_check.h"
+#include "vulkan_backend.h"
+
+using namespace cuvk;
+
+namespace {
+
+class VulkanValidated : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.validation = true;
+    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
+    try {
+      devices_ = vulkan_devices(options_);
+    } catch (const std::exception& e) {
+      GTEST_SKIP() << "no Vulkan: " << e.what();
+    }
+    backend_ = make_vulkan_backend(0, options_);
+  }
+  void TearDown() override {
+    backend_.reset();
+    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
+  }
+  RunOutcome run(const RunConfig& cfg) {
+    BackendSet set;
+    set.vulkan = backend_.get();
+    return run_suite(cfg, set);
+  }
+
+  VulkanOptions options_;
+  std::vector<std::string> messages_;
+  std::vector<DeviceInfo> devices_;
+  std::unique_ptr<Backend> backend_;
+};
+
+}  // namespace
+
+TEST_F(VulkanValidated, DeviceInfoIsComplete) {
+  const DeviceInfo& d = backend_->info();
+  EXPECT_EQ(d.api, Api::vulkan);
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_FALSE(d.driver.empty());
+  EXPECT_NE(format_uuid(d.uuid), format_uuid(Uuid{}));
+  EXPECT_GE(d.max_block_size, 256u);
+  EXPECT_GT(d.max_buffer_bytes, 0u);
+}
+
+TEST_F(VulkanValidated, EveryTestRunsVerifiedWithColdL2) {
+  const RunOutcome out = run(suite::small_suite(Api::vulkan));
+  suite::expect_all_ok(out, Api::vulkan);
+  EXPECT_GT(out.flush_bytes, 0u);
+  // Every ok row is compared with this run's wide copy.
+  for (const ResultRow& r : out.rows) EXPECT_TRUE(r.pct_of_ceiling.has_value()) << r.kernel;
+}
+
+TEST_F(VulkanValidated, WarmL2SkipsTheFlush) {
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.tests = {"read_x", "copy"};
+  cfg.l2 = L2Mode::warm;
+  const RunOutcome out = run(cfg);
+  suite::expect_all_ok(out, Api::vulkan);
+  EXPECT_EQ(out.flush_bytes, 0u);
+}
+
+TEST_F(VulkanValidated, OtherBlockSizesAndTinyProblems) {
+  for (std::uint32_t block : {32u, 64u, 1024u}) {
+    for (std::uint32_t n : {1u, 33u}) {
+      RunConfig cfg = suite::small_suite(Api::vulkan);
+      cfg.block_size = block;
+      cfg.n = n;
+      SCOPED_TRACE("block " + std::to_string(block) + " n " + std::to_string(n));
+      suite::expect_all_ok(run(cfg), Api::vulkan);
+    }
+  }
+}
+
+TEST_F(VulkanValidated, FillPoisonsEveryWord) {
+  auto in = backend_->allocate(1024 * sizeof(float));
+  auto out = backend_->allocate(1024 * sizeof(float));
+  backend_->fill(*out, kPoisonWord);
+  std::vector<float> host(1024);
+  backend_->download(*out, host.data(), host.size() * sizeof(float));
+  std::uint32_t word;
+  std::memcpy(&word, &host[17], sizeof word);
+  EXPECT_EQ(word, kPoisonWord);
+}
+
+TEST_F(VulkanValidated, BlockSizeAboveTheLimitIsRefused) {
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.block_size = backend_->info().max_block_size + 32;
+  EXPECT_THROW(run(cfg), UsageError);
+}
+
+TEST(VulkanEnvironment, NoDriverGivesAReasonNotACrash) {
+  ::setenv("VK_DRIVER_FILES", "/nonexistent/icd.json", 1);
+  ::setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+  try {
+    const auto devices = vulkan_devices(VulkanOptions{});
+    EXPECT_TRUE(devices.empty()) << "a device appeared without a driver";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).size(), 0u);
+  }
+  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  EXPECT_TRUE(inv.vulkan.empty());
+  EXPECT_FALSE(inv.vulkan_error.empty());
+  ::unsetenv("VK_DRIVER_FILES");
+  ::unsetenv("VK_ICD_FILENAMES");
+}

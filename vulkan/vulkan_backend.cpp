@@ -1,0 +1,1042 @@
+// Vulkan backend: the same kernels as cuda/, compiled from glsl/ to SPIR-V and embedded.
+//
+// Choices that matter for fair timing (see ../shared/DESIGN.md):
+// - Queue: the first queue family with VK_QUEUE_COMPUTE_BIT (on NVIDIA and lavapipe the universal
+//   family 0). A dedicated compute-only family is not preferred: it would not be faster for these
+//   kernels and the universal family is what every driver tests best. A family without timestamps
+//   is refused.
+// - No device features are enabled (in particular no robustBufferAccess / robustness2), so the
+//   shaders are compiled without bounds checks, like CUDA.
+// - Test buffers are device-local only; uploads and downloads go through one bounded staging buffer.
+// - Times come from vkCmdWriteTimestamp pairs at VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT around each
+//   dispatch; a compute->compute barrier after every dispatch serialises repetitions like a CUDA
+//   stream. The optional before_each launch (L2 flush) and its barrier are outside the interval.
+// - Every command buffer starts with a global barrier from all earlier transfer/compute work, so
+//   submissions are ordered on the device (a fence wait orders only the host), which is also what
+//   the synchronization validation layer checks.
+#include "vulkan_backend.h"
+
+#include <volk.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error.h"
+#include "spirv_modules.h"
+#include "vk_check.h"
+#include "vk_raii.h"
+
+namespace cuvk {
+namespace {
+
+constexpr std::uint32_t make_version(std::uint32_t major, std::uint32_t minor,
+                                     std::uint32_t patch) {
+  return (major << 22U) | (minor << 12U) | patch;
+}
+constexpr std::uint32_t version_major(std::uint32_t v) { return (v >> 22U) & 0x7FU; }
+constexpr std::uint32_t version_minor(std::uint32_t v) { return (v >> 12U) & 0x3FFU; }
+constexpr std::uint32_t version_patch(std::uint32_t v) { return v & 0xFFFU; }
+
+constexpr std::uint32_t kVulkan11 = make_version(1, 1, 0);
+constexpr std::uint32_t kVulkan12 = make_version(1, 2, 0);
+constexpr std::uint32_t kVulkan13 = make_version(1, 3, 0);
+
+constexpr std::uint32_t kVendorNvidia = 0x10DE;
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+constexpr const char* kPortabilitySubset = "VK_KHR_portability_subset";  // a beta extension
+
+// One staging buffer serves every upload and download, chunk by chunk.
+constexpr VkDeviceSize kStagingBytes = VkDeviceSize{64} << 20U;
+// Repetitions recorded into one command buffer (two timestamp queries each).
+constexpr int kMaxRepsPerBatch = 1024;
+constexpr std::uint32_t kQueriesPerRep = 2;
+// Generous but finite: a GPU that has not finished a submission by then is reported, not waited on.
+constexpr std::uint64_t kFenceTimeoutNs = 120ULL * 1000 * 1000 * 1000;
+constexpr double kNsPerMs = 1e6;
+constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
+constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
+constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
+constexpr std::uint32_t kNoFamily = ~0U;
+
+static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
+static_assert(kPushConstantBytes == 16, "push-constant block");
+
+using MessageSink = std::function<void(const std::string&)>;
+
+std::string format_version(std::uint32_t v) {
+  return std::to_string(version_major(v)) + "." + std::to_string(version_minor(v)) + "." +
+         std::to_string(version_patch(v));
+}
+
+std::string hex32(std::uint32_t v) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%04x", v);
+  return text;
+}
+
+std::string format_double(double v) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.9g", v);
+  return text;
+}
+
+const char* device_type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+// Calls f(&count, data) the Vulkan way until the list is complete.
+template <typename T, typename F>
+std::vector<T> enumerate(const char* call, const char* file, int line, F&& f) {
+  for (;;) {
+    std::uint32_t count = 0;
+    vk::check(f(&count, nullptr), call, file, line);
+    std::vector<T> items(count);
+    if (count == 0) return items;
+    VkResult result = f(&count, items.data());
+    if (result == VK_INCOMPLETE) continue;  // the list grew between the two calls
+    vk::check(result, call, file, line);
+    items.resize(count);
+    return items;
+  }
+}
+
+bool has_extension(const std::vector<VkExtensionProperties>& extensions, const char* name) {
+  return std::any_of(extensions.begin(), extensions.end(), [name](const VkExtensionProperties& e) {
+    return std::strcmp(e.extensionName, name) == 0;
+  });
+}
+
+std::vector<VkExtensionProperties> instance_extensions(const char* layer) {
+  return enumerate<VkExtensionProperties>(
+      "vkEnumerateInstanceExtensionProperties", __FILE__, __LINE__,
+      [layer](std::uint32_t* n, VkExtensionProperties* p) {
+        return vkEnumerateInstanceExtensionProperties(layer, n, p);
+      });
+}
+
+// Never throws: the layer calls it from inside Vulkan calls.
+VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  try {
+    const auto* sink = static_cast<const MessageSink*>(user);
+    if (sink == nullptr || !*sink) return VK_FALSE;
+    std::string text = "Vulkan ";
+    if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT) != 0) {
+      text += "validation ";
+    } else if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) != 0) {
+      text += "performance ";
+    }
+    text += (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0 ? "error: " : "warning: ";
+    text += (data != nullptr && data->pMessage != nullptr) ? data->pMessage : "(no message)";
+    (*sink)(text);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): an exception must not cross the layer
+  }
+  return VK_FALSE;
+}
+
+// Opens the loader once per process (volkInitialize dlopens libvulkan.so.1).
+void open_loader() {
+  static const VkResult result = volkInitialize();
+  if (result != VK_SUCCESS) {
+    throw Error("Vulkan loader (libvulkan.so.1) not found: volkInitialize failed");
+  }
+}
+
+// An instance, with the validation layer and a messenger when asked. Not movable: the messenger
+// keeps a pointer to sink_.
+class VulkanInstance {
+ public:
+  explicit VulkanInstance(const VulkanOptions& options)
+      : sink_(std::make_unique<MessageSink>(options.on_message)) {
+    open_loader();
+    const std::uint32_t loader_version = volkGetInstanceVersion();
+    if (loader_version < kVulkan11) {
+      throw Error("the Vulkan loader supports only Vulkan " + format_version(loader_version) +
+                  "; cuvk needs 1.1");
+    }
+    const std::uint32_t api_version =
+        std::min(make_version(version_major(loader_version), version_minor(loader_version), 0),
+                 kVulkan13);
+
+    std::vector<const char*> layers;
+    std::vector<const char*> extensions;
+    const std::vector<VkExtensionProperties> available = instance_extensions(nullptr);
+    VkInstanceCreateFlags flags = 0;
+    if (has_extension(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+      extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+      flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+    }
+
+    VkDebugUtilsMessengerCreateInfoEXT messenger_info{};
+    messenger_info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+    messenger_info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                                     VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                                 VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    messenger_info.pfnUserCallback = on_debug_message;
+    messenger_info.pUserData = sink_.get();
+
+    const VkValidationFeatureEnableEXT enables[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT features{};
+    features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = enables;
+    features.pNext = &messenger_info;  // also reports on vkCreateInstance / vkDestroyInstance
+
+    if (options.validation) {
+      const auto layer_list = enumerate<VkLayerProperties>(
+          "vkEnumerateInstanceLayerProperties", __FILE__, __LINE__,
+          [](std::uint32_t* n, VkLayerProperties* p) {
+            return vkEnumerateInstanceLayerProperties(n, p);
+          });
+      const bool have_layer =
+          std::any_of(layer_list.begin(), layer_list.end(), [](const VkLayerProperties& l) {
+            return std::strcmp(l.layerName, kValidationLayer) == 0;
+          });
+      if (!have_layer) {
+        throw Error(std::string("Vulkan validation requested but layer ") + kValidationLayer +
+                    " is not installed (Debian: vulkan-validationlayers)");
+      }
+      layers.push_back(kValidationLayer);
+      const std::vector<VkExtensionProperties> layer_ext = instance_extensions(kValidationLayer);
+      if (!has_extension(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) &&
+          !has_extension(layer_ext, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
+        throw Error("Vulkan validation requested but VK_EXT_debug_utils is not available");
+      }
+      if (!has_extension(layer_ext, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+        throw Error(std::string("Vulkan validation requested but ") + kValidationLayer +
+                    " lacks VK_EXT_validation_features (needed for synchronization validation)");
+      }
+      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    }
+
+    VkApplicationInfo app{};
+    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+    app.pApplicationName = "cuvk";
+    app.applicationVersion = make_version(0, 1, 0);
+    app.pEngineName = "cuvk";
+    app.engineVersion = make_version(0, 1, 0);
+    app.apiVersion = api_version;
+
+    VkInstanceCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    info.pNext = options.validation ? &features : nullptr;
+    info.flags = flags;
+    info.pApplicationInfo = &app;
+    info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
+    info.ppEnabledLayerNames = layers.data();
+    info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
+
+    VkInstance raw = VK_NULL_HANDLE;
+    const VkResult result = vkCreateInstance(&info, nullptr, &raw);
+    if (result != VK_SUCCESS) {
+      const std::string failure =
+          call_failure("vkCreateInstance", vk::decode(result), __FILE__, __LINE__);
+      if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
+        throw Error("no Vulkan driver (ICD) found: " + failure);
+      }
+      throw Error("cannot create a Vulkan instance: " + failure);
+    }
+    volkLoadInstanceOnly(raw);  // instance-level pointers (loader trampolines)
+    instance_ = vk::Instance(raw, vkDestroyInstance);
+    api_version_ = api_version;
+
+    if (options.validation) {
+      VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+      if (vkCreateDebugUtilsMessengerEXT == nullptr) {
+        throw Error("Vulkan validation requested but vkCreateDebugUtilsMessengerEXT is missing");
+      }
+      CUVK_VK(vkCreateDebugUtilsMessengerEXT, raw, &messenger_info, nullptr, &messenger);
+      messenger_ = vk::Messenger(raw, messenger, vkDestroyDebugUtilsMessengerEXT);
+    }
+  }
+  VulkanInstance(const VulkanInstance&) = delete;
+  VulkanInstance& operator=(const VulkanInstance&) = delete;
+  ~VulkanInstance() = default;
+
+  VkInstance get() const { return instance_.get(); }
+  std::uint32_t api_version() const { return api_version_; }
+
+  std::vector<VkPhysicalDevice> physical_devices() const {
+    VkInstance instance = instance_.get();
+    std::uint32_t count = 0;
+    const VkResult result = vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    if (result != VK_SUCCESS) {
+      throw Error("no Vulkan physical devices: " +
+                  call_failure("vkEnumeratePhysicalDevices", vk::decode(result), __FILE__,
+                               __LINE__));
+    }
+    auto devices = enumerate<VkPhysicalDevice>(
+        "vkEnumeratePhysicalDevices", __FILE__, __LINE__,
+        [instance](std::uint32_t* n, VkPhysicalDevice* p) {
+          return vkEnumeratePhysicalDevices(instance, n, p);
+        });
+    if (devices.empty()) throw Error("no Vulkan physical devices (the loader found no driver)");
+    return devices;
+  }
+
+ private:
+  // Declaration order is destruction order reversed: messenger, then instance, then the sink the
+  // instance's create-info messenger still points to during vkDestroyInstance.
+  std::unique_ptr<MessageSink> sink_;
+  vk::Instance instance_;
+  vk::Messenger messenger_;
+  std::uint32_t api_version_ = 0;
+};
+
+// Everything describe() learns about a physical device, including what device creation needs.
+struct PhysicalFacts {
+  DeviceInfo info;
+  std::uint32_t api_version = 0;
+  std::uint32_t compute_family = kNoFamily;
+  std::uint32_t timestamp_valid_bits = 0;
+  double timestamp_period_ns = 0.0;
+  bool portability_subset = false;
+  VkPhysicalDeviceMemoryProperties memory{};
+};
+
+PhysicalFacts describe(VkPhysicalDevice physical, int index) {
+  PhysicalFacts facts;
+  DeviceInfo& info = facts.info;
+  info.api = Api::vulkan;
+  info.index = index;
+
+  VkPhysicalDeviceProperties base{};
+  vkGetPhysicalDeviceProperties(physical, &base);
+  facts.api_version = base.apiVersion;
+
+  const auto device_ext = enumerate<VkExtensionProperties>(
+      "vkEnumerateDeviceExtensionProperties", __FILE__, __LINE__,
+      [physical](std::uint32_t* n, VkExtensionProperties* p) {
+        return vkEnumerateDeviceExtensionProperties(physical, nullptr, n, p);
+      });
+  facts.portability_subset = has_extension(device_ext, kPortabilitySubset);
+
+  VkPhysicalDeviceIDProperties id{};
+  id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+  VkPhysicalDeviceMaintenance3Properties maintenance3{};
+  maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
+  VkPhysicalDeviceDriverProperties driver{};
+  driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  const bool is_11 = base.apiVersion >= kVulkan11;
+  const bool have_driver_props =
+      is_11 && (base.apiVersion >= kVulkan12 ||
+                has_extension(device_ext, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME));
+  VkDeviceSize max_allocation = 0;
+  if (is_11) {
+    VkPhysicalDeviceProperties2 props2{};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props2.pNext = &id;
+    id.pNext = &maintenance3;
+    if (have_driver_props) maintenance3.pNext = &driver;
+    vkGetPhysicalDeviceProperties2(physical, &props2);
+    base = props2.properties;
+    std::copy(std::begin(id.deviceUUID), std::end(id.deviceUUID), info.uuid.begin());
+    max_allocation = maintenance3.maxMemoryAllocationSize;
+  }
+
+  const VkPhysicalDeviceLimits& limits = base.limits;
+  info.name = base.deviceName;
+  info.is_cpu = base.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+
+  vkGetPhysicalDeviceMemoryProperties(physical, &facts.memory);
+  for (std::uint32_t h = 0; h < facts.memory.memoryHeapCount; ++h) {
+    if ((facts.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0) {
+      info.memory_bytes += facts.memory.memoryHeaps[h].size;
+    }
+  }
+
+  // Whole 32-bit words, so that allocate()'s rounding up never passes the limit.
+  std::uint64_t max_buffer = limits.maxStorageBufferRange;
+  if (max_allocation != 0) max_buffer = std::min<std::uint64_t>(max_buffer, max_allocation);
+  info.max_buffer_bytes = max_buffer & ~std::uint64_t{3};
+  info.max_block_size =
+      std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations);
+  info.max_grid_x = limits.maxComputeWorkGroupCount[0];
+  info.max_grid_y = limits.maxComputeWorkGroupCount[1];
+  info.l2_bytes = 0;  // Vulkan does not report cache sizes
+
+  std::uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
+  for (std::uint32_t f = 0; f < family_count; ++f) {
+    if ((families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) {
+      facts.compute_family = f;
+      facts.timestamp_valid_bits = families[f].timestampValidBits;
+      break;
+    }
+  }
+  facts.timestamp_period_ns = static_cast<double>(limits.timestampPeriod);
+
+  std::string driver_version = std::to_string(base.driverVersion);
+  if (base.vendorID == kVendorNvidia) {  // NVIDIA packs major.minor into 10.8 bits
+    driver_version += " (" + std::to_string(base.driverVersion >> 22U) + "." +
+                      std::to_string((base.driverVersion >> 14U) & 0xFFU) + ")";
+  }
+  if (have_driver_props) {
+    info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  } else {
+    info.driver = "vendor " + hex32(base.vendorID) + " driver " + driver_version;
+  }
+
+  auto& p = info.properties;
+  p.emplace_back("api_version", format_version(base.apiVersion));
+  p.emplace_back("driver_version", driver_version);
+  if (have_driver_props) {
+    const VkConformanceVersion& c = driver.conformanceVersion;
+    p.emplace_back("driver_name", driver.driverName);
+    p.emplace_back("driver_info", driver.driverInfo);
+    p.emplace_back("conformance_version",
+                   std::to_string(c.major) + "." + std::to_string(c.minor) + "." +
+                       std::to_string(c.subminor) + "." + std::to_string(c.patch));
+  } else {
+    p.emplace_back("driver_name", "unknown (no VkPhysicalDeviceDriverProperties)");
+    p.emplace_back("driver_info", "unknown");
+    p.emplace_back("conformance_version", "unknown");
+  }
+  p.emplace_back("vendor_id", hex32(base.vendorID));
+  p.emplace_back("device_id", hex32(base.deviceID));
+  p.emplace_back("device_type", device_type_name(base.deviceType));
+  p.emplace_back("timestamp_period_ns", format_double(facts.timestamp_period_ns));
+  if (facts.compute_family == kNoFamily) {
+    p.emplace_back("timestamp_valid_bits", "no compute queue");
+  } else {
+    p.emplace_back("timestamp_valid_bits", std::to_string(facts.timestamp_valid_bits));
+    p.emplace_back("compute_queue_family", std::to_string(facts.compute_family));
+  }
+  if (!is_11) p.emplace_back("unsupported", "device supports only Vulkan " + format_version(base.apiVersion));
+  return facts;
+}
+
+// A memory type allowed by type_bits with every `required` flag; among those, the first with the
+// most `preferred` and fewest `avoided` flags. kNoFamily-like sentinel when none.
+std::uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& memory,
+                               std::uint32_t type_bits, VkMemoryPropertyFlags required,
+                               VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags avoided) {
+  std::uint32_t best = ~0U;
+  int best_score = -1;
+  for (std::uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
+    const VkMemoryPropertyFlags flags = memory.memoryTypes[t].propertyFlags;
+    if ((type_bits & (1U << t)) == 0 || (flags & required) != required) continue;
+    const int score = ((flags & preferred) == preferred ? 2 : 0) + ((flags & avoided) == 0 ? 1 : 0);
+    if (score > best_score) {
+      best = t;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+// The device and what outlives the backend object: buffers keep it alive through a shared_ptr, so
+// freeing a buffer after the backend is still valid.
+struct DeviceContext {
+  explicit DeviceContext(const VulkanOptions& options) : instance(options) {}
+  VulkanInstance instance;  // first: destroyed last
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VolkDeviceTable vk{};
+  vk::Device device;  // destroyed before the instance, after every child (they hold the context)
+  VkQueue queue = VK_NULL_HANDLE;
+};
+
+class VulkanBuffer final : public DeviceBuffer {
+ public:
+  VulkanBuffer(std::shared_ptr<DeviceContext> context, std::size_t bytes, VkDeviceSize size,
+               vk::Buffer buffer, vk::Memory memory)
+      : DeviceBuffer(bytes),
+        context_(std::move(context)),
+        size_(size),
+        memory_(std::move(memory)),
+        buffer_(std::move(buffer)) {}
+  VkBuffer handle() const { return buffer_.get(); }
+  VkDeviceSize size() const { return size_; }
+  const DeviceContext* context() const { return context_.get(); }
+
+ private:
+  std::shared_ptr<DeviceContext> context_;  // first: outlives the handles below
+  VkDeviceSize size_;
+  vk::Memory memory_;  // freed after the buffer bound to it
+  vk::Buffer buffer_;
+};
+
+struct BoundBuffer {
+  vk::Memory memory;  // declared first: the buffer is destroyed before its memory is freed
+  vk::Buffer buffer;
+};
+
+class VulkanBackend final : public Backend {
+ public:
+  VulkanBackend(int index, const VulkanOptions& options);
+  ~VulkanBackend() override;
+  VulkanBackend(const VulkanBackend&) = delete;
+  VulkanBackend& operator=(const VulkanBackend&) = delete;
+
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override;
+  void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override;
+  void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override;
+  void fill(DeviceBuffer& dst, std::uint32_t word) override;
+  std::vector<std::string> kernels() const override;
+  std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
+
+ private:
+  struct Resolved {  // a validated launch
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkBuffer in = VK_NULL_HANDLE;
+    VkBuffer out = VK_NULL_HANDLE;
+    Geometry geometry;
+    CuvkParams params{};
+    VkDescriptorSet set = VK_NULL_HANDLE;
+  };
+
+  const VolkDeviceTable& vk() const { return context_->vk; }
+  VkDevice device() const { return context_->device.get(); }
+  BoundBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
+                          VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
+                          VkMemoryPropertyFlags avoided, bool dedicated);
+  const VulkanBuffer& own(const DeviceBuffer& buffer, const char* what) const;
+  void ensure_usable() const;
+  void ensure_staging();
+  VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size);
+  Resolved resolve(const Launch& launch, const char* what);
+  VkCommandBuffer begin();
+  void submit_and_wait();
+  void barrier(VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+               VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+  void record_dispatch(const Resolved& r);
+  void compute_barrier();
+
+  std::shared_ptr<DeviceContext> context_;  // first: outlives every handle below
+  DeviceInfo info_;
+  PhysicalFacts facts_;
+  vk::CommandPool command_pool_;
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with its pool
+  vk::Fence fence_;
+  vk::QueryPool query_pool_;
+  vk::DescriptorSetLayout set_layout_;
+  vk::PipelineLayout pipeline_layout_;
+  vk::DescriptorPool descriptor_pool_;
+  std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  BoundBuffer staging_;
+  void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
+  bool hung_ = false;  // a submission missed its deadline: the device cannot be used safely
+};
+
+VulkanBackend::VulkanBackend(int index, const VulkanOptions& options)
+    : context_(std::make_shared<DeviceContext>(options)) {
+  const std::vector<VkPhysicalDevice> physicals = context_->instance.physical_devices();
+  if (index < 0 || static_cast<std::size_t>(index) >= physicals.size()) {
+    throw Error("Vulkan device index " + std::to_string(index) + " out of range (" +
+                std::to_string(physicals.size()) + " device(s))");
+  }
+  context_->physical = physicals[static_cast<std::size_t>(index)];
+  facts_ = describe(context_->physical, index);
+  info_ = facts_.info;
+  if (facts_.api_version < kVulkan11) {
+    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name +
+                ") supports only Vulkan " + format_version(facts_.api_version) +
+                "; cuvk needs 1.1");
+  }
+  if (facts_.compute_family == kNoFamily) {
+    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name +
+                ") has no compute queue");
+  }
+  if (facts_.timestamp_valid_bits == 0) {
+    throw Error("queue family " + std::to_string(facts_.compute_family) +
+                " has no timestamps (timestampValidBits = 0)");
+  }
+
+  const float priority = 1.0F;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = facts_.compute_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  std::vector<const char*> extensions;
+  if (facts_.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
+  VkDeviceCreateInfo device_info{};
+  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.data();
+  device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
+  VkDevice raw_device = VK_NULL_HANDLE;
+  CUVK_VK(vkCreateDevice, context_->physical, &device_info, nullptr, &raw_device);
+  volkLoadDeviceTable(&context_->vk, raw_device);
+  context_->device = vk::Device(raw_device, context_->vk.vkDestroyDevice);
+  vk().vkGetDeviceQueue(device(), facts_.compute_family, 0, &context_->queue);
+
+  const VolkDeviceTable* table = &context_->vk;
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  pool_info.queueFamilyIndex = facts_.compute_family;
+  VkCommandPool raw_pool = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
+  command_pool_ = vk::CommandPool(table, device(), raw_pool);
+
+  VkCommandBufferAllocateInfo cb_info{};
+  cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  cb_info.commandPool = raw_pool;
+  cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cb_info.commandBufferCount = 1;
+  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, &command_buffer_);
+
+  VkFenceCreateInfo fence_info{};
+  fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  VkFence raw_fence = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateFence, device(), &fence_info, nullptr, &raw_fence);
+  fence_ = vk::Fence(table, device(), raw_fence);
+
+  VkQueryPoolCreateInfo query_info{};
+  query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+  query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  query_info.queryCount = kQueriesPerRep * static_cast<std::uint32_t>(kMaxRepsPerBatch);
+  VkQueryPool raw_query = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateQueryPool, device(), &query_info, nullptr, &raw_query);
+  query_pool_ = vk::QueryPool(table, device(), raw_query);
+
+  // Every kernel has the same interface: (params) push constant, binding 0 in, binding 1 out.
+  VkDescriptorSetLayoutBinding bindings[kBindingsPerSet]{};
+  for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
+    bindings[b].binding = b;
+    bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[b].descriptorCount = 1;
+    bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{};
+  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  set_info.bindingCount = kBindingsPerSet;
+  set_info.pBindings = bindings;
+  VkDescriptorSetLayout raw_set_layout = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateDescriptorSetLayout, device(), &set_info, nullptr, &raw_set_layout);
+  set_layout_ = vk::DescriptorSetLayout(table, device(), raw_set_layout);
+
+  VkPushConstantRange push{};
+  push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  push.offset = 0;
+  push.size = kPushConstantBytes;
+  VkPipelineLayoutCreateInfo layout_info{};
+  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &raw_set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout raw_layout = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreatePipelineLayout, device(), &layout_info, nullptr, &raw_layout);
+  pipeline_layout_ = vk::PipelineLayout(table, device(), raw_layout);
+
+  VkDescriptorPoolSize pool_size{};
+  pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  pool_size.descriptorCount = kBindingsPerSet * kSetsPerRun;
+  VkDescriptorPoolCreateInfo dpool_info{};
+  dpool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  dpool_info.maxSets = kSetsPerRun;
+  dpool_info.poolSizeCount = 1;
+  dpool_info.pPoolSizes = &pool_size;
+  VkDescriptorPool raw_dpool = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateDescriptorPool, device(), &dpool_info, nullptr, &raw_dpool);
+  descriptor_pool_ = vk::DescriptorPool(table, device(), raw_dpool);
+}
+
+VulkanBackend::~VulkanBackend() {
+  // Nothing is in flight after a completed call; after an exception or a timeout something may be.
+  if (device() != VK_NULL_HANDLE) vk().vkDeviceWaitIdle(device());
+}
+
+BoundBuffer VulkanBackend::make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
+                                       VkMemoryPropertyFlags required,
+                                       VkMemoryPropertyFlags preferred,
+                                       VkMemoryPropertyFlags avoided, bool dedicated) {
+  const VolkDeviceTable* table = &context_->vk;
+  VkBufferCreateInfo buffer_info{};
+  buffer_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  buffer_info.size = size;
+  buffer_info.usage = usage;
+  buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer raw_buffer = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateBuffer, device(), &buffer_info, nullptr, &raw_buffer);
+  BoundBuffer bound;
+  bound.buffer = vk::Buffer(table, device(), raw_buffer);
+
+  VkMemoryRequirements requirements{};
+  vk().vkGetBufferMemoryRequirements(device(), raw_buffer, &requirements);
+  const std::uint32_t type =
+      find_memory_type(facts_.memory, requirements.memoryTypeBits, required, preferred, avoided);
+  if (type == ~0U) {
+    throw Error("Vulkan device " + info_.name + " has no suitable memory type for a buffer of " +
+                std::to_string(size) + " bytes");
+  }
+  VkMemoryDedicatedAllocateInfo dedicated_info{};
+  dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
+  dedicated_info.buffer = raw_buffer;
+  VkMemoryAllocateInfo alloc_info{};
+  alloc_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc_info.pNext = dedicated ? &dedicated_info : nullptr;
+  alloc_info.allocationSize = requirements.size;
+  alloc_info.memoryTypeIndex = type;
+  VkDeviceMemory raw_memory = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkAllocateMemory, device(), &alloc_info, nullptr, &raw_memory);
+  bound.memory = vk::Memory(table, device(), raw_memory);
+  CUVK_VK(vk().vkBindBufferMemory, device(), raw_buffer, raw_memory, 0);
+  return bound;
+}
+
+std::unique_ptr<DeviceBuffer> VulkanBackend::allocate(std::size_t bytes) {
+  ensure_usable();
+  if (bytes > info_.max_buffer_bytes) {
+    throw Error("buffer of " + std::to_string(bytes) + " bytes exceeds the largest Vulkan storage " +
+                "buffer of " + info_.name + " (" + std::to_string(info_.max_buffer_bytes) +
+                " bytes)");
+  }
+  // Whole words (vkCmdFillBuffer, VK_WHOLE_SIZE descriptors), never zero (Vulkan forbids it).
+  const VkDeviceSize size = std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
+  BoundBuffer bound = make_buffer(
+      size,
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
+      /*dedicated=*/true);
+  return std::make_unique<VulkanBuffer>(context_, bytes, size, std::move(bound.buffer),
+                                        std::move(bound.memory));
+}
+
+const VulkanBuffer& VulkanBackend::own(const DeviceBuffer& buffer, const char* what) const {
+  const auto* vb = dynamic_cast<const VulkanBuffer*>(&buffer);
+  if (vb == nullptr || vb->context() != context_.get()) {
+    throw Error(std::string("Vulkan backend: ") + what + " is not a buffer of this backend");
+  }
+  return *vb;
+}
+
+void VulkanBackend::ensure_usable() const {
+  if (hung_) {
+    throw Error("Vulkan device " + info_.name +
+                " is unusable: an earlier submission did not finish in time");
+  }
+}
+
+void VulkanBackend::ensure_staging() {
+  if (staging_.buffer) return;
+  BoundBuffer bound = make_buffer(
+      kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+      VK_MEMORY_PROPERTY_HOST_CACHED_BIT,  // fast host reads for download()
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*dedicated=*/false);
+  void* mapped = nullptr;
+  CUVK_VK(vk().vkMapMemory, device(), bound.memory.get(), 0, VK_WHOLE_SIZE, 0, &mapped);
+  staging_ = std::move(bound);
+  staging_map_ = mapped;
+}
+
+VkCommandBuffer VulkanBackend::begin() {
+  ensure_usable();
+  CUVK_VK(vk().vkResetCommandPool, device(), command_pool_.get(), 0);
+  VkCommandBufferBeginInfo begin_info{};
+  begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  CUVK_VK(vk().vkBeginCommandBuffer, command_buffer_, &begin_info);
+  // Order this submission after every earlier one on the device: their transfer and shader writes
+  // become visible here (RAW, WAW) and their reads finish before anything here writes (WAR).
+  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
+              VK_ACCESS_SHADER_WRITE_BIT);
+  return command_buffer_;
+}
+
+void VulkanBackend::submit_and_wait() {
+  CUVK_VK(vk().vkEndCommandBuffer, command_buffer_);
+  VkFence fence = fence_.get();
+  CUVK_VK(vk().vkResetFences, device(), 1, &fence);
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer_;
+  CUVK_VK(vk().vkQueueSubmit, context_->queue, 1, &submit, fence);
+  const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, kFenceTimeoutNs);
+  if (result == VK_TIMEOUT) {
+    hung_ = true;
+    throw Error("GPU did not finish within " + std::to_string(kFenceTimeoutNs / 1000000000ULL) +
+                " s (vkWaitForFences timed out on " + info_.name + ")");
+  }
+  vk::check(result, "vkWaitForFences", __FILE__, __LINE__);
+}
+
+void VulkanBackend::barrier(VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                            VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier memory_barrier{};
+  memory_barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  memory_barrier.srcAccessMask = src_access;
+  memory_barrier.dstAccessMask = dst_access;
+  vk().vkCmdPipelineBarrier(command_buffer_, src_stage, dst_stage, 0, 1, &memory_barrier, 0,
+                            nullptr, 0, nullptr);
+}
+
+void VulkanBackend::upload(DeviceBuffer& dst, const void* src, std::size_t bytes) {
+  const VulkanBuffer& buffer = own(dst, "upload destination");
+  if (bytes > dst.bytes()) {
+    throw Error("upload of " + std::to_string(bytes) + " bytes into a buffer of " +
+                std::to_string(dst.bytes()) + " bytes");
+  }
+  if (bytes == 0) return;
+  if (src == nullptr) throw Error("upload from a null host pointer");
+  ensure_usable();
+  ensure_staging();
+  const auto* from = static_cast<const unsigned char*>(src);
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t chunk = std::min<std::size_t>(bytes - done, kStagingBytes);
+    std::memcpy(staging_map_, from + done, chunk);  // coherent: visible to the submit below
+    VkCommandBuffer cb = begin();
+    VkBufferCopy region{};
+    region.srcOffset = 0;
+    region.dstOffset = done;
+    region.size = chunk;
+    vk().vkCmdCopyBuffer(cb, staging_.buffer.get(), buffer.handle(), 1, &region);
+    submit_and_wait();
+    done += chunk;
+  }
+}
+
+void VulkanBackend::download(const DeviceBuffer& src, void* dst, std::size_t bytes) {
+  const VulkanBuffer& buffer = own(src, "download source");
+  if (bytes > src.bytes()) {
+    throw Error("download of " + std::to_string(bytes) + " bytes from a buffer of " +
+                std::to_string(src.bytes()) + " bytes");
+  }
+  if (bytes == 0) return;
+  if (dst == nullptr) throw Error("download into a null host pointer");
+  ensure_usable();
+  ensure_staging();
+  auto* to = static_cast<unsigned char*>(dst);
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t chunk = std::min<std::size_t>(bytes - done, kStagingBytes);
+    VkCommandBuffer cb = begin();
+    VkBufferCopy region{};
+    region.srcOffset = done;
+    region.dstOffset = 0;
+    region.size = chunk;
+    vk().vkCmdCopyBuffer(cb, buffer.handle(), staging_.buffer.get(), 1, &region);
+    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    submit_and_wait();
+    std::memcpy(to + done, staging_map_, chunk);
+    done += chunk;
+  }
+}
+
+void VulkanBackend::fill(DeviceBuffer& dst, std::uint32_t word) {
+  const VulkanBuffer& buffer = own(dst, "fill destination");
+  VkCommandBuffer cb = begin();
+  vk().vkCmdFillBuffer(cb, buffer.handle(), 0, VK_WHOLE_SIZE, word);
+  submit_and_wait();
+}
+
+std::vector<std::string> VulkanBackend::kernels() const {
+  std::vector<std::string> names;
+  for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  return names;
+}
+
+VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t block_size) {
+  const auto key = std::make_pair(kernel, block_size);
+  const auto found = pipelines_.find(key);
+  if (found != pipelines_.end()) return found->second.get();
+
+  const auto& modules = spirv_modules();
+  const auto module = std::find_if(modules.begin(), modules.end(), [&kernel](const SpirvModule& m) {
+    return kernel == m.name;
+  });
+  if (module == modules.end()) {
+    throw Error("unknown Vulkan kernel '" + kernel + "' (no embedded SPIR-V module of that name)");
+  }
+  const VolkDeviceTable* table = &context_->vk;
+  VkShaderModuleCreateInfo module_info{};
+  module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  module_info.codeSize = module->words * sizeof(std::uint32_t);
+  module_info.pCode = module->code;
+  VkShaderModule raw_module = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateShaderModule, device(), &module_info, nullptr, &raw_module);
+  const vk::ShaderModule shader(table, device(), raw_module);  // not needed after creation
+
+  VkSpecializationMapEntry entry{};
+  entry.constantID = CUVK_SPEC_BLOCK_SIZE;
+  entry.offset = 0;
+  entry.size = sizeof(std::uint32_t);
+  VkSpecializationInfo specialization{};
+  specialization.mapEntryCount = 1;
+  specialization.pMapEntries = &entry;
+  specialization.dataSize = sizeof(block_size);
+  specialization.pData = &block_size;
+
+  VkComputePipelineCreateInfo pipeline_info{};
+  pipeline_info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipeline_info.stage.module = raw_module;
+  pipeline_info.stage.pName = "main";
+  pipeline_info.stage.pSpecializationInfo = &specialization;
+  pipeline_info.layout = pipeline_layout_.get();
+  VkPipeline raw_pipeline = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
+          &raw_pipeline);
+  vk::Pipeline owned(table, device(), raw_pipeline);
+  return pipelines_.emplace(key, std::move(owned)).first->second.get();
+}
+
+VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char* what) {
+  const Geometry& g = launch.geometry;
+  const std::string where = std::string(what) + " '" + launch.kernel + "': ";
+  if (g.block_size == 0 || g.block_size > info_.max_block_size) {
+    throw Error(where + "block size " + std::to_string(g.block_size) + " outside 1.." +
+                std::to_string(info_.max_block_size) + " on " + info_.name);
+  }
+  if (g.grid_x == 0 || g.grid_x > info_.max_grid_x) {
+    throw Error(where + "grid_x " + std::to_string(g.grid_x) + " outside 1.." +
+                std::to_string(info_.max_grid_x) + " on " + info_.name);
+  }
+  if (g.grid_y == 0 || g.grid_y > info_.max_grid_y) {
+    throw Error(where + "grid_y " + std::to_string(g.grid_y) + " outside 1.." +
+                std::to_string(info_.max_grid_y) + " on " + info_.name);
+  }
+  if (launch.in == nullptr || launch.out == nullptr) {
+    throw Error(where + "input and output buffers are required");
+  }
+  Resolved r;
+  r.in = own(*launch.in, "launch input").handle();
+  r.out = own(*launch.out, "launch output").handle();
+  r.pipeline = pipeline(launch.kernel, g.block_size);
+  r.geometry = g;
+  r.params = launch.params;
+  return r;
+}
+
+void VulkanBackend::record_dispatch(const Resolved& r) {
+  vk().vkCmdBindPipeline(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  vk().vkCmdBindDescriptorSets(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                               pipeline_layout_.get(), 0, 1, &r.set, 0, nullptr);
+  vk().vkCmdPushConstants(command_buffer_, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                          kPushConstantBytes, &r.params);
+  vk().vkCmdDispatch(command_buffer_, r.geometry.grid_x, r.geometry.grid_y, 1);
+}
+
+// Serialises dispatches like a CUDA stream: the next one sees this one's writes, never overtakes.
+void VulkanBackend::compute_barrier() {
+  barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& opt) {
+  ensure_usable();
+  if (opt.reps < 1) throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
+  std::vector<Resolved> resolved;
+  resolved.push_back(resolve(launch, "launch"));
+  if (opt.before_each != nullptr) resolved.push_back(resolve(*opt.before_each, "before_each launch"));
+
+  // One descriptor set per launch, from a pool reset for each run (nothing is in flight now).
+  CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
+  for (Resolved& r : resolved) {
+    const VkDescriptorSetLayout layout = set_layout_.get();
+    VkDescriptorSetAllocateInfo alloc{};
+    alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    alloc.descriptorPool = descriptor_pool_.get();
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &layout;
+    CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &r.set);
+    VkDescriptorBufferInfo buffers[kBindingsPerSet]{};
+    buffers[CUVK_BINDING_IN] = {r.in, 0, VK_WHOLE_SIZE};
+    buffers[CUVK_BINDING_OUT] = {r.out, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet writes[kBindingsPerSet]{};
+    for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
+      writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      writes[b].dstSet = r.set;
+      writes[b].dstBinding = b;
+      writes[b].descriptorCount = 1;
+      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[b].pBufferInfo = &buffers[b];
+    }
+    vk().vkUpdateDescriptorSets(device(), kBindingsPerSet, writes, 0, nullptr);
+  }
+  const Resolved& timed = resolved[0];
+  const Resolved* flush = opt.before_each != nullptr ? &resolved[1] : nullptr;
+
+  const std::uint32_t bits = facts_.timestamp_valid_bits;
+  const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  std::vector<double> times_ms;
+  times_ms.reserve(static_cast<std::size_t>(opt.reps));
+  std::vector<std::uint64_t> stamps;
+  for (int first = 0; first < opt.reps; first += kMaxRepsPerBatch) {
+    const int count = std::min(kMaxRepsPerBatch, opt.reps - first);
+    const std::uint32_t queries = kQueriesPerRep * static_cast<std::uint32_t>(count);
+    VkCommandBuffer cb = begin();
+    vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, queries);
+    for (std::uint32_t rep = 0; rep < static_cast<std::uint32_t>(count); ++rep) {
+      if (flush != nullptr) {  // outside the interval, with its barrier
+        record_dispatch(*flush);
+        compute_barrier();
+      }
+      // COMPUTE_SHADER stage: latches once every earlier command has finished its compute work.
+      vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_.get(),
+                               kQueriesPerRep * rep);
+      record_dispatch(timed);
+      vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_.get(),
+                               kQueriesPerRep * rep + 1);
+      compute_barrier();
+    }
+    submit_and_wait();
+
+    stamps.assign(queries, 0);
+    CUVK_VK(vk().vkGetQueryPoolResults, device(), query_pool_.get(), 0, queries,
+            stamps.size() * sizeof(std::uint64_t), stamps.data(), sizeof(std::uint64_t),
+            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    for (std::uint32_t rep = 0; rep < static_cast<std::uint32_t>(count); ++rep) {
+      const std::uint64_t start = stamps[kQueriesPerRep * rep] & mask;
+      const std::uint64_t end = stamps[kQueriesPerRep * rep + 1] & mask;
+      const std::uint64_t ticks = (end - start) & mask;  // modulo the counter width: wrap-safe
+      times_ms.push_back(static_cast<double>(ticks) * facts_.timestamp_period_ns / kNsPerMs);
+    }
+  }
+  return times_ms;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> vulkan_devices(const VulkanOptions& options) {
+  const VulkanInstance instance(options);
+  const std::vector<VkPhysicalDevice> physicals = instance.physical_devices();
+  std::vector<DeviceInfo> infos;
+  infos.reserve(physicals.size());
+  for (std::size_t i = 0; i < physicals.size(); ++i) {
+    infos.push_back(describe(physicals[i], static_cast<int>(i)).info);
+  }
+  return infos;
+}
+
+std::unique_ptr<Backend> make_vulkan_backend(int index, const VulkanOptions& options) {
+  return std::make_unique<VulkanBackend>(index, options);
+}
+
+}  // namespace cuvk
