@@ -1,6 +1,8 @@
 // CUDA backend: CUDA events on a non-blocking stream around each launch; no printing.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -69,6 +71,7 @@ DeviceInfo describe(int index) {
   info.max_grid_x = static_cast<std::uint32_t>(prop.maxGridSize[0]);
   info.max_grid_y = static_cast<std::uint32_t>(prop.maxGridSize[1]);
   info.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
+  info.memory_bus_bits = static_cast<std::uint32_t>(prop.memoryBusWidth);
   info.driver = "CUDA driver " + version_string(driver) + ", runtime " + version_string(runtime);
   info.properties = {
       {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
@@ -112,11 +115,55 @@ class Event {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int index) : info_(describe(index)) {
+    const auto t0 = Clock::now();
     CUVK_CUDA_CHECK(cudaSetDevice(index));
+    CUVK_CUDA_CHECK(cudaFree(nullptr));  // forces context creation
+    const auto t1 = Clock::now();
     CUVK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    startup_ = {{"context", ms_since(t0, t1)}, {"stream", ms_since(t1, Clock::now())}};
   }
   ~CudaBackend() override {
     if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
+
+  HostCostSamples host_cost(const Launch& launch, int samples) override {
+    const KernelEntry& kernel = find(launch.kernel);
+    HostCostSamples cost;
+    std::vector<double>&launch_us = cost.launch_us, &submit_us = cost.submit_us,
+                       &round_trip_us = cost.round_trip_us;
+    for (int i = 0; i < samples; ++i) {
+      auto t0 = Clock::now();
+      enqueue(kernel, launch);
+      launch_us.push_back(us_since(t0));
+      CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      t0 = Clock::now();
+      enqueue(kernel, launch);
+      CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      round_trip_us.push_back(us_since(t0));
+    }
+    // The CUDA analogue of resubmitting a recorded command buffer: launching a captured graph.
+    cudaGraph_t graph = nullptr;
+    CUVK_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    enqueue(kernel, launch);
+    CUVK_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    CUVK_CUDA_CHECK(inst);
+    for (int i = 0; i < samples; ++i) {
+      const auto t0 = Clock::now();
+      const cudaError_t e = cudaGraphLaunch(exec, stream_);
+      submit_us.push_back(us_since(t0));
+      if (e == cudaSuccess) CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (e != cudaSuccess) {
+        cudaGraphExecDestroy(exec);
+        CUVK_CUDA_CHECK(e);
+      }
+    }
+    cudaGraphExecDestroy(exec);
+    return cost;
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -144,10 +191,15 @@ class CudaBackend final : public Backend {
     CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  std::vector<std::string> kernels() const override { return cuda_kernel_names(); }
+  std::vector<std::string> kernels() const override {
+    std::vector<std::string> names = cuda_kernel_names();
+    names.emplace_back(kCopyEngine);
+    return names;
+  }
 
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
-    const KernelEntry& kernel = find(launch.kernel);
+    const bool engine = launch.kernel == kCopyEngine;
+    const KernelEntry* kernel = engine ? nullptr : &find(launch.kernel);
     const KernelEntry* before = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
     std::vector<Event> start, stop;
     start.reserve(static_cast<std::size_t>(opt.reps));
@@ -157,7 +209,12 @@ class CudaBackend final : public Backend {
       start.emplace_back();
       stop.emplace_back();
       CUVK_CUDA_CHECK(cudaEventRecord(start.back().get(), stream_));
-      enqueue(kernel, launch);
+      if (engine) {
+        CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*launch.out), ptr(*launch.in), launch.out->bytes(),
+                                        cudaMemcpyDeviceToDevice, stream_));
+      } else {
+        enqueue(*kernel, launch);
+      }
       CUVK_CUDA_CHECK(cudaEventRecord(stop.back().get(), stream_));
     }
     CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -191,8 +248,17 @@ class CudaBackend final : public Backend {
     CUVK_CUDA_CHECK(cudaGetLastError());
   }
 
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  }
+  static double us_since(Clock::time_point a) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - a).count();
+  }
+
   DeviceInfo info_;
   cudaStream_t stream_ = nullptr;
+  std::vector<std::pair<std::string, double>> startup_;
 };
 
 }  // namespace

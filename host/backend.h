@@ -35,6 +35,7 @@ struct DeviceInfo {
   std::uint32_t max_grid_x = 0;     // largest grid / dispatch size in x
   std::uint32_t max_grid_y = 0;
   std::uint64_t l2_bytes = 0;       // 0 when the API does not say
+  std::uint32_t memory_bus_bits = 0;  // 0 when the API does not say
   std::string driver;               // one line: driver name and version
   std::vector<std::pair<std::string, std::string>> properties;
 };
@@ -71,6 +72,20 @@ struct Launch {
   DeviceBuffer* out = nullptr;
 };
 
+// A launch whose kernel is kCopyEngine copies `in` to `out` (out->bytes() bytes) with the API's
+// own copy command (cudaMemcpyAsync device-to-device / vkCmdCopyBuffer), timed like a kernel:
+// the drivers' copy engines as a reference for the copy kernels' ceiling.
+inline constexpr const char* kCopyEngine = "copy_engine";
+
+// What issuing work costs the CPU, sampled on the host clock (one value per issue).
+struct HostCostSamples {
+  std::vector<double> launch_us;      // issue one launch: CUDA cudaLaunchKernel; Vulkan record +
+                                      // vkQueueSubmit of a fresh command buffer
+  std::vector<double> submit_us;      // Vulkan: vkQueueSubmit of an already recorded command
+                                      // buffer; CUDA: cudaGraphLaunch of a captured graph
+  std::vector<double> round_trip_us;  // issue one launch and wait until it has completed
+};
+
 struct RunOptions {
   int reps = 1;
   // If set, this launch runs before every repetition, outside the timed interval (L2 flush).
@@ -95,6 +110,13 @@ class Backend {
   // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's
   // own clock around that launch alone. Blocks until the GPU is done.
   virtual std::vector<double> run(const Launch& launch, const RunOptions& opt) = 0;
+
+  // Host-side costs of `samples` issues of `launch` (which should be tiny) per kind of issue.
+  virtual HostCostSamples host_cost(const Launch& launch, int samples) = 0;
+
+  // One-time costs paid so far, in milliseconds, in the order they happened (e.g. context,
+  // instance, device, pipeline creation).
+  virtual std::vector<std::pair<std::string, double>> startup_ms() const = 0;
 };
 
 }  // namespace cuvk

@@ -114,7 +114,8 @@ Plan plan_stride(const Point& pt) {
   return plan;
 }
 
-// copy: n floats; the vec4 form copies ceil(n / 4) 16-byte elements (buffers rounded up to them).
+// copy: n floats; the vec4 form copies ceil(n / 4) 16-byte elements (buffers rounded up to them);
+// the engine form is the API's own buffer copy (cudaMemcpyAsync / vkCmdCopyBuffer) of n floats.
 Plan plan_copy(const Point& pt) {
   const bool wide = pt.variant == "vec4";
   const std::uint32_t elem = wide ? 4 * kFloat : kFloat;
@@ -143,8 +144,10 @@ std::vector<TestCase> make_catalogue() {
        plan_write_offset},
       {"stride", "b[i] = a[i * stride] over an array of n floats (seed 004); n/stride threads",
        {}, scalar, Sweep::stride, plan_stride},
-      {"copy", "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread)", {},
-       {"scalar", "vec4"}, Sweep::none, plan_copy},
+      {"copy",
+       "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
+       "driver's own copy)",
+       {}, {"scalar", "vec4", "engine"}, Sweep::none, plan_copy},
   };
 }
 

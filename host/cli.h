@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
+#include "report.h"
+
 namespace cuvk {
 
 // Documented exit codes (README "Exit codes").
@@ -16,6 +19,14 @@ enum ExitCode : int {
 };
 
 int cli_main(int argc, char** argv);
+
+// Shared by the subcommands.
+Format parse_format(const std::string& text);                            // table|md|csv|json
+std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all
+std::vector<std::string> parse_tests(const std::vector<std::string>& names);  // catalogue order
+void check_writable(const std::string& path);  // UsageError if --output cannot be written
+std::string now_utc();                         // ISO 8601
+std::string hostname();
 
 // "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what`.
 std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what);

@@ -22,6 +22,8 @@ struct RunDocument {
   std::string command_line;
   std::string date_utc;  // ISO 8601
   std::string host;
+  double wall_s = 0.0;  // the whole command, start-up included
+  std::vector<std::string> validation_messages;  // only with --validation
 };
 
 nlohmann::json device_json(const DeviceInfo& d);

@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <thread>
@@ -142,27 +143,69 @@ std::string point_label(const ResultRow& row) {
   return "";
 }
 
+namespace {
+
+using WallClock = std::chrono::steady_clock;
+
+double seconds_since(WallClock::time_point t0) {
+  return std::chrono::duration<double>(WallClock::now() - t0).count();
+}
+
+const char* stop_name(StopReason r) {
+  switch (r) {
+    case StopReason::converged: return "converged";
+    case StopReason::time_budget: return "time_budget";
+    case StopReason::sample_budget: return "sample_budget";
+    case StopReason::more: break;
+  }
+  return "more";
+}
+
+struct Active {
+  Api api;
+  Backend* backend;
+  std::string reason;
+  std::unique_ptr<DeviceBuffer> scratch, sink;  // L2 flush / clock settling
+  Launch flush;
+};
+
+// Flags that qualify a measured row: what a reader must know before trusting the number.
+void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
+  if (cfg.l2 == L2Mode::warm && out.l2_bytes > 0 && row.moved_bytes <= out.l2_bytes)
+    row.flags.push_back("cache_resident");
+  if (out.dram_peak_gbps && row.gbps_moved > *out.dram_peak_gbps)
+    row.flags.push_back("above_dram_peak");
+  if (row.clocks_start && row.clocks_end) {
+    if (row.clocks_end->sm_mhz < row.clocks_start->sm_mhz) row.flags.push_back("clock_below_start");
+    if ((row.clocks_start->event_reasons | row.clocks_end->event_reasons) & kThrottleMask)
+      row.flags.push_back("throttled");
+  }
+  if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
+}
+
+}  // namespace
+
 RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   if (cfg.reps < 1) throw UsageError("--reps must be at least 1");
   if (cfg.warmup < 0) throw UsageError("--warmup must not be negative");
-  if (cfg.block_size == 0 || cfg.block_size % kWarpSize != 0)
-    throw UsageError("--block-size " + std::to_string(cfg.block_size) + " is not a positive multiple of 32");
+  if (cfg.block_sizes.empty()) throw UsageError("no block size given");
+  for (std::uint32_t b : cfg.block_sizes)
+    if (b == 0 || b % kWarpSize != 0)
+      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  if (!(cfg.target_ci > 0.0)) throw UsageError("--target-ci must be positive");
+  if (cfg.max_time_s < 0.0) throw UsageError("--max-time must not be negative");
 
-  struct Active {
-    Api api;
-    Backend* backend;
-    std::string reason;
-  };
   std::vector<Active> apis;
   for (Api a : cfg.apis)
     apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
-                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason});
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}});
 
   // Limits common to every device that will run, so both APIs get identical geometry.
   std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
   std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
   bool any_gpu = false, any_backend = false;
-  std::uint64_t flush_bytes = 0;
+  RunOutcome out;
+  std::uint64_t flush_bytes = 0, bus_bits = 0;
   for (const Active& a : apis) {
     if (!a.backend) continue;
     const DeviceInfo& d = a.backend->info();
@@ -172,21 +215,29 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     max_y = std::min(max_y, d.max_grid_y);
     max_block = std::min(max_block, d.max_block_size);
     max_buffer = std::min(max_buffer, d.max_buffer_bytes);
-    const std::uint64_t want = d.is_cpu ? kCpuFlushBytes
-                               : d.l2_bytes ? std::max(kMinGpuFlushBytes, kFlushL2Multiple * d.l2_bytes)
-                                            : kUnknownL2FlushBytes;
+    out.l2_bytes = std::max(out.l2_bytes, d.l2_bytes);
+    bus_bits = std::max<std::uint64_t>(bus_bits, d.memory_bus_bits);
+  }
+  for (const Active& a : apis) {
+    if (!a.backend) continue;
+    const DeviceInfo& d = a.backend->info();
+    // Both APIs run on one GPU, so an L2 size reported by either applies to both.
+    const std::uint64_t want = d.is_cpu       ? kCpuFlushBytes
+                               : out.l2_bytes ? std::max(kMinGpuFlushBytes, kFlushL2Multiple * out.l2_bytes)
+                                              : kUnknownL2FlushBytes;
     flush_bytes = std::max(flush_bytes, want);
   }
-  if (any_backend && cfg.block_size > max_block)
-    throw UsageError("--block-size " + std::to_string(cfg.block_size) + " exceeds the device limit " +
-                     std::to_string(max_block));
-  if (cfg.l2 == L2Mode::warm) flush_bytes = 0;
-
-  RunOutcome out;
-  out.flush_bytes = flush_bytes;
+  for (std::uint32_t b : cfg.block_sizes)
+    if (any_backend && b > max_block)
+      throw UsageError("block size " + std::to_string(b) + " exceeds the device limit " +
+                       std::to_string(max_block));
+  out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_bytes : 0;
+  out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;
+  if (set.clocks && set.clocks->max_mem_mhz() > 0 && bus_bits > 0)
+    out.dram_peak_gbps = 2.0 * set.clocks->max_mem_mhz() * 1e6 * static_cast<double>(bus_bits) / 8.0 / kBytesPerGB;
   out.n = cfg.n ? cfg.n : (any_gpu ? kDefaultGpuN : kDefaultCpuN);
   out.n_rule = cfg.n ? "--n" : any_gpu ? "default for GPUs (well beyond L2)" : "default for CPU devices";
-  if (out.n == 0) throw UsageError("--n must be at least 1");
+  out.max_time_s = cfg.max_time_s > 0.0 ? cfg.max_time_s : any_gpu ? kDefaultGpuMaxTimeS : kDefaultCpuMaxTimeS;
 
   // Plan every point first, so a bad size fails before anything runs.
   std::vector<Job> jobs;
@@ -217,109 +268,147 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
       if (auto missing = missing_kernels(required, a.backend->kernels()); !missing.empty())
         throw Error(std::string(api_name(a.api)) + " backend lacks kernels: " + join(missing));
 
-  // Per-API L2 flush scratch and sink, made once.
-  struct Flush {
-    std::unique_ptr<DeviceBuffer> scratch, sink;
-    Launch launch;
-  };
-  std::vector<Flush> flushes(apis.size());
-  if (flush_bytes > 0) {
-    const float sentinel = 1.0f;  // the zeroed scratch never sums to it
-    for (std::size_t k = 0; k < apis.size(); ++k) {
-      Backend* b = apis[k].backend;
-      if (!b) continue;
-      Flush& f = flushes[k];
-      f.scratch = b->allocate(flush_bytes);
-      f.sink = b->allocate(kFlushVecBytes);
-      b->fill(*f.scratch, 0);
-      const auto vecs = static_cast<std::uint32_t>(flush_bytes / kFlushVecBytes);
-      f.launch.kernel = "l2_flush";
-      f.launch.geometry = geometry_for(vecs, cfg.block_size, max_x, max_y);
-      f.launch.params.n = vecs;
-      std::memcpy(&f.launch.params.aux, &sentinel, sizeof sentinel);
-      f.launch.in = f.scratch.get();
-      f.launch.out = f.sink.get();
+  // Per API: the flush scratch (also the clock-settling work), then settle the clocks.
+  const float sentinel = 1.0f;  // the zeroed scratch never sums to it
+  for (Active& a : apis) {
+    if (!a.backend) continue;
+    Backend& b = *a.backend;
+    a.scratch = b.allocate(flush_bytes);
+    a.sink = b.allocate(kFlushVecBytes);
+    b.fill(*a.scratch, 0);
+    const auto vecs = static_cast<std::uint32_t>(flush_bytes / kFlushVecBytes);
+    a.flush.kernel = "l2_flush";
+    a.flush.geometry = geometry_for(vecs, cfg.block_sizes.front(), max_x, max_y);
+    a.flush.params.n = vecs;
+    std::memcpy(&a.flush.params.aux, &sentinel, sizeof sentinel);
+    a.flush.in = a.scratch.get();
+    a.flush.out = a.sink.get();
+    double settled_ms = 0.0;
+    while (settled_ms < cfg.settle_ms) {
+      for (double t : b.run(a.flush, RunOptions{20, nullptr})) settled_ms += t;
     }
+    out.settle[api_name(a.api)] = settled_ms;
   }
+  if (set.clocks && any_backend) out.clocks_after_settle = set.clocks->sample();
 
+  const StopRule rule{static_cast<std::size_t>(cfg.reps), std::max<std::size_t>(cfg.max_samples, cfg.reps),
+                      cfg.target_ci, out.max_time_s};
+  std::size_t step = 0;
+  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * apis.size();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Job& job = jobs[j];
     const Plan& plan = job.plan;
-    const Geometry geom = geometry_for(plan.params.n, cfg.block_size, max_x, max_y);
     std::vector<float> input, expected;
     if (any_backend) {
       input = random_input(plan.in_words, splitmix64(cfg.seed) + j);
       expected.assign(plan.out_words, poison_float());
       plan.reference(input, expected);
     }
-    // Alternate which API goes first, so slow drift does not favour one of them.
-    std::vector<std::size_t> order(apis.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = (j % 2) ? order.size() - 1 - k : k;
-    std::vector<ResultRow> point_rows(apis.size());
-    for (std::size_t k : order) {
-      const Active& a = apis[k];
-      ResultRow& row = point_rows[k];
-      row.test = job.test->name;
-      row.layout = job.point.layout;
-      row.variant = job.point.variant;
-      row.kernel = plan.kernel;
-      row.api = a.api;
-      row.n = out.n;
-      row.offset = job.point.offset;
-      row.stride = job.point.stride;
-      row.block_size = cfg.block_size;
-      row.threads = plan.params.n;
-      row.geometry = geom;
-      row.useful_bytes = plan.traffic.useful_bytes;
-      row.moved_bytes = plan.traffic.moved_bytes;
-      row.sectors_per_request = plan.traffic.sectors_per_request;
-      row.request_efficiency = plan.traffic.request_efficiency;
-      if (!a.backend) {
-        row.status = Status::unavailable;
-        row.reason = a.reason;
-        continue;
-      }
-      Backend& b = *a.backend;
-      try {
-        auto in = b.allocate(plan.in_words * sizeof(float));
-        auto outbuf = b.allocate(plan.out_words * sizeof(float));
-        b.upload(*in, input.data(), input.size() * sizeof(float));
-        b.fill(*outbuf, kPoisonWord);
-        const Launch launch{plan.kernel, geom, plan.params, in.get(), outbuf.get()};
-        b.run(launch, RunOptions{1, nullptr});  // the correctness run, untimed
-        std::vector<float> got(plan.out_words);
-        b.download(*outbuf, got.data(), got.size() * sizeof(float));
-        verify(got, expected, row);
-        if (!row.verified) {
-          row.status = Status::failed;
-          row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
-                       " elements wrong, first at index " + std::to_string(*row.first_bad_index);
+    for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi) {
+      const std::uint32_t block = cfg.block_sizes[bi];
+      const Geometry geom = geometry_for(plan.params.n, block, max_x, max_y);
+      // Alternate which API goes first, so slow drift does not favour one of them.
+      std::vector<std::size_t> order(apis.size());
+      for (std::size_t k = 0; k < order.size(); ++k)
+        order[k] = ((j + bi) % 2) ? order.size() - 1 - k : k;
+      std::vector<ResultRow> point_rows(apis.size());
+      for (std::size_t k : order) {
+        Active& a = apis[k];
+        ResultRow& row = point_rows[k];
+        row.test = job.test->name;
+        row.layout = job.point.layout;
+        row.variant = job.point.variant;
+        row.kernel = plan.kernel;
+        row.api = a.api;
+        row.n = out.n;
+        row.offset = job.point.offset;
+        row.stride = job.point.stride;
+        row.block_size = block;
+        row.threads = plan.params.n;
+        row.geometry = geom;
+        row.useful_bytes = plan.traffic.useful_bytes;
+        row.moved_bytes = plan.traffic.moved_bytes;
+        row.sectors_per_request = plan.traffic.sectors_per_request;
+        row.request_efficiency = plan.traffic.request_efficiency;
+        ++step;
+        if (!a.backend) {
+          row.status = Status::unavailable;
+          row.reason = a.reason;
           continue;
         }
-        const Launch* before = flushes[k].scratch ? &flushes[k].launch : nullptr;
-        if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
-        row.time_ms = summarize(b.run(launch, RunOptions{cfg.reps, before}));
-        row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
-        row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
-        row.status = Status::ok;
-      } catch (const std::exception& e) {
-        row.status = Status::failed;
-        row.reason = e.what();
+        if (cfg.progress)
+          cfg.progress("[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + plan.kernel +
+                       (point_label(row).empty() ? "" : " " + point_label(row)) + " block " +
+                       std::to_string(block) + " " + api_name(a.api));
+        Backend& b = *a.backend;
+        try {
+          auto in = b.allocate(plan.in_words * sizeof(float));
+          auto outbuf = b.allocate(plan.out_words * sizeof(float));
+          b.upload(*in, input.data(), input.size() * sizeof(float));
+          b.fill(*outbuf, kPoisonWord);
+          const Launch launch{plan.kernel, geom, plan.params, in.get(), outbuf.get()};
+          b.run(launch, RunOptions{1, nullptr});  // the correctness run, untimed
+          std::vector<float> got(plan.out_words);
+          b.download(*outbuf, got.data(), got.size() * sizeof(float));
+          verify(got, expected, row);
+          if (!row.verified) {
+            row.status = Status::failed;
+            row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
+                         " elements wrong, first at index " + std::to_string(*row.first_bad_index);
+            continue;
+          }
+          const Launch* before = cfg.l2 == L2Mode::cold ? &a.flush : nullptr;
+          if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
+          if (set.clocks) row.clocks_start = set.clocks->sample();
+          std::vector<double> samples;
+          const auto t0 = WallClock::now();
+          StopReason stop = StopReason::more;
+          while (stop == StopReason::more) {
+            const int batch = static_cast<int>(std::min<std::size_t>(
+                static_cast<std::size_t>(cfg.reps), rule.max_samples - samples.size()));
+            for (double t : b.run(launch, RunOptions{batch, before})) samples.push_back(t);
+            row.time_ms = summarize(samples);
+            stop = should_stop(row.time_ms, seconds_since(t0), rule);
+          }
+          if (set.clocks) row.clocks_end = set.clocks->sample();
+          row.stop_reason = stop_name(stop);
+          row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
+          row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
+          row.status = Status::ok;
+          add_flags(row, cfg, out);
+        } catch (const std::exception& e) {
+          row.status = Status::failed;
+          row.reason = e.what();
+        }
       }
+      for (ResultRow& r : point_rows) out.rows.push_back(std::move(r));
     }
-    for (ResultRow& r : point_rows) out.rows.push_back(std::move(r));
   }
 
-  // % of ceiling: each API against its own wide copy measured in this run.
-  for (Api a : cfg.apis) {
-    auto ceiling = std::find_if(out.rows.begin(), out.rows.end(), [a](const ResultRow& r) {
-      return r.api == a && r.test == "copy" && r.variant == "vec4" && r.status == Status::ok;
+  // % of ceiling: each API against its own wide copy at the same block size, in this run.
+  for (ResultRow& r : out.rows) {
+    if (r.status != Status::ok) continue;
+    auto ceiling = std::find_if(out.rows.begin(), out.rows.end(), [&r](const ResultRow& c) {
+      return c.api == r.api && c.test == "copy" && c.variant == "vec4" && c.status == Status::ok &&
+             c.block_size == r.block_size;
     });
-    if (ceiling == out.rows.end()) continue;
-    const double ceiling_gbps = ceiling->gbps_moved;
-    for (ResultRow& r : out.rows)
-      if (r.api == a && r.status == Status::ok && ceiling_gbps > 0)
-        r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling_gbps;
+    if (ceiling != out.rows.end() && ceiling->gbps_moved > 0)
+      r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling->gbps_moved;
+  }
+
+  // Host-side costs: a one-block copy, issued many times.
+  for (Active& a : apis) {
+    if (!a.backend || cfg.host_cost_samples <= 0) continue;
+    Backend& b = *a.backend;
+    const std::uint32_t block = cfg.block_sizes.front();
+    auto in = b.allocate(block * sizeof(float));
+    auto outbuf = b.allocate(block * sizeof(float));
+    b.fill(*in, 0x3F800000u);
+    const Launch tiny{"copy", geometry_for(block, block, max_x, max_y), CuvkParams{block, 0, 1, 0},
+                      in.get(), outbuf.get()};
+    HostCostSamples samples = b.host_cost(tiny, cfg.host_cost_samples);
+    out.host.push_back({a.api, summarize(samples.launch_us), summarize(samples.submit_us),
+                        summarize(samples.round_trip_us), b.startup_ms()});
   }
   return out;
 }

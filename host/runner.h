@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "backend.h"
 #include "catalogue.h"
 #include "devices.h"
+#include "nvml.h"
 #include "stats.h"
 
 namespace cuvk {
@@ -21,15 +24,24 @@ struct RunConfig {
   std::uint32_t n = 0;  // 0: automatic (kDefaultGpuN on a GPU, kDefaultCpuN on a CPU device)
   int reps = 100;
   int warmup = 10;
-  std::uint32_t block_size = 256;
+  std::vector<std::uint32_t> block_sizes = {256};  // the launch-geometry sweep (one value: none)
   std::vector<std::uint32_t> offsets;
   std::vector<std::uint32_t> strides;
   std::uint64_t seed = 1;
   L2Mode l2 = L2Mode::cold;
+  double target_ci = 0.005;   // stop when the median's 95% CI half-width is within this fraction
+  double max_time_s = 0.0;    // ... or after this much wall time per point and API (0: automatic,
+                              // kDefaultGpuMaxTimeS on a GPU, kDefaultCpuMaxTimeS on a CPU device)
+  std::size_t max_samples = 10000;
+  double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
+  int host_cost_samples = 200;
+  std::function<void(const std::string&)> progress;  // optional: one line per point and API
 };
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
 constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds
+constexpr double kDefaultGpuMaxTimeS = 2.0;
+constexpr double kDefaultCpuMaxTimeS = 0.2;  // lavapipe's timings are noisy and never converge
 const std::vector<std::uint32_t>& default_offsets();
 const std::vector<std::uint32_t>& default_strides();
 
@@ -53,16 +65,35 @@ struct ResultRow {
   bool verified = false;
   std::uint64_t mismatches = 0, checked = 0;
   std::optional<std::uint64_t> first_bad_index;
+  std::string stop_reason;  // converged | time_budget | sample_budget
+  std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
+  // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
+  // clock_below_start, throttled, ci_not_met.
+  std::vector<std::string> flags;
 };
 
 // Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
 std::string point_label(const ResultRow& row);
+
+// Host-side cost of one API, summarised (medians of HostCostSamples) plus its start-up costs.
+struct HostCostSummary {
+  Api api = Api::cuda;
+  Summary launch_us, submit_us, round_trip_us;
+  std::vector<std::pair<std::string, double>> startup_ms;
+};
 
 struct RunOutcome {
   std::vector<ResultRow> rows;
   std::uint32_t n = 0;             // the problem size used
   std::uint64_t flush_bytes = 0;   // L2 flush scratch size (0 with --l2 warm)
   std::string n_rule;              // how n was chosen
+  double max_time_s = 0.0;         // the per point and API time budget used
+  std::uint64_t l2_bytes = 0;      // from CUDA where known (Vulkan does not report it)
+  std::optional<double> dram_peak_gbps;  // 2 x max memory clock x bus width, where known
+  std::string clock_monitor;       // "NVML" or why there is none
+  std::vector<HostCostSummary> host;
+  std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
+  std::optional<ClockSample> clocks_after_settle;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).
@@ -70,6 +101,8 @@ struct BackendSet {
   Backend* cuda = nullptr;
   Backend* vulkan = nullptr;
   std::string cuda_reason, vulkan_reason;
+  ClockMonitor* clocks = nullptr;  // optional (NVML)
+  std::string clocks_reason;
 };
 
 // Validates the configuration against the catalogue and devices (throws UsageError) and runs it.

@@ -26,7 +26,28 @@ Summary summarize(std::vector<double> values) {
   s.q1 = quantile_sorted(values, 0.25);
   s.q3 = quantile_sorted(values, 0.75);
   s.rel_spread = s.median > 0.0 ? (s.q3 - s.q1) / s.median : 0.0;
+  const auto [lo, hi] = median_ci_ranks(values.size());
+  s.ci_low = values[lo];
+  s.ci_high = values[hi];
+  s.ci_rel_half_width = s.median > 0.0 ? (s.ci_high - s.ci_low) / 2.0 / s.median : 0.0;
   return s;
+}
+
+std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n) {
+  if (n == 0) throw std::invalid_argument("confidence interval of an empty sample");
+  const double half = kCiZ * std::sqrt(static_cast<double>(n)) / 2.0;
+  const double centre = static_cast<double>(n - 1) / 2.0;
+  const double lo = std::floor(centre - half), hi = std::ceil(centre + half);
+  return {lo < 0.0 ? 0 : static_cast<std::size_t>(lo),
+          std::min(n - 1, static_cast<std::size_t>(hi))};
+}
+
+StopReason should_stop(const Summary& s, double elapsed_s, const StopRule& rule) {
+  if (s.samples >= rule.min_samples && s.ci_rel_half_width <= rule.target_rel_half_width)
+    return StopReason::converged;
+  if (s.samples >= rule.max_samples) return StopReason::sample_budget;
+  if (s.samples >= rule.min_samples && elapsed_s >= rule.max_time_s) return StopReason::time_budget;
+  return StopReason::more;
 }
 
 }  // namespace cuvk

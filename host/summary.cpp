@@ -1,5 +1,7 @@
 #include "summary.h"
 
+#include <cmath>
+
 namespace cuvk {
 namespace {
 
@@ -14,12 +16,20 @@ std::vector<ParityRow> parity_rows(const std::vector<ResultRow>& rows) {
   std::vector<ParityRow> out;
   for (const ResultRow& c : rows) {
     if (c.api != Api::cuda) continue;
-    ParityRow p{c.test, c.layout, c.variant, point_label(c), {}, {}, {}};
+    ParityRow p;
+    p.test = c.test;
+    p.layout = c.layout;
+    p.variant = c.variant;
+    p.point = point_label(c);
+    p.block_size = c.block_size;
     if (c.status == Status::ok) p.cuda_ms = c.time_ms.median;
     for (const ResultRow& v : rows)
       if (v.api == Api::vulkan && same_point(c, v) && v.status == Status::ok)
         p.vulkan_ms = v.time_ms.median;
-    if (p.cuda_ms && p.vulkan_ms && *p.cuda_ms > 0) p.vulkan_over_cuda = *p.vulkan_ms / *p.cuda_ms;
+    if (p.cuda_ms && p.vulkan_ms && *p.cuda_ms > 0) {
+      p.vulkan_over_cuda = *p.vulkan_ms / *p.cuda_ms;
+      p.differs = std::fabs(*p.vulkan_over_cuda - 1.0) > kParityCallout;
+    }
     out.push_back(p);
   }
   return out;
@@ -33,7 +43,7 @@ std::vector<LayoutRow> layout_rows(const std::vector<ResultRow>& rows) {
       if (s.layout != "soa" || s.status != Status::ok || s.api != a.api || s.test != a.test ||
           s.variant != a.variant || s.n != a.n || s.block_size != a.block_size)
         continue;
-      out.push_back({a.test, a.variant, a.api, a.time_ms.median, s.time_ms.median,
+      out.push_back({a.test, a.variant, a.block_size, a.api, a.time_ms.median, s.time_ms.median,
                      s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0});
     }
   }

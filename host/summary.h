@@ -10,14 +10,19 @@
 
 namespace cuvk {
 
+constexpr double kParityCallout = 0.03;  // ratios further than 3% from 1 are called out
+
 struct ParityRow {
   std::string test, layout, variant, point;
+  std::uint32_t block_size = 0;
   std::optional<double> cuda_ms, vulkan_ms;
   std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
+  bool differs = false;                    // |ratio - 1| > kParityCallout
 };
 
 struct LayoutRow {
   std::string test, variant;
+  std::uint32_t block_size = 0;
   Api api;
   double aos_ms = 0.0, soa_ms = 0.0;
   double aos_over_soa = 0.0;  // the seed's "SoA 3.4x faster"

@@ -20,8 +20,8 @@ int run_cli(std::vector<std::string> args) {
 
 TEST(EndToEnd, JsonRunHasEveryRowForBothApis) {
   const std::string path = ::testing::TempDir() + "cuvk_e2e.json";
-  ASSERT_EQ(run_cli({"run", "--n", "65536", "--reps", "5", "--format", "json", "--output", path,
-                     "--quiet"}),
+  ASSERT_EQ(run_cli({"run", "--n", "65536", "--reps", "5", "--max-time", "0.05", "--format", "json",
+                     "--output", path, "--quiet"}),
             cuvk::kExitOk);
   std::ifstream f(path);
   const nlohmann::json doc = nlohmann::json::parse(f);
@@ -40,7 +40,8 @@ TEST(EndToEnd, JsonRunHasEveryRowForBothApis) {
       ++vulkan_rows;
       EXPECT_EQ(status, "ok") << r.dump();
       EXPECT_TRUE(r["verified"].get<bool>());
-      EXPECT_EQ(r["samples"], 5);
+      EXPECT_GE(r["samples"].get<int>(), 5);
+      EXPECT_TRUE(r.contains("ci"));
     } else {
       ++cuda_rows;
       EXPECT_TRUE(status == "ok" || status == "unavailable") << r.dump();
@@ -51,9 +52,9 @@ TEST(EndToEnd, JsonRunHasEveryRowForBothApis) {
       }
     }
   }
-  // 2 read_x + 2 update_xy + 9 + 9 offsets + 7 strides + 2 copy = 31 points per API.
-  EXPECT_EQ(vulkan_rows, 31u);
-  EXPECT_EQ(cuda_rows, 31u);
+  // 2 read_x + 2 update_xy + 9 + 9 offsets + 7 strides + 3 copy = 32 points per API.
+  EXPECT_EQ(vulkan_rows, 32u);
+  EXPECT_EQ(cuda_rows, 32u);
   std::remove(path.c_str());
 }
 

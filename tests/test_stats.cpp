@@ -33,3 +33,54 @@ TEST(Stats, QuantileInterpolates) {
 }
 
 TEST(Stats, EmptySampleThrows) { EXPECT_THROW(summarize({}), std::invalid_argument); }
+
+TEST(Stats, MedianCiRanksBracketTheMedian) {
+  // n = 100: 49.5 -+ 9.8 -> ranks 39 and 60 (0-based).
+  EXPECT_EQ(cuvk::median_ci_ranks(100), (std::pair<std::size_t, std::size_t>{39, 60}));
+  EXPECT_EQ(cuvk::median_ci_ranks(1), (std::pair<std::size_t, std::size_t>{0, 0}));
+  const auto [lo, hi] = cuvk::median_ci_ranks(5);  // tiny samples: the whole range
+  EXPECT_EQ(lo, 0u);
+  EXPECT_EQ(hi, 4u);
+}
+
+TEST(Stats, CiCoversTheTrueMedianAboutNinetyFivePercentOfTheTime) {
+  // Uniform(0,1) samples of 101 from a fixed LCG: the true median is 0.5.
+  std::uint64_t state = 12345;
+  auto uniform = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
+  };
+  int covered = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(101);
+    for (double& x : v) x = uniform();
+    const cuvk::Summary s = summarize(v);
+    covered += (s.ci_low <= 0.5 && 0.5 <= s.ci_high) ? 1 : 0;
+  }
+  const double coverage = static_cast<double>(covered) / trials;
+  EXPECT_GT(coverage, 0.93);
+  EXPECT_LT(coverage, 0.99);
+}
+
+TEST(Stats, StoppingRule) {
+  cuvk::StopRule rule;
+  rule.min_samples = 10;
+  rule.max_samples = 1000;
+  rule.target_rel_half_width = 0.01;
+  rule.max_time_s = 1.0;
+  cuvk::Summary tight = summarize(std::vector<double>(10, 2.0));
+  EXPECT_EQ(cuvk::should_stop(tight, 0.1, rule), cuvk::StopReason::converged);
+  cuvk::Summary few = summarize(std::vector<double>(5, 2.0));
+  EXPECT_EQ(cuvk::should_stop(few, 5.0, rule), cuvk::StopReason::more);  // below min samples
+  std::vector<double> noisy;
+  for (int i = 0; i < 20; ++i) noisy.push_back(i % 2 ? 1.0 : 3.0);
+  const cuvk::Summary wide = summarize(noisy);
+  EXPECT_EQ(cuvk::should_stop(wide, 0.1, rule), cuvk::StopReason::more);
+  EXPECT_EQ(cuvk::should_stop(wide, 1.5, rule), cuvk::StopReason::time_budget);
+  std::vector<double> many(1000, 1.0);
+  many[0] = 100.0;
+  cuvk::Summary capped = summarize(many);
+  capped.ci_rel_half_width = 1.0;  // pretend it never converges
+  EXPECT_EQ(cuvk::should_stop(capped, 0.1, rule), cuvk::StopReason::sample_budget);
+}

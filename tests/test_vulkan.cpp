@@ -76,7 +76,7 @@ TEST_F(VulkanValidated, OtherBlockSizesAndTinyProblems) {
   for (std::uint32_t block : {32u, 64u, 1024u}) {
     for (std::uint32_t n : {1u, 33u}) {
       RunConfig cfg = suite::small_suite(Api::vulkan);
-      cfg.block_size = block;
+      cfg.block_sizes = {block};
       cfg.n = n;
       SCOPED_TRACE("block " + std::to_string(block) + " n " + std::to_string(n));
       suite::expect_all_ok(run(cfg), Api::vulkan);
@@ -97,7 +97,7 @@ TEST_F(VulkanValidated, FillPoisonsEveryWord) {
 
 TEST_F(VulkanValidated, BlockSizeAboveTheLimitIsRefused) {
   RunConfig cfg = suite::small_suite(Api::vulkan);
-  cfg.block_size = backend_->info().max_block_size + 32;
+  cfg.block_sizes = {backend_->info().max_block_size + 32};
   EXPECT_THROW(run(cfg), UsageError);
 }
 

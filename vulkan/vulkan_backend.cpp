@@ -1,24 +1,29 @@
 // Vulkan backend: the same kernels as cuda/, compiled from glsl/ to SPIR-V and embedded.
 //
-// Choices that matter for fair timing (see ../shared/DESIGN.md):
-// - Queue: the first queue family with VK_QUEUE_COMPUTE_BIT (on NVIDIA and lavapipe the universal
-//   family 0). A dedicated compute-only family is not preferred: it would not be faster for these
-//   kernels and the universal family is what every driver tests best. A family without timestamps
-//   is refused.
+// Choices that matter for fair timing (the project's design notes, "Measuring"):
+// - Queue: the first queue family with VK_QUEUE_COMPUTE_BIT (family 0 on NVIDIA and lavapipe).
+//   An async-compute-only family is not sought: it would not make these kernels faster, and the
+//   first compute family exists on every driver. A family without timestamps is refused.
 // - No device features are enabled (in particular no robustBufferAccess / robustness2), so the
 //   shaders are compiled without bounds checks, like CUDA.
-// - Test buffers are device-local only; uploads and downloads go through one bounded staging buffer.
+// - Test buffers are device-local only. Uploads and downloads go through one bounded staging
+//   buffer, chunk by chunk.
 // - Times come from vkCmdWriteTimestamp pairs at VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT around each
 //   dispatch; a compute->compute barrier after every dispatch serialises repetitions like a CUDA
 //   stream. The optional before_each launch (L2 flush) and its barrier are outside the interval.
-// - Every command buffer starts with a global barrier from all earlier transfer/compute work, so
-//   submissions are ordered on the device (a fence wait orders only the host), which is also what
-//   the synchronization validation layer checks.
+// - kCopyEngine launches are one vkCmdCopyBuffer, timed the same way at the TRANSFER stage.
+// - Every command buffer starts with a global barrier from all earlier transfer/compute work: a
+//   fence wait orders only the host, so without it submissions would not be ordered on the device.
 #include "vulkan_backend.h"
 
 #include <volk.h>
 
+#if !defined(_WIN32)
+#include <dlfcn.h>
+#endif
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -41,9 +46,15 @@ constexpr std::uint32_t make_version(std::uint32_t major, std::uint32_t minor,
                                      std::uint32_t patch) {
   return (major << 22U) | (minor << 12U) | patch;
 }
-constexpr std::uint32_t version_major(std::uint32_t v) { return (v >> 22U) & 0x7FU; }
-constexpr std::uint32_t version_minor(std::uint32_t v) { return (v >> 12U) & 0x3FFU; }
-constexpr std::uint32_t version_patch(std::uint32_t v) { return v & 0xFFFU; }
+constexpr std::uint32_t version_major(std::uint32_t v) {
+  return (v >> 22U) & 0x7FU;
+}
+constexpr std::uint32_t version_minor(std::uint32_t v) {
+  return (v >> 12U) & 0x3FFU;
+}
+constexpr std::uint32_t version_patch(std::uint32_t v) {
+  return v & 0xFFFU;
+}
 
 constexpr std::uint32_t kVulkan11 = make_version(1, 1, 0);
 constexpr std::uint32_t kVulkan12 = make_version(1, 2, 0);
@@ -88,13 +99,42 @@ std::string format_double(double v) {
   return text;
 }
 
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+double us_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// Access masks of the stages cuvk records work in (compute shaders and transfers).
+VkAccessFlags write_access(VkPipelineStageFlags stages) {
+  VkAccessFlags access = 0;
+  if ((stages & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) != 0) access |= VK_ACCESS_SHADER_WRITE_BIT;
+  if ((stages & VK_PIPELINE_STAGE_TRANSFER_BIT) != 0) access |= VK_ACCESS_TRANSFER_WRITE_BIT;
+  return access;
+}
+VkAccessFlags read_write_access(VkPipelineStageFlags stages) {
+  VkAccessFlags access = write_access(stages);
+  if ((stages & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) != 0) access |= VK_ACCESS_SHADER_READ_BIT;
+  if ((stages & VK_PIPELINE_STAGE_TRANSFER_BIT) != 0) access |= VK_ACCESS_TRANSFER_READ_BIT;
+  return access;
+}
+constexpr VkPipelineStageFlags kWorkStages =
+    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -129,9 +169,10 @@ std::vector<VkExtensionProperties> instance_extensions(const char* layer) {
 }
 
 // Never throws: the layer calls it from inside Vulkan calls.
-VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                VkDebugUtilsMessageTypeFlagsEXT types,
+                                                const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                void* user) {
   try {
     const auto* sink = static_cast<const MessageSink*>(user);
     if (sink == nullptr || !*sink) return VK_FALSE;
@@ -141,7 +182,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
     } else if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) != 0) {
       text += "performance ";
     }
-    text += (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0 ? "error: " : "warning: ";
+    text +=
+        (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0 ? "error: " : "warning: ";
     text += (data != nullptr && data->pMessage != nullptr) ? data->pMessage : "(no message)";
     (*sink)(text);
   } catch (...) {  // NOLINT(bugprone-empty-catch): an exception must not cross the layer
@@ -149,12 +191,41 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
   return VK_FALSE;
 }
 
-// Opens the loader once per process (volkInitialize dlopens libvulkan.so.1).
-void open_loader() {
-  static const VkResult result = volkInitialize();
-  if (result != VK_SUCCESS) {
-    throw Error("Vulkan loader (libvulkan.so.1) not found: volkInitialize failed");
+// Opens the loader once per process. Not volkInitialize(): volk 1.3.239 calls a null
+// vkGetInstanceProcAddr (and crashes) when a libvulkan.so.1 without that symbol is found.
+std::string load_loader() {
+#if defined(_WIN32)
+  if (volkInitialize() != VK_SUCCESS) return "Vulkan loader (vulkan-1.dll) not found";
+#else
+  const char* names[] = {"libvulkan.so.1", "libvulkan.so"};
+  void* library = nullptr;
+  for (const char* name : names) {
+    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library != nullptr) break;
   }
+  if (library == nullptr) {
+    const char* why = dlerror();
+    return std::string("Vulkan loader (libvulkan.so.1) not found") +
+           (why != nullptr ? std::string(": ") + why : std::string());
+  }
+  // The loader stays open for the life of the process, as volk would keep it.
+  void* symbol = dlsym(library, "vkGetInstanceProcAddr");
+  if (symbol == nullptr) return "the Vulkan loader (libvulkan.so.1) has no vkGetInstanceProcAddr";
+  PFN_vkGetInstanceProcAddr get_proc = nullptr;
+  static_assert(sizeof(get_proc) == sizeof(symbol), "POSIX: object and function pointers");
+  std::memcpy(&get_proc, &symbol, sizeof(get_proc));
+  volkInitializeCustom(get_proc);
+#endif
+  if (vkCreateInstance == nullptr || vkEnumerateInstanceExtensionProperties == nullptr ||
+      vkEnumerateInstanceLayerProperties == nullptr) {
+    return "the Vulkan loader (libvulkan.so.1) lacks vkCreateInstance";
+  }
+  return {};
+}
+
+void open_loader() {
+  static const std::string failure = load_loader();
+  if (!failure.empty()) throw Error(failure);
 }
 
 // An instance, with the validation layer and a messenger when asked. Not movable: the messenger
@@ -169,9 +240,8 @@ class VulkanInstance {
       throw Error("the Vulkan loader supports only Vulkan " + format_version(loader_version) +
                   "; cuvk needs 1.1");
     }
-    const std::uint32_t api_version =
-        std::min(make_version(version_major(loader_version), version_minor(loader_version), 0),
-                 kVulkan13);
+    const std::uint32_t api_version = std::min(
+        make_version(version_major(loader_version), version_minor(loader_version), 0), kVulkan13);
 
     std::vector<const char*> layers;
     std::vector<const char*> extensions;
@@ -201,11 +271,11 @@ class VulkanInstance {
     features.pNext = &messenger_info;  // also reports on vkCreateInstance / vkDestroyInstance
 
     if (options.validation) {
-      const auto layer_list = enumerate<VkLayerProperties>(
-          "vkEnumerateInstanceLayerProperties", __FILE__, __LINE__,
-          [](std::uint32_t* n, VkLayerProperties* p) {
-            return vkEnumerateInstanceLayerProperties(n, p);
-          });
+      const auto layer_list =
+          enumerate<VkLayerProperties>("vkEnumerateInstanceLayerProperties", __FILE__, __LINE__,
+                                       [](std::uint32_t* n, VkLayerProperties* p) {
+                                         return vkEnumerateInstanceLayerProperties(n, p);
+                                       });
       const bool have_layer =
           std::any_of(layer_list.begin(), layer_list.end(), [](const VkLayerProperties& l) {
             return std::strcmp(l.layerName, kValidationLayer) == 0;
@@ -258,7 +328,6 @@ class VulkanInstance {
     }
     volkLoadInstanceOnly(raw);  // instance-level pointers (loader trampolines)
     instance_ = vk::Instance(raw, vkDestroyInstance);
-    api_version_ = api_version;
 
     if (options.validation) {
       VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
@@ -274,22 +343,20 @@ class VulkanInstance {
   ~VulkanInstance() = default;
 
   VkInstance get() const { return instance_.get(); }
-  std::uint32_t api_version() const { return api_version_; }
 
   std::vector<VkPhysicalDevice> physical_devices() const {
     VkInstance instance = instance_.get();
     std::uint32_t count = 0;
     const VkResult result = vkEnumeratePhysicalDevices(instance, &count, nullptr);
     if (result != VK_SUCCESS) {
-      throw Error("no Vulkan physical devices: " +
-                  call_failure("vkEnumeratePhysicalDevices", vk::decode(result), __FILE__,
-                               __LINE__));
+      throw Error("no Vulkan physical devices: " + call_failure("vkEnumeratePhysicalDevices",
+                                                                vk::decode(result), __FILE__,
+                                                                __LINE__));
     }
-    auto devices = enumerate<VkPhysicalDevice>(
-        "vkEnumeratePhysicalDevices", __FILE__, __LINE__,
-        [instance](std::uint32_t* n, VkPhysicalDevice* p) {
-          return vkEnumeratePhysicalDevices(instance, n, p);
-        });
+    auto devices = enumerate<VkPhysicalDevice>("vkEnumeratePhysicalDevices", __FILE__, __LINE__,
+                                               [instance](std::uint32_t* n, VkPhysicalDevice* p) {
+                                                 return vkEnumeratePhysicalDevices(instance, n, p);
+                                               });
     if (devices.empty()) throw Error("no Vulkan physical devices (the loader found no driver)");
     return devices;
   }
@@ -300,7 +367,6 @@ class VulkanInstance {
   std::unique_ptr<MessageSink> sink_;
   vk::Instance instance_;
   vk::Messenger messenger_;
-  std::uint32_t api_version_ = 0;
 };
 
 // Everything describe() learns about a physical device, including what device creation needs.
@@ -406,9 +472,9 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
     const VkConformanceVersion& c = driver.conformanceVersion;
     p.emplace_back("driver_name", driver.driverName);
     p.emplace_back("driver_info", driver.driverInfo);
-    p.emplace_back("conformance_version",
-                   std::to_string(c.major) + "." + std::to_string(c.minor) + "." +
-                       std::to_string(c.subminor) + "." + std::to_string(c.patch));
+    p.emplace_back("conformance_version", std::to_string(c.major) + "." + std::to_string(c.minor) +
+                                              "." + std::to_string(c.subminor) + "." +
+                                              std::to_string(c.patch));
   } else {
     p.emplace_back("driver_name", "unknown (no VkPhysicalDeviceDriverProperties)");
     p.emplace_back("driver_info", "unknown");
@@ -424,12 +490,14 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
     p.emplace_back("timestamp_valid_bits", std::to_string(facts.timestamp_valid_bits));
     p.emplace_back("compute_queue_family", std::to_string(facts.compute_family));
   }
-  if (!is_11) p.emplace_back("unsupported", "device supports only Vulkan " + format_version(base.apiVersion));
+  if (!is_11) {
+    p.emplace_back("unsupported", "device supports only Vulkan " + format_version(base.apiVersion));
+  }
   return facts;
 }
 
 // A memory type allowed by type_bits with every `required` flag; among those, the first with the
-// most `preferred` and fewest `avoided` flags. kNoFamily-like sentinel when none.
+// most `preferred` and fewest `avoided` flags; ~0U when there is none.
 std::uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& memory,
                                std::uint32_t type_bits, VkMemoryPropertyFlags required,
                                VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags avoided) {
@@ -453,28 +521,25 @@ struct DeviceContext {
   explicit DeviceContext(const VulkanOptions& options) : instance(options) {}
   VulkanInstance instance;  // first: destroyed last
   VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VolkDeviceTable vk{};
+  VolkDeviceTable table{};
   vk::Device device;  // destroyed before the instance, after every child (they hold the context)
   VkQueue queue = VK_NULL_HANDLE;
 };
 
 class VulkanBuffer final : public DeviceBuffer {
  public:
-  VulkanBuffer(std::shared_ptr<DeviceContext> context, std::size_t bytes, VkDeviceSize size,
-               vk::Buffer buffer, vk::Memory memory)
+  VulkanBuffer(std::shared_ptr<DeviceContext> context, std::size_t bytes, vk::Buffer buffer,
+               vk::Memory memory)
       : DeviceBuffer(bytes),
         context_(std::move(context)),
-        size_(size),
         memory_(std::move(memory)),
         buffer_(std::move(buffer)) {}
   VkBuffer handle() const { return buffer_.get(); }
-  VkDeviceSize size() const { return size_; }
   const DeviceContext* context() const { return context_.get(); }
 
  private:
   std::shared_ptr<DeviceContext> context_;  // first: outlives the handles below
-  VkDeviceSize size_;
-  vk::Memory memory_;  // freed after the buffer bound to it
+  vk::Memory memory_;                       // freed after the buffer bound to it
   vk::Buffer buffer_;
 };
 
@@ -497,18 +562,23 @@ class VulkanBackend final : public Backend {
   void fill(DeviceBuffer& dst, std::uint32_t word) override;
   std::vector<std::string> kernels() const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
+  HostCostSamples host_cost(const Launch& launch, int samples) override;
+  std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
 
  private:
-  struct Resolved {  // a validated launch
+  struct Resolved {       // a validated launch
+    bool engine = false;  // kCopyEngine: vkCmdCopyBuffer of copy_bytes, no pipeline
+    VkPipelineStageFlagBits stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;  // where its work runs
     VkPipeline pipeline = VK_NULL_HANDLE;
     VkBuffer in = VK_NULL_HANDLE;
     VkBuffer out = VK_NULL_HANDLE;
+    VkDeviceSize copy_bytes = 0;
     Geometry geometry;
     CuvkParams params{};
     VkDescriptorSet set = VK_NULL_HANDLE;
   };
 
-  const VolkDeviceTable& vk() const { return context_->vk; }
+  const VolkDeviceTable& vk() const { return context_->table; }
   VkDevice device() const { return context_->device.get(); }
   BoundBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
                           VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
@@ -518,12 +588,16 @@ class VulkanBackend final : public Backend {
   void ensure_staging();
   VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size);
   Resolved resolve(const Launch& launch, const char* what);
+  void prepare_descriptor_sets(std::vector<Resolved>& launches);
   VkCommandBuffer begin();
+  void begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags);
+  void submit(VkCommandBuffer cb);
+  void wait();
   void submit_and_wait();
-  void barrier(VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+  void barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
                VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
-  void record_dispatch(const Resolved& r);
-  void compute_barrier();
+  void record(VkCommandBuffer cb, const Resolved& r);
+  void serialise(VkCommandBuffer cb, VkPipelineStageFlags stages);
 
   std::shared_ptr<DeviceContext> context_;  // first: outlives every handle below
   DeviceInfo info_;
@@ -539,10 +613,13 @@ class VulkanBackend final : public Backend {
   BoundBuffer staging_;
   void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
   bool hung_ = false;  // a submission missed its deadline: the device cannot be used safely
+  std::vector<std::pair<std::string, double>> startup_;  // one-time costs, in order
 };
 
-VulkanBackend::VulkanBackend(int index, const VulkanOptions& options)
-    : context_(std::make_shared<DeviceContext>(options)) {
+VulkanBackend::VulkanBackend(int index, const VulkanOptions& options) {
+  const Clock::time_point instance_start = Clock::now();
+  context_ = std::make_shared<DeviceContext>(options);
+  startup_.emplace_back("instance", ms_since(instance_start));
   const std::vector<VkPhysicalDevice> physicals = context_->instance.physical_devices();
   if (index < 0 || static_cast<std::size_t>(index) >= physicals.size()) {
     throw Error("Vulkan device index " + std::to_string(index) + " out of range (" +
@@ -580,13 +657,14 @@ VulkanBackend::VulkanBackend(int index, const VulkanOptions& options)
   device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   device_info.ppEnabledExtensionNames = extensions.data();
   device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
+  const Clock::time_point device_start = Clock::now();
   VkDevice raw_device = VK_NULL_HANDLE;
   CUVK_VK(vkCreateDevice, context_->physical, &device_info, nullptr, &raw_device);
-  volkLoadDeviceTable(&context_->vk, raw_device);
-  context_->device = vk::Device(raw_device, context_->vk.vkDestroyDevice);
+  volkLoadDeviceTable(&context_->table, raw_device);
+  context_->device = vk::Device(raw_device, context_->table.vkDestroyDevice);
   vk().vkGetDeviceQueue(device(), facts_.compute_family, 0, &context_->queue);
 
-  const VolkDeviceTable* table = &context_->vk;
+  const VolkDeviceTable* table = &context_->table;
   VkCommandPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
@@ -657,6 +735,7 @@ VulkanBackend::VulkanBackend(int index, const VulkanOptions& options)
   VkDescriptorPool raw_dpool = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateDescriptorPool, device(), &dpool_info, nullptr, &raw_dpool);
   descriptor_pool_ = vk::DescriptorPool(table, device(), raw_dpool);
+  startup_.emplace_back("device", ms_since(device_start));  // and its pools, fence and layouts
 }
 
 VulkanBackend::~VulkanBackend() {
@@ -668,7 +747,7 @@ BoundBuffer VulkanBackend::make_buffer(VkDeviceSize size, VkBufferUsageFlags usa
                                        VkMemoryPropertyFlags required,
                                        VkMemoryPropertyFlags preferred,
                                        VkMemoryPropertyFlags avoided, bool dedicated) {
-  const VolkDeviceTable* table = &context_->vk;
+  const VolkDeviceTable* table = &context_->table;
   VkBufferCreateInfo buffer_info{};
   buffer_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   buffer_info.size = size;
@@ -705,20 +784,21 @@ BoundBuffer VulkanBackend::make_buffer(VkDeviceSize size, VkBufferUsageFlags usa
 std::unique_ptr<DeviceBuffer> VulkanBackend::allocate(std::size_t bytes) {
   ensure_usable();
   if (bytes > info_.max_buffer_bytes) {
-    throw Error("buffer of " + std::to_string(bytes) + " bytes exceeds the largest Vulkan storage " +
-                "buffer of " + info_.name + " (" + std::to_string(info_.max_buffer_bytes) +
-                " bytes)");
+    throw Error("buffer of " + std::to_string(bytes) +
+                " bytes exceeds the largest Vulkan storage buffer of " + info_.name + " (" +
+                std::to_string(info_.max_buffer_bytes) + " bytes)");
   }
   // Whole words (vkCmdFillBuffer, VK_WHOLE_SIZE descriptors), never zero (Vulkan forbids it).
-  const VkDeviceSize size = std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
-  BoundBuffer bound = make_buffer(
-      size,
-      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
-      /*dedicated=*/true);
-  return std::make_unique<VulkanBuffer>(context_, bytes, size, std::move(bound.buffer),
+  const VkDeviceSize size =
+      std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
+  BoundBuffer bound =
+      make_buffer(size,
+                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
+                  /*dedicated=*/true);
+  return std::make_unique<VulkanBuffer>(context_, bytes, std::move(bound.buffer),
                                         std::move(bound.memory));
 }
 
@@ -753,29 +833,31 @@ void VulkanBackend::ensure_staging() {
 VkCommandBuffer VulkanBackend::begin() {
   ensure_usable();
   CUVK_VK(vk().vkResetCommandPool, device(), command_pool_.get(), 0);
-  VkCommandBufferBeginInfo begin_info{};
-  begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin_info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  CUVK_VK(vk().vkBeginCommandBuffer, command_buffer_, &begin_info);
-  // Order this submission after every earlier one on the device: their transfer and shader writes
-  // become visible here (RAW, WAW) and their reads finish before anything here writes (WAR).
-  barrier(VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
-              VK_ACCESS_SHADER_WRITE_BIT);
+  begin(command_buffer_, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
   return command_buffer_;
 }
 
-void VulkanBackend::submit_and_wait() {
-  CUVK_VK(vk().vkEndCommandBuffer, command_buffer_);
+void VulkanBackend::begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags) {
+  VkCommandBufferBeginInfo begin_info{};
+  begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin_info.flags = flags;
+  CUVK_VK(vk().vkBeginCommandBuffer, cb, &begin_info);
+  // Order this submission after every earlier one on the device: their transfer and shader writes
+  // become visible here (RAW, WAW) and their reads finish before anything here writes (WAR).
+  barrier(cb, kWorkStages, write_access(kWorkStages), kWorkStages, read_write_access(kWorkStages));
+}
+
+// The fence is unsignalled here: created so, and reset by every successful wait().
+void VulkanBackend::submit(VkCommandBuffer cb) {
+  VkSubmitInfo submit_info{};
+  submit_info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit_info.commandBufferCount = 1;
+  submit_info.pCommandBuffers = &cb;
+  CUVK_VK(vk().vkQueueSubmit, context_->queue, 1, &submit_info, fence_.get());
+}
+
+void VulkanBackend::wait() {
   VkFence fence = fence_.get();
-  CUVK_VK(vk().vkResetFences, device(), 1, &fence);
-  VkSubmitInfo submit{};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &command_buffer_;
-  CUVK_VK(vk().vkQueueSubmit, context_->queue, 1, &submit, fence);
   const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, kFenceTimeoutNs);
   if (result == VK_TIMEOUT) {
     hung_ = true;
@@ -783,16 +865,24 @@ void VulkanBackend::submit_and_wait() {
                 " s (vkWaitForFences timed out on " + info_.name + ")");
   }
   vk::check(result, "vkWaitForFences", __FILE__, __LINE__);
+  CUVK_VK(vk().vkResetFences, device(), 1, &fence);
 }
 
-void VulkanBackend::barrier(VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-                            VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+void VulkanBackend::submit_and_wait() {
+  CUVK_VK(vk().vkEndCommandBuffer, command_buffer_);
+  submit(command_buffer_);
+  wait();
+}
+
+void VulkanBackend::barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage,
+                            VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+                            VkAccessFlags dst_access) {
   VkMemoryBarrier memory_barrier{};
   memory_barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   memory_barrier.srcAccessMask = src_access;
   memory_barrier.dstAccessMask = dst_access;
-  vk().vkCmdPipelineBarrier(command_buffer_, src_stage, dst_stage, 0, 1, &memory_barrier, 0,
-                            nullptr, 0, nullptr);
+  vk().vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &memory_barrier, 0, nullptr, 0,
+                            nullptr);
 }
 
 void VulkanBackend::upload(DeviceBuffer& dst, const void* src, std::size_t bytes) {
@@ -839,7 +929,7 @@ void VulkanBackend::download(const DeviceBuffer& src, void* dst, std::size_t byt
     region.dstOffset = 0;
     region.size = chunk;
     vk().vkCmdCopyBuffer(cb, buffer.handle(), staging_.buffer.get(), 1, &region);
-    barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     submit_and_wait();
     std::memcpy(to + done, staging_map_, chunk);
@@ -857,6 +947,7 @@ void VulkanBackend::fill(DeviceBuffer& dst, std::uint32_t word) {
 std::vector<std::string> VulkanBackend::kernels() const {
   std::vector<std::string> names;
   for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  names.emplace_back(kCopyEngine);
   return names;
 }
 
@@ -866,18 +957,18 @@ VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t bloc
   if (found != pipelines_.end()) return found->second.get();
 
   const auto& modules = spirv_modules();
-  const auto module = std::find_if(modules.begin(), modules.end(), [&kernel](const SpirvModule& m) {
-    return kernel == m.name;
-  });
+  const auto module = std::find_if(modules.begin(), modules.end(),
+                                   [&kernel](const SpirvModule& m) { return kernel == m.name; });
   if (module == modules.end()) {
     throw Error("unknown Vulkan kernel '" + kernel + "' (no embedded SPIR-V module of that name)");
   }
-  const VolkDeviceTable* table = &context_->vk;
+  const VolkDeviceTable* table = &context_->table;
   VkShaderModuleCreateInfo module_info{};
   module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
   module_info.codeSize = module->words * sizeof(std::uint32_t);
   module_info.pCode = module->code;
   VkShaderModule raw_module = VK_NULL_HANDLE;
+  const Clock::time_point start = Clock::now();
   CUVK_VK(vk().vkCreateShaderModule, device(), &module_info, nullptr, &raw_module);
   const vk::ShaderModule shader(table, device(), raw_module);  // not needed after creation
 
@@ -903,12 +994,34 @@ VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t bloc
   CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
           &raw_pipeline);
   vk::Pipeline owned(table, device(), raw_pipeline);
+  startup_.emplace_back("pipeline " + kernel + " (block " + std::to_string(block_size) + ")",
+                        ms_since(start));
   return pipelines_.emplace(key, std::move(owned)).first->second.get();
 }
 
 VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char* what) {
   const Geometry& g = launch.geometry;
   const std::string where = std::string(what) + " '" + launch.kernel + "': ";
+  if (launch.in == nullptr || launch.out == nullptr) {
+    throw Error(where + "input and output buffers are required");
+  }
+  Resolved r;
+  r.in = own(*launch.in, "launch input").handle();
+  r.out = own(*launch.out, "launch output").handle();
+  r.params = launch.params;
+  r.geometry = g;
+  if (launch.kernel == kCopyEngine) {  // geometry and params do not apply
+    if (r.in == r.out) throw Error(where + "input and output must be different buffers");
+    if (launch.out->bytes() == 0 || launch.in->bytes() < launch.out->bytes()) {
+      throw Error(where + "copies the output's " + std::to_string(launch.out->bytes()) +
+                  " bytes, so the input needs at least as many (it has " +
+                  std::to_string(launch.in->bytes()) + ")");
+    }
+    r.engine = true;
+    r.stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+    r.copy_bytes = launch.out->bytes();
+    return r;
+  }
   if (g.block_size == 0 || g.block_size > info_.max_block_size) {
     throw Error(where + "block size " + std::to_string(g.block_size) + " outside 1.." +
                 std::to_string(info_.max_block_size) + " on " + info_.name);
@@ -921,44 +1034,36 @@ VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char*
     throw Error(where + "grid_y " + std::to_string(g.grid_y) + " outside 1.." +
                 std::to_string(info_.max_grid_y) + " on " + info_.name);
   }
-  if (launch.in == nullptr || launch.out == nullptr) {
-    throw Error(where + "input and output buffers are required");
-  }
-  Resolved r;
-  r.in = own(*launch.in, "launch input").handle();
-  r.out = own(*launch.out, "launch output").handle();
   r.pipeline = pipeline(launch.kernel, g.block_size);
-  r.geometry = g;
-  r.params = launch.params;
   return r;
 }
 
-void VulkanBackend::record_dispatch(const Resolved& r) {
-  vk().vkCmdBindPipeline(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
-  vk().vkCmdBindDescriptorSets(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
-                               pipeline_layout_.get(), 0, 1, &r.set, 0, nullptr);
-  vk().vkCmdPushConstants(command_buffer_, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+void VulkanBackend::record(VkCommandBuffer cb, const Resolved& r) {
+  if (r.engine) {
+    VkBufferCopy region{};
+    region.size = r.copy_bytes;
+    vk().vkCmdCopyBuffer(cb, r.in, r.out, 1, &region);
+    return;
+  }
+  vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_.get(), 0, 1,
+                               &r.set, 0, nullptr);
+  vk().vkCmdPushConstants(cb, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           kPushConstantBytes, &r.params);
-  vk().vkCmdDispatch(command_buffer_, r.geometry.grid_x, r.geometry.grid_y, 1);
+  vk().vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
 }
 
-// Serialises dispatches like a CUDA stream: the next one sees this one's writes, never overtakes.
-void VulkanBackend::compute_barrier() {
-  barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+// Serialises work like a CUDA stream: what follows sees the earlier writes and never overtakes.
+// `stages` are those the run's work uses, so kernel-only runs get a compute->compute barrier.
+void VulkanBackend::serialise(VkCommandBuffer cb, VkPipelineStageFlags stages) {
+  barrier(cb, stages, write_access(stages), stages, read_write_access(stages));
 }
 
-std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& opt) {
-  ensure_usable();
-  if (opt.reps < 1) throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
-  std::vector<Resolved> resolved;
-  resolved.push_back(resolve(launch, "launch"));
-  if (opt.before_each != nullptr) resolved.push_back(resolve(*opt.before_each, "before_each launch"));
-
-  // One descriptor set per launch, from a pool reset for each run (nothing is in flight now).
+// One descriptor set per kernel launch, from a pool reset each time (nothing is in flight now).
+void VulkanBackend::prepare_descriptor_sets(std::vector<Resolved>& launches) {
   CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
-  for (Resolved& r : resolved) {
+  for (Resolved& r : launches) {
+    if (r.engine) continue;
     const VkDescriptorSetLayout layout = set_layout_.get();
     VkDescriptorSetAllocateInfo alloc{};
     alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
@@ -980,8 +1085,24 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
     }
     vk().vkUpdateDescriptorSets(device(), kBindingsPerSet, writes, 0, nullptr);
   }
+}
+
+std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& opt) {
+  ensure_usable();
+  if (opt.reps < 1) {
+    throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
+  }
+  std::vector<Resolved> resolved;
+  resolved.push_back(resolve(launch, "launch"));
+  if (opt.before_each != nullptr) {
+    resolved.push_back(resolve(*opt.before_each, "before_each launch"));
+  }
+
+  prepare_descriptor_sets(resolved);
   const Resolved& timed = resolved[0];
   const Resolved* flush = opt.before_each != nullptr ? &resolved[1] : nullptr;
+  VkPipelineStageFlags stages = timed.stage;  // what the serialising barriers must cover
+  if (flush != nullptr) stages |= flush->stage;
 
   const std::uint32_t bits = facts_.timestamp_valid_bits;
   const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
@@ -995,16 +1116,15 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
     vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, queries);
     for (std::uint32_t rep = 0; rep < static_cast<std::uint32_t>(count); ++rep) {
       if (flush != nullptr) {  // outside the interval, with its barrier
-        record_dispatch(*flush);
-        compute_barrier();
+        record(cb, *flush);
+        serialise(cb, stages);
       }
-      // COMPUTE_SHADER stage: latches once every earlier command has finished its compute work.
-      vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_.get(),
-                               kQueriesPerRep * rep);
-      record_dispatch(timed);
-      vk().vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, query_pool_.get(),
-                               kQueriesPerRep * rep + 1);
-      compute_barrier();
+      // At the work's own stage (COMPUTE_SHADER, or TRANSFER for the copy engine): latches once
+      // every earlier command has finished that stage, i.e. after the barrier above.
+      vk().vkCmdWriteTimestamp(cb, timed.stage, query_pool_.get(), kQueriesPerRep * rep);
+      record(cb, timed);
+      vk().vkCmdWriteTimestamp(cb, timed.stage, query_pool_.get(), kQueriesPerRep * rep + 1);
+      serialise(cb, stages);
     }
     submit_and_wait();
 
@@ -1020,6 +1140,70 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
     }
   }
   return times_ms;
+}
+
+// The Vulkan counterparts of CUDA's launch costs, all on the host's steady clock:
+// launch_us     = vkResetCommandPool + record (begin, barrier, bind, push, dispatch, end) +
+//                 vkQueueSubmit of that fresh command buffer;
+// submit_us     = vkQueueSubmit of a command buffer recorded once beforehand;
+// round_trip_us = launch_us's work plus vkWaitForFences until the GPU has finished.
+// The pipeline and descriptor set are made once, before any sample.
+HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
+  ensure_usable();
+  if (samples < 1) {
+    throw Error("Vulkan host_cost: samples must be at least 1, got " + std::to_string(samples));
+  }
+  std::vector<Resolved> resolved;
+  resolved.push_back(resolve(launch, "host-cost launch"));
+  prepare_descriptor_sets(resolved);
+  const Resolved& r = resolved[0];
+  const auto issue = [this, &r]() {
+    VkCommandBuffer cb = begin();
+    record(cb, r);
+    CUVK_VK(vk().vkEndCommandBuffer, cb);
+    submit(cb);
+  };
+
+  HostCostSamples cost;
+  cost.launch_us.reserve(static_cast<std::size_t>(samples));
+  cost.round_trip_us.reserve(static_cast<std::size_t>(samples));
+  cost.submit_us.reserve(static_cast<std::size_t>(samples));
+  for (int i = 0; i < samples; ++i) {
+    Clock::time_point start = Clock::now();
+    issue();
+    cost.launch_us.push_back(us_since(start));
+    wait();
+    start = Clock::now();
+    issue();
+    wait();
+    cost.round_trip_us.push_back(us_since(start));
+  }
+
+  // A second pool holds the command buffer recorded once and resubmitted (begin() resets the
+  // first pool). Each submission is waited for before the next, so no simultaneous use.
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.queueFamilyIndex = facts_.compute_family;
+  VkCommandPool raw_pool = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
+  const vk::CommandPool pool(&context_->table, device(), raw_pool);
+  VkCommandBufferAllocateInfo cb_info{};
+  cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  cb_info.commandPool = raw_pool;
+  cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cb_info.commandBufferCount = 1;
+  VkCommandBuffer recorded = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, &recorded);
+  begin(recorded, 0);
+  record(recorded, r);
+  CUVK_VK(vk().vkEndCommandBuffer, recorded);
+  for (int i = 0; i < samples; ++i) {
+    const Clock::time_point start = Clock::now();
+    submit(recorded);
+    cost.submit_us.push_back(us_since(start));
+    wait();
+  }
+  return cost;
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+// `cuvk list` and `cuvk devices`.
+#include <cstdio>
+#include <iostream>
+
+#include "catalogue.h"
+#include "cli.h"
+#include "commands.h"
+#include "devices.h"
+#include "runner.h"
+#include "vulkan_backend.h"
+
+namespace cuvk {
+namespace {
+
+int do_list() {
+  std::cout << "tests (the name is the CUDA kernel's name, the GLSL file stem and the output row key)\n\n";
+  for (const TestCase& t : catalogue()) {
+    std::string layouts, variants;
+    for (const std::string& l : t.layouts) layouts += (layouts.empty() ? "" : ",") + l;
+    for (const std::string& v : t.variants) variants += (variants.empty() ? "" : ",") + v;
+    const char* sweep = t.sweep == Sweep::offset ? "offset (--offsets)"
+                        : t.sweep == Sweep::stride ? "stride (--strides)" : "-";
+    std::printf("  %-13s layouts: %-8s variants: %-12s sweep: %s\n      %s\n", t.name.c_str(),
+                layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep,
+                t.description.c_str());
+  }
+  auto join = [](const std::vector<std::uint32_t>& v) {
+    std::string s;
+    for (std::uint32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+    return s;
+  };
+  std::printf("\ndefaults: n = %u on a GPU, %u on a CPU device; offsets %s; strides %s; block 256; "
+              "at least 100 repetitions after 10 warm-up, until the median's 95%% CI is within "
+              "0.5%%; L2 cold\n",
+              kDefaultGpuN, kDefaultCpuN, join(default_offsets()).c_str(),
+              join(default_strides()).c_str());
+  return kExitOk;
+}
+
+void print_device(const DeviceInfo& d) {
+  std::printf("  [%d] %s\n      uuid %s, %s%s\n      driver: %s\n", d.index, d.name.c_str(),
+              format_uuid(d.uuid).c_str(), d.is_cpu ? "CPU device, " : "",
+              (std::to_string(d.memory_bytes >> 20) + " MiB").c_str(), d.driver.c_str());
+  for (const auto& [k, v] : d.properties) std::printf("      %s: %s\n", k.c_str(), v.c_str());
+}
+
+int do_devices(const std::string& spec) {
+  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  std::printf("CUDA devices:\n");
+  if (!inv.cuda_error.empty()) std::printf("  none: %s\n", inv.cuda_error.c_str());
+  for (const DeviceInfo& d : inv.cuda) print_device(d);
+  std::printf("Vulkan devices:\n");
+  if (!inv.vulkan_error.empty()) std::printf("  none: %s\n", inv.vulkan_error.c_str());
+  for (const DeviceInfo& d : inv.vulkan) print_device(d);
+  const DeviceChoice c = choose_devices(inv, spec);
+  std::printf("Pair: %s\n", c.note.empty() ? "none: no device can run" : c.note.c_str());
+  return (inv.cuda.empty() && inv.vulkan.empty()) ? kExitEnvironment : kExitOk;
+}
+
+}  // namespace
+
+Command add_list_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand("list", "list tests, layouts, variants and parameters");
+  return {sub, [] { return do_list(); }};
+}
+
+Command add_devices_command(CLI::App& app) {
+  auto spec = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("devices", "list CUDA and Vulkan devices and which pair runs");
+  sub->add_option("--device", *spec, "as for `run`");
+  return {sub, [spec] { return do_devices(*spec); }};
+}
+
+}  // namespace cuvk

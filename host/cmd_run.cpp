@@ -1,0 +1,186 @@
+// `cuvk run`: options, execution through the one timing driver, output.
+#include "cmd_run.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <limits>
+
+#include "cli.h"
+#include "cuda_backend.h"
+#include "devices.h"
+#include "error.h"
+#include "nvml.h"
+#include "vulkan_backend.h"
+
+namespace cuvk {
+
+void add_run_options(CLI::App& sub, RunArgs& a) {
+  sub.add_option("--tests", a.tests, "tests to run, comma-separated, or 'all' (see `cuvk list`)")
+      ->delimiter(',');
+  sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
+  sub.add_option("--n", a.n,
+                  "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
+                  "64M on a GPU, 1M on a CPU device");
+  sub.add_option("--reps", a.reps,
+                  "timed repetitions per batch and the minimum sample count (default 100)");
+  sub.add_option("--warmup", a.warmup, "untimed repetitions before timing (default 10)");
+  sub.add_option("--block-size", a.block_size,
+                  "threads per block = Vulkan workgroup size, a multiple of 32 (default 256)");
+  sub.add_option("--block-sizes", a.block_sizes,
+                  "sweep block sizes, e.g. 64,128,256,512,1024 (overrides --block-size)");
+  sub.add_option("--target-ci", a.target_ci,
+                  "repeat until the median's 95% confidence half-width is within this percent of "
+                  "the median (default 0.5)");
+  sub.add_option("--max-time", a.max_time_s,
+                  "... or until this many seconds per point and API have passed (default 0: 2 on a GPU, "
+                  "0.2 on a CPU device)");
+  sub.add_option("--settle-ms", a.settle_ms,
+                  "GPU milliseconds of warm-up work per API before the first point, so clocks "
+                  "settle (default 500)");
+  sub.add_option("--offsets", a.offsets,
+                  "offsets for read_offset/write_offset: list or ranges, e.g. 0,1,8 or 0-32 or "
+                  "0-32:4 (default 0,1,2,4,7,8,16,31,32)");
+  sub.add_option("--strides", a.strides, "strides for stride: list or ranges (default 1,2,3,4,8,16,32)");
+  sub.add_option("--seed", a.seed, "seed of the random inputs (default 1)");
+  sub.add_option("--l2", a.l2,
+                  "cold: flush L2 before every timed repetition (default); warm: no flush");
+  sub.add_option("--format", a.format, "table, md, csv or json (default table)");
+  sub.add_option("--output", a.output,
+                  "write the report here (atomically) instead of stdout; the table still goes to stdout");
+  sub.add_option("--device", a.device,
+                  "CUDA device index or UUID prefix (default: the first CUDA device with a Vulkan twin)");
+  sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
+  sub.add_flag("--validation", a.validation,
+                "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+
+}
+
+RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
+  const auto started = std::chrono::steady_clock::now();
+  RunConfig cfg;
+  cfg.tests = parse_tests(a.tests);
+  cfg.apis = parse_apis(a.apis);
+  if (!a.n.empty()) {
+    const std::uint64_t n = parse_count(a.n, "--n");
+    if (n == 0) throw UsageError("--n must be at least 1");
+    if (n > std::numeric_limits<std::uint32_t>::max())
+      throw UsageError("--n " + a.n + " overflows 32-bit indices (at most 4294967295)");
+    cfg.n = static_cast<std::uint32_t>(n);
+  }
+  cfg.offsets = a.offsets.empty() ? default_offsets() : parse_uint_list(a.offsets, "--offsets");
+  cfg.strides = a.strides.empty() ? default_strides() : parse_uint_list(a.strides, "--strides");
+  for (std::uint32_t s : cfg.strides)
+    if (s == 0) throw UsageError("--strides: stride 0 is not allowed");
+  if (a.reps < 1) throw UsageError("--reps must be at least 1");
+  if (a.warmup < 0) throw UsageError("--warmup must not be negative");
+  cfg.reps = a.reps;
+  cfg.warmup = a.warmup;
+  cfg.block_sizes = a.block_sizes.empty() ? std::vector<std::uint32_t>{a.block_size}
+                                          : parse_uint_list(a.block_sizes, "--block-sizes");
+  for (std::uint32_t b : cfg.block_sizes)
+    if (b == 0 || b % 32 != 0)
+      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  if (!(a.target_ci > 0.0) || a.target_ci >= 100.0)
+    throw UsageError("--target-ci must be a percentage above 0 and below 100");
+  if (!(a.max_time_s >= 0.0)) throw UsageError("--max-time must be a non-negative number of seconds");
+  if (!(a.settle_ms >= 0.0)) throw UsageError("--settle-ms must not be negative");
+  cfg.target_ci = a.target_ci / 100.0;
+  cfg.max_time_s = a.max_time_s;
+  cfg.settle_ms = a.settle_ms;
+  if (isatty(STDERR_FILENO)) cfg.progress = [](const std::string& line) {
+    std::cerr << "\r\033[K" << line << std::flush;
+  };
+  cfg.seed = a.seed;
+  if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
+  else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
+  else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  parse_format(a.format);  // fail on a bad format before running anything
+  if (!a.output.empty()) check_writable(a.output);
+
+  VulkanOptions vk_opts;
+  std::vector<std::string> vk_messages;
+  if (a.validation) {
+    vk_opts.validation = true;
+    vk_opts.on_message = [&vk_messages](const std::string& m) { vk_messages.push_back(m); };
+  }
+  const DeviceInventory inv = take_inventory(vk_opts);
+  RunDocument doc;
+  doc.choice = choose_devices(inv, a.device);
+  doc.config = cfg;
+  doc.command_line = cmdline;
+  doc.date_utc = now_utc();
+  doc.host = hostname();
+
+  std::unique_ptr<Backend> cuda, vulkan;
+  BackendSet set;
+  const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
+  const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
+  if (want_cuda && doc.choice.cuda) {
+    try {
+      cuda = make_cuda_backend(doc.choice.cuda->index);
+    } catch (const std::exception& e) {
+      doc.choice.cuda_reason = e.what();
+    }
+  }
+  if (want_vk && doc.choice.vulkan) {
+    try {
+      vulkan = make_vulkan_backend(doc.choice.vulkan->index, vk_opts);
+    } catch (const std::exception& e) {
+      doc.choice.vulkan_reason = e.what();
+    }
+  }
+  set.cuda = cuda.get();
+  set.vulkan = vulkan.get();
+  std::unique_ptr<ClockMonitor> clocks;
+  if (cuda || vulkan) {
+    const DeviceInfo& d = cuda ? cuda->info() : vulkan->info();
+    clocks = open_clock_monitor(d.uuid, &set.clocks_reason);
+    set.clocks = clocks.get();
+  }
+  set.cuda_reason = doc.choice.cuda_reason;
+  set.vulkan_reason = doc.choice.vulkan_reason;
+  if (!cuda && !vulkan)
+    throw Error("no API can run: CUDA: " +
+                (want_cuda ? set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
+                (want_vk ? set.vulkan_reason : std::string("not selected")));
+
+  doc.outcome = run_suite(cfg, set);
+  if (cfg.progress) std::cerr << "\r\033[K" << std::flush;
+  doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  doc.validation_messages = std::move(vk_messages);
+  return doc;
+}
+
+void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet) {
+  const std::string text = format_run(doc, parse_format(format));
+  if (output.empty()) {
+    std::cout << text << std::flush;
+  } else {
+    write_file_atomic(output, text);
+    if (!quiet) std::cout << format_run(doc, Format::table) << "\nwrote " << output << '\n';
+  }
+  for (const std::string& m : doc.validation_messages) std::cerr << "validation: " << m << '\n';
+}
+
+int run_exit_code(const RunDocument& doc) {
+  for (const ResultRow& r : doc.outcome.rows)
+    if (r.status == Status::failed) return kExitFailed;
+  return kExitOk;
+}
+
+int run_command(const RunArgs& a, const std::string& cmdline) {
+  const RunDocument doc = execute_run(a, cmdline);
+  emit(doc, a.format, a.output, a.quiet);
+  return run_exit_code(doc);
+}
+
+Command add_run_command(CLI::App& app, const std::string& cmdline) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* sub = app.add_subcommand("run", "run tests on CUDA and Vulkan (everything by default)");
+  add_run_options(*sub, *args);
+  return {sub, [args, cmdline] { return run_command(*args, cmdline); }};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,19 @@
+// Subcommands: each adds itself to the CLI11 app and returns what runs when it is chosen.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace cuvk {
+
+struct Command {
+  CLI::App* sub;
+  std::function<int()> action;  // returns the exit code; may throw UsageError / Error
+};
+
+Command add_run_command(CLI::App& app, const std::string& command_line);
+Command add_list_command(CLI::App& app);
+Command add_devices_command(CLI::App& app);
+
+}  // namespace cuvk
