@@ -19,6 +19,12 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 std::string layout_or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 std::string status_cell(const ResultRow& r) {
@@ -133,8 +139,18 @@ std::string summaries(const RunDocument& doc, bool markdown) {
         {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
     for (const HostCostSummary& h : doc.outcome.host) {
       std::string startup;
-      for (const auto& [what, ms] : h.startup_ms)
-        startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
+      double pipelines_ms = 0.0;
+      int pipelines = 0;
+      for (const auto& [what, ms] : h.startup_ms) {
+        if (what.rfind("pipeline", 0) == 0) {  // one entry per pipeline: summed here
+          pipelines_ms += ms;
+          ++pipelines;
+        } else {
+          startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
+        }
+      }
+      if (pipelines > 0)
+        startup += ", " + std::to_string(pipelines) + " pipelines " + fmt("%.1f", pipelines_ms);
       host.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median),
                       fmt("%.2f", h.submit_us.median), fmt("%.1f", h.round_trip_us.median), startup});
     }
@@ -231,7 +247,8 @@ json to_json(const RunDocument& doc) {
                 {"verified", r.verified},
                 {"checked_elements", r.checked},
                 {"mismatches", r.mismatches},
-                {"first_bad_index", r.first_bad_index ? json(*r.first_bad_index) : json(nullptr)}};
+                {"first_bad_index", r.first_bad_index ? json(*r.first_bad_index) : json(nullptr)},
+                {"output_fnv1a64", r.output_hash ? json(hex64(*r.output_hash)) : json(nullptr)}};
     if (r.status != Status::ok) row["reason"] = r.reason;
     if (r.status == Status::ok) {
       row["time_ms"] = {{"median", r.time_ms.median}, {"min", r.time_ms.min}, {"max", r.time_ms.max},

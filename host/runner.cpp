@@ -59,6 +59,13 @@ float poison_float() {
   return f;
 }
 
+std::uint64_t fnv1a64(const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  return h;
+}
+
 // Bitwise comparison of every element: data movement and the +10/+20 adds are exact in IEEE
 // float, so any difference is an error.
 void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row) {
@@ -351,6 +358,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
           std::vector<float> got(plan.out_words);
           b.download(*outbuf, got.data(), got.size() * sizeof(float));
           verify(got, expected, row);
+          row.output_hash = fnv1a64(got.data(), got.size() * sizeof(float));
           if (!row.verified) {
             row.status = Status::failed;
             row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +

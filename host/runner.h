@@ -65,6 +65,9 @@ struct ResultRow {
   bool verified = false;
   std::uint64_t mismatches = 0, checked = 0;
   std::optional<std::uint64_t> first_bad_index;
+  // FNV-1a 64 of the output buffer's bytes after the correctness run: equal hashes on two APIs
+  // mean bit-identical outputs (both are also checked element by element against the CPU).
+  std::optional<std::uint64_t> output_hash;
   std::string stop_reason;  // converged | time_budget | sample_budget
   std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
   // Caveats a reader must see next to the number: cache_resident, above_dram_peak,

@@ -8,10 +8,11 @@
 //   shaders are compiled without bounds checks, like CUDA.
 // - Test buffers are device-local only. Uploads and downloads go through one bounded staging
 //   buffer, chunk by chunk.
-// - Times come from vkCmdWriteTimestamp pairs at VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT around each
-//   dispatch; a compute->compute barrier after every dispatch serialises repetitions like a CUDA
-//   stream. The optional before_each launch (L2 flush) and its barrier are outside the interval.
-// - kCopyEngine launches are one vkCmdCopyBuffer, timed the same way at the TRANSFER stage.
+// - Times come from vkCmdWriteTimestamp pairs at VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT around each
+//   dispatch (each latches when all earlier commands have completed, like a CUDA event); a
+//   barrier after every dispatch serialises repetitions like a CUDA stream. The optional
+//   before_each launch (L2 flush) and its barrier are outside the interval.
+// - kCopyEngine launches are one vkCmdCopyBuffer, timed the same way.
 // - Every command buffer starts with a global barrier from all earlier transfer/compute work: a
 //   fence wait orders only the host, so without it submissions would not be ordered on the device.
 #include "vulkan_backend.h"
@@ -38,6 +39,10 @@
 #include "spirv_modules.h"
 #include "vk_check.h"
 #include "vk_raii.h"
+
+namespace {
+constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+}  // namespace
 
 namespace cuvk {
 namespace {
@@ -1119,11 +1124,11 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
         record(cb, *flush);
         serialise(cb, stages);
       }
-      // At the work's own stage (COMPUTE_SHADER, or TRANSFER for the copy engine): latches once
-      // every earlier command has finished that stage, i.e. after the barrier above.
-      vk().vkCmdWriteTimestamp(cb, timed.stage, query_pool_.get(), kQueriesPerRep * rep);
+      // BOTTOM_OF_PIPE latches once every earlier command has completed entirely, whatever its
+      // stages (a dispatch has no TRANSFER stage to wait for): the semantics of a CUDA event.
+      vk().vkCmdWriteTimestamp(cb, kTimestampStage, query_pool_.get(), kQueriesPerRep * rep);
       record(cb, timed);
-      vk().vkCmdWriteTimestamp(cb, timed.stage, query_pool_.get(), kQueriesPerRep * rep + 1);
+      vk().vkCmdWriteTimestamp(cb, kTimestampStage, query_pool_.get(), kQueriesPerRep * rep + 1);
       serialise(cb, stages);
     }
     submit_and_wait();
