@@ -128,6 +128,12 @@ class CudaBackend final : public Backend {
 
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
 
+  std::uint64_t free_memory_bytes() const override {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUVK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+  }
+
   HostCostSamples host_cost(const Launch& launch, int samples) override {
     const KernelEntry& kernel = find(launch.kernel);
     HostCostSamples cost;

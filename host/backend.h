@@ -103,6 +103,9 @@ class Backend {
   // Sets every 32-bit word of the buffer to `word` (poisoning outputs, zeroing scratch).
   virtual void fill(DeviceBuffer& dst, std::uint32_t word) = 0;
 
+  // Device memory this process could still allocate (the driver's budget where it reports one).
+  virtual std::uint64_t free_memory_bytes() const = 0;
+
   // Kernels this backend carries (for the catalogue's start-up consistency check).
   virtual std::vector<std::string> kernels() const = 0;
 

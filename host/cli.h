@@ -16,6 +16,7 @@ enum ExitCode : int {
   kExitFailed = 1,       // a verification failure (a `failed` row)
   kExitUsage = 2,        // bad arguments
   kExitEnvironment = 3,  // nothing could run: no usable API at all, or an I/O error
+  kExitInterrupted = 130,  // SIGINT/SIGTERM: completed rows printed, no result file written
 };
 
 int cli_main(int argc, char** argv);

@@ -3,23 +3,51 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <limits>
 
+#include "catalogue.h"
 #include "cli.h"
 #include "cuda_backend.h"
 #include "devices.h"
 #include "error.h"
+#include "interrupt.h"
 #include "nvml.h"
 #include "vulkan_backend.h"
 
 namespace cuvk {
 
+namespace {
+
+// Checks a --layouts / --variants filter against what the catalogue has.
+std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
+                                    std::vector<std::string> TestCase::*axis) {
+  std::vector<std::string> known;
+  for (const TestCase& t : catalogue())
+    for (const std::string& v : t.*axis)
+      if (std::find(known.begin(), known.end(), v) == known.end()) known.push_back(v);
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError(what + ": unknown value '" + n + "' (known: " + list + ")");
+    }
+  return names;
+}
+
+}  // namespace
+
 void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--tests", a.tests, "tests to run, comma-separated, or 'all' (see `cuvk list`)")
       ->delimiter(',');
   sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
+  sub.add_option("--layouts", a.layouts, "only these layouts, e.g. aos or soa (default all)")
+      ->delimiter(',');
+  sub.add_option("--variants", a.variants,
+                 "only these variants, e.g. scalar, vec4, engine (default all)")
+      ->delimiter(',');
   sub.add_option("--n", a.n,
                   "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
                   "64M on a GPU, 1M on a CPU device");
@@ -62,6 +90,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   RunConfig cfg;
   cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
+  cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
+  cfg.variants = parse_axis(a.variants, "--variants", &TestCase::variants);
   if (!a.n.empty()) {
     const std::uint64_t n = parse_count(a.n, "--n");
     if (n == 0) throw UsageError("--n must be at least 1");
@@ -146,6 +176,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
                 (want_cuda ? set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
                 (want_vk ? set.vulkan_reason : std::string("not selected")));
 
+  install_interrupt_handlers();
   doc.outcome = run_suite(cfg, set);
   if (cfg.progress) std::cerr << "\r\033[K" << std::flush;
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -154,6 +185,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
 }
 
 void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet) {
+  if (doc.outcome.interrupted) {  // what completed, on the console only: never a partial file
+    std::cout << format_run(doc, Format::table) << std::flush;
+    std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
+              << doc.outcome.rows.size() << " rows; no result file written\n";
+    return;
+  }
   const std::string text = format_run(doc, parse_format(format));
   if (output.empty()) {
     std::cout << text << std::flush;
@@ -165,6 +202,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
 }
 
 int run_exit_code(const RunDocument& doc) {
+  if (doc.outcome.interrupted) return kExitInterrupted;
   for (const ResultRow& r : doc.outcome.rows)
     if (r.status == Status::failed) return kExitFailed;
   return kExitOk;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "error.h"
+#include "interrupt.h"
 #include "util.h"
 
 namespace cuvk {
@@ -93,9 +94,14 @@ std::vector<Point> points_of(const TestCase& t, const RunConfig& cfg, std::uint3
   const std::vector<std::uint32_t> none = {0};
   const std::vector<std::uint32_t>& sweep =
       t.sweep == Sweep::offset ? cfg.offsets : t.sweep == Sweep::stride ? cfg.strides : none;
+  auto selected = [](const std::vector<std::string>& filter, const std::string& value) {
+    return filter.empty() || value.empty() ||
+           std::find(filter.begin(), filter.end(), value) != filter.end();
+  };
   for (const std::string& layout : layouts)
     for (const std::string& variant : t.variants)
       for (std::uint32_t v : sweep) {
+        if (!selected(cfg.layouts, layout) || !selected(cfg.variants, variant)) continue;
         Point p{layout, variant, n, 0, 1};
         if (t.sweep == Sweep::offset) p.offset = v;
         if (t.sweep == Sweep::stride) p.stride = v;
@@ -267,6 +273,21 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     }
   }
 
+  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty");
+
+  // Enough device memory for the largest point (its input and output) plus the flush scratch,
+  // checked before anything is allocated.
+  std::uint64_t need_bytes = 0;
+  for (const Job& j : jobs)
+    need_bytes = std::max<std::uint64_t>(need_bytes, (j.plan.in_words + j.plan.out_words) * sizeof(float));
+  need_bytes += flush_bytes + kFlushVecBytes;
+  for (const Active& a : apis)
+    if (a.backend)
+      if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
+        throw UsageError("n = " + std::to_string(out.n) + " needs " + std::to_string(need_bytes) +
+                         " bytes of " + api_name(a.api) + " device memory; " +
+                         std::to_string(free_bytes) + " bytes are free");
+
   // Every kernel the selection needs must exist on every backend that runs.
   std::vector<std::string> required = {"l2_flush"};
   for (const Job& j : jobs) required.push_back(j.plan.kernel);
@@ -338,6 +359,10 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
         row.sectors_per_request = plan.traffic.sectors_per_request;
         row.request_efficiency = plan.traffic.request_efficiency;
         ++step;
+        if (interrupted()) {
+          out.interrupted = true;
+          break;
+        }
         if (!a.backend) {
           row.status = Status::unavailable;
           row.reason = a.reason;
@@ -389,7 +414,10 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
           row.reason = e.what();
         }
       }
-      for (ResultRow& r : point_rows) out.rows.push_back(std::move(r));
+      for (ResultRow& r : point_rows)
+        if (!r.test.empty() && (r.status != Status::unavailable || !out.interrupted))
+          out.rows.push_back(std::move(r));
+      if (out.interrupted) return out;
     }
   }
 

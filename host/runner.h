@@ -27,6 +27,8 @@ struct RunConfig {
   std::vector<std::uint32_t> block_sizes = {256};  // the launch-geometry sweep (one value: none)
   std::vector<std::uint32_t> offsets;
   std::vector<std::uint32_t> strides;
+  std::vector<std::string> layouts;   // filter: empty = every layout of each test
+  std::vector<std::string> variants;  // filter: empty = every variant of each test
   std::uint64_t seed = 1;
   L2Mode l2 = L2Mode::cold;
   double target_ci = 0.005;   // stop when the median's 95% CI half-width is within this fraction
@@ -97,6 +99,7 @@ struct RunOutcome {
   std::vector<HostCostSummary> host;
   std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
   std::optional<ClockSample> clocks_after_settle;
+  bool interrupted = false;  // a SIGINT/SIGTERM stopped the run early: rows hold what completed
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).

@@ -382,6 +382,7 @@ struct PhysicalFacts {
   std::uint32_t timestamp_valid_bits = 0;
   double timestamp_period_ns = 0.0;
   bool portability_subset = false;
+  bool memory_budget = false;  // VK_EXT_memory_budget: the driver reports what is still free
   VkPhysicalDeviceMemoryProperties memory{};
 };
 
@@ -401,6 +402,7 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
         return vkEnumerateDeviceExtensionProperties(physical, nullptr, n, p);
       });
   facts.portability_subset = has_extension(device_ext, kPortabilitySubset);
+  facts.memory_budget = has_extension(device_ext, "VK_EXT_memory_budget");
 
   VkPhysicalDeviceIDProperties id{};
   id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
@@ -569,6 +571,27 @@ class VulkanBackend final : public Backend {
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
+
+  // Budget minus usage of the device-local heaps (VK_EXT_memory_budget), else their size.
+  std::uint64_t free_memory_bytes() const override {
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{};
+    budget.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT;
+    VkPhysicalDeviceMemoryProperties2 props{};
+    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2;
+    if (facts_.memory_budget) props.pNext = &budget;
+    vkGetPhysicalDeviceMemoryProperties2(context_->physical, &props);
+    std::uint64_t free_bytes = 0;
+    for (std::uint32_t h = 0; h < props.memoryProperties.memoryHeapCount; ++h) {
+      const VkMemoryHeap& heap = props.memoryProperties.memoryHeaps[h];
+      if ((heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) == 0) continue;
+      if (!facts_.memory_budget) {
+        free_bytes += heap.size;
+      } else if (budget.heapBudget[h] > budget.heapUsage[h]) {
+        free_bytes += budget.heapBudget[h] - budget.heapUsage[h];
+      }
+    }
+    return free_bytes;
+  }
 
  private:
   struct Resolved {       // a validated launch

@@ -1,0 +1,217 @@
+// The timing driver's logic against a fake backend: bad sizes, out of memory, a kernel that
+// writes nothing, a device lost in the middle of a run, an unavailable API.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "catalogue.h"
+#include "error.h"
+#include "interrupt.h"
+#include "runner.h"
+
+using namespace cuvk;
+
+namespace {
+
+class HostBuffer final : public DeviceBuffer {
+ public:
+  explicit HostBuffer(std::size_t bytes) : DeviceBuffer(bytes), data(bytes / 4 + 1) {}
+  std::vector<std::uint32_t> data;
+};
+
+// Runs nothing: outputs keep their poison, so verification must fail. Knobs for faults.
+class FakeBackend final : public Backend {
+ public:
+  FakeBackend() {
+    info_.api = Api::vulkan;
+    info_.name = "fake";
+    info_.is_cpu = true;  // a small flush scratch
+    info_.max_buffer_bytes = 1ull << 30;
+    info_.max_block_size = 1024;
+    info_.max_grid_x = 65535;
+    info_.max_grid_y = 65535;
+  }
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+    return std::make_unique<HostBuffer>(bytes);
+  }
+  void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override {
+    std::memcpy(static_cast<HostBuffer&>(dst).data.data(), src, bytes);
+  }
+  void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override {
+    std::memcpy(dst, static_cast<const HostBuffer&>(src).data.data(), bytes);
+  }
+  void fill(DeviceBuffer& dst, std::uint32_t word) override {
+    auto& d = static_cast<HostBuffer&>(dst).data;
+    std::fill(d.begin(), d.end(), word);
+  }
+  std::uint64_t free_memory_bytes() const override { return free_bytes; }
+  std::vector<std::string> kernels() const override {
+    auto k = catalogue_kernels();
+    k.emplace_back(kCopyEngine);
+    return k;
+  }
+  std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
+    if (launch.kernel == lost_on) throw Error("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
+    if (launch.kernel == copies_input) {
+      const auto& in = static_cast<const HostBuffer*>(launch.in)->data;
+      auto& out = static_cast<HostBuffer*>(launch.out)->data;
+      std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
+    }
+    return std::vector<double>(static_cast<std::size_t>(opt.reps), 1.0);
+  }
+  HostCostSamples host_cost(const Launch&, int) override { return {{1.0}, {1.0}, {2.0}}; }
+  std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
+
+  std::uint64_t free_bytes = 1ull << 40;
+  std::string lost_on, copies_input;
+
+ private:
+  DeviceInfo info_;
+};
+
+RunConfig config(std::vector<std::string> tests) {
+  RunConfig cfg;
+  cfg.tests = std::move(tests);
+  cfg.apis = {Api::vulkan};
+  cfg.n = 1024;
+  cfg.reps = 5;
+  cfg.warmup = 0;
+  cfg.settle_ms = 0.0;
+  cfg.host_cost_samples = 2;
+  cfg.offsets = {0, 1};
+  cfg.strides = {1, 2};
+  return cfg;
+}
+
+RunOutcome run(FakeBackend& fake, const RunConfig& cfg) {
+  BackendSet set;
+  set.vulkan = &fake;
+  return run_suite(cfg, set);
+}
+
+}  // namespace
+
+TEST(Runner, KernelThatWritesNothingFailsVerificationWithCountAndIndex) {
+  FakeBackend fake;
+  const RunOutcome out = run(fake, config({"read_x"}));
+  ASSERT_EQ(out.rows.size(), 2u);
+  for (const ResultRow& r : out.rows) {
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_FALSE(r.verified);
+    EXPECT_EQ(r.mismatches, 1024u);
+    ASSERT_TRUE(r.first_bad_index.has_value());
+    EXPECT_EQ(*r.first_bad_index, 0u);
+    EXPECT_NE(r.reason.find("1024 of 1024 elements wrong"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.time_ms.samples, 0u);  // a failed check is never a number
+  }
+}
+
+TEST(Runner, ACorrectKernelIsVerifiedAndTimed) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  const RunOutcome out = run(fake, config({"copy"}));
+  const auto ok = std::count_if(out.rows.begin(), out.rows.end(),
+                                [](const ResultRow& r) { return r.status == Status::ok; });
+  EXPECT_EQ(ok, 1);  // the fake executes only the kernel named "copy"; vec4 and engine fail
+  for (const ResultRow& r : out.rows)
+    if (r.variant == "scalar") {
+      EXPECT_TRUE(r.verified);
+      EXPECT_DOUBLE_EQ(r.time_ms.median, 1.0);
+      EXPECT_EQ(r.stop_reason, "converged");
+    }
+}
+
+TEST(Runner, DeviceLostInOneRowLeavesTheOthersRunning) {
+  FakeBackend fake;
+  fake.lost_on = "read_offset";
+  fake.copies_input = "stride";
+  const RunOutcome out = run(fake, config({"read_offset", "stride"}));
+  for (const ResultRow& r : out.rows) {
+    if (r.test == "read_offset") {
+      EXPECT_EQ(r.status, Status::failed);
+      EXPECT_NE(r.reason.find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+    } else if (r.stride == 1) {
+      EXPECT_EQ(r.status, Status::ok) << r.reason;
+    }
+  }
+}
+
+TEST(Runner, OutOfMemoryIsRefusedBeforeAllocatingWithBytesNeededAndFree) {
+  FakeBackend fake;
+  fake.free_bytes = 1000;
+  try {
+    run(fake, config({"copy"}));
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("1000 bytes are free"), std::string::npos) << m;
+  }
+}
+
+TEST(Runner, SizesThatOverflow32BitIndicesAreRefused) {
+  FakeBackend fake;
+  RunConfig cfg = config({"read_offset"});
+  cfg.n = 4000000000u;
+  cfg.offsets = {400000000u};
+  EXPECT_THROW(run(fake, cfg), UsageError);
+}
+
+TEST(Runner, BuffersLargerThanTheDeviceAllowsAreRefused) {
+  FakeBackend fake;
+  RunConfig cfg = config({"read_x"});
+  cfg.n = 1u << 28;  // 4 GiB of particles > the fake's 1 GiB buffers
+  EXPECT_THROW(run(fake, cfg), UsageError);
+}
+
+TEST(Runner, BadRepetitionsAndBlockSizesAreRefused) {
+  FakeBackend fake;
+  RunConfig cfg = config({"copy"});
+  cfg.reps = 0;
+  EXPECT_THROW(run(fake, cfg), UsageError);
+  cfg = config({"copy"});
+  cfg.block_sizes = {100};
+  EXPECT_THROW(run(fake, cfg), UsageError);
+  cfg.block_sizes = {2048};  // above the device's 1024
+  EXPECT_THROW(run(fake, cfg), UsageError);
+}
+
+TEST(Runner, UnavailableApiRowsCarryTheReason) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  RunConfig cfg = config({"copy"});
+  cfg.apis = {Api::cuda, Api::vulkan};
+  BackendSet set;
+  set.vulkan = &fake;
+  set.cuda_reason = "no CUDA driver found";
+  const RunOutcome out = run_suite(cfg, set);
+  for (const ResultRow& r : out.rows)
+    if (r.api == Api::cuda) {
+      EXPECT_EQ(r.status, Status::unavailable);
+      EXPECT_EQ(r.reason, "no CUDA driver found");
+    }
+}
+
+TEST(Runner, AnInterruptStopsAtTheNextMeasurementAndKeepsWhatCompleted) {
+  FakeBackend fake;
+  fake.copies_input = "stride";
+  install_interrupt_handlers();
+  raise_interrupt_for_testing(2);
+  const RunOutcome out = run(fake, config({"stride"}));
+  EXPECT_TRUE(out.interrupted);
+  EXPECT_TRUE(out.rows.empty());
+  install_interrupt_handlers();  // clears the flag for the other tests
+}
+
+TEST(Runner, LayoutAndVariantFiltersSelectPoints) {
+  FakeBackend fake;
+  RunConfig cfg = config({"read_x", "copy"});
+  cfg.layouts = {"soa"};
+  cfg.variants = {"scalar"};
+  const RunOutcome out = run(fake, cfg);
+  ASSERT_EQ(out.rows.size(), 2u);
+  EXPECT_EQ(out.rows[0].kernel, "read_x_soa");
+  EXPECT_EQ(out.rows[1].kernel, "copy");
+}
