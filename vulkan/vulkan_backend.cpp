@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -202,9 +203,13 @@ std::string load_loader() {
 #if defined(_WIN32)
   if (volkInitialize() != VK_SUCCESS) return "Vulkan loader (vulkan-1.dll) not found";
 #else
-  const char* names[] = {"libvulkan.so.1", "libvulkan.so"};
+  // CUVK_VULKAN_LOADER names another loader (tests use it to simulate a machine without one).
+  const char* chosen = std::getenv("CUVK_VULKAN_LOADER");
+  const char* defaults[] = {"libvulkan.so.1", "libvulkan.so"};
+  const char* override_names[] = {chosen, nullptr};
   void* library = nullptr;
-  for (const char* name : names) {
+  for (const char* name : chosen != nullptr ? override_names : defaults) {
+    if (name == nullptr) break;
     library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (library != nullptr) break;
   }
