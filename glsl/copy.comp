@@ -9,11 +9,10 @@
 #else
 #define ELEM float
 #endif
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { ELEM a[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { ELEM b[]; };
+CUVK_BUFFERS(ELEM a[];, ELEM b[];);
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
-  b[i] = a[i];
+  outbuf.b[i] = inbuf.a[i];
 }

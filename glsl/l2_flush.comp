@@ -6,12 +6,11 @@
 // never puts in the scratch, so the compiler cannot drop the loads.
 #include "common.glsl"
 
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { vec4 scratch[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float sink[]; };
+CUVK_BUFFERS(vec4 scratch[];, float sink[];);
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
-  vec4 v = scratch[i];
-  if (v.x + v.y + v.z + v.w == uintBitsToFloat(p.aux)) sink[0] = v.x;
+  vec4 v = inbuf.scratch[i];
+  if (v.x + v.y + v.z + v.w == uintBitsToFloat(p.aux)) outbuf.sink[0] = v.x;
 }

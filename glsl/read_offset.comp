@@ -4,11 +4,10 @@
 // offset (those must be aligned), exactly as in the CUDA kernel.
 #include "common.glsl"
 
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float a[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float b[]; };
+CUVK_BUFFERS(float a[];, float b[];);
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
-  b[i] = a[i + p.offset];
+  outbuf.b[i] = inbuf.a[i + p.offset];
 }

@@ -5,18 +5,17 @@
 #include "common.glsl"
 
 #ifdef LAYOUT_AOS
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { CuvkParticle particles[]; };
+CUVK_BUFFERS(CuvkParticle particles[];, float result[];);
 #else
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float planes[]; };
+CUVK_BUFFERS(float planes[];, float result[];);
 #endif
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float result[]; };
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
 #ifdef LAYOUT_AOS
-  result[i] = particles[i].x;
+  outbuf.result[i] = inbuf.particles[i].x;
 #else
-  result[i] = planes[i];
+  outbuf.result[i] = inbuf.planes[i];
 #endif
 }

@@ -5,22 +5,20 @@
 #include "common.glsl"
 
 #ifdef LAYOUT_AOS
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { CuvkPair src[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { CuvkPair dst[]; };
+CUVK_BUFFERS(CuvkPair src[];, CuvkPair dst[];);
 #else
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float src[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float dst[]; };
+CUVK_BUFFERS(float src[];, float dst[];);
 #endif
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
 #ifdef LAYOUT_AOS
-  CuvkPair v = src[i];
-  dst[i].x = v.x + 10.0;
-  dst[i].y = v.y + 20.0;
+  CuvkPair v = inbuf.src[i];
+  outbuf.dst[i].x = v.x + 10.0;
+  outbuf.dst[i].y = v.y + 20.0;
 #else
-  dst[i] = src[i] + 10.0;
-  dst[p.n + i] = src[p.n + i] + 20.0;
+  outbuf.dst[i] = inbuf.src[i] + 10.0;
+  outbuf.dst[p.n + i] = inbuf.src[p.n + i] + 20.0;
 #endif
 }

@@ -3,11 +3,10 @@
 // write_offset: b[i + offset] = a[i] (seed 000).
 #include "common.glsl"
 
-layout(std430, binding = CUVK_BINDING_IN) restrict readonly buffer In { float a[]; };
-layout(std430, binding = CUVK_BINDING_OUT) restrict writeonly buffer Out { float b[]; };
+CUVK_BUFFERS(float a[];, float b[];);
 
 void main() {
   uint i = cuvk_global_index();
   if (i >= p.n) return;
-  b[i + p.offset] = a[i];
+  outbuf.b[i + p.offset] = inbuf.a[i];
 }

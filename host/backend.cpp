@@ -8,6 +8,17 @@ namespace cuvk {
 
 const char* api_name(Api api) { return api == Api::cuda ? "cuda" : "vulkan"; }
 
+const char* binding_name(Binding binding) {
+  switch (binding) {
+    case Binding::pointer: return "pointer";
+    case Binding::descriptor: return "descriptor";
+    case Binding::bda: return "bda";
+  }
+  return "?";
+}
+
+Binding native_binding(Api api) { return api == Api::cuda ? Binding::pointer : Binding::descriptor; }
+
 std::string format_uuid(const Uuid& uuid) {
   std::string s;
   char hex[3];

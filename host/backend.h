@@ -62,6 +62,13 @@ struct Geometry {
   std::uint32_t grid_y = 1;
 };
 
+// How a kernel reaches its buffers. CUDA kernels take pointers (pointer). A Vulkan shader reads
+// a descriptor set (descriptor: module `<kernel>`) or buffer device addresses placed in its push
+// constants after CuvkParams (bda: module `<kernel>_bda`, the CUDA way).
+enum class Binding { pointer, descriptor, bda };
+const char* binding_name(Binding binding);  // "pointer", "descriptor", "bda"
+Binding native_binding(Api api);            // pointer for CUDA, descriptor for Vulkan
+
 // One kernel launch. `kernel` is the catalogue's kernel name: the CUDA kernel's name and the
 // SPIR-V module's name (e.g. "read_x_aos", "copy_vec4"). Every kernel takes (params, in, out).
 struct Launch {
@@ -70,6 +77,7 @@ struct Launch {
   CuvkParams params{};
   const DeviceBuffer* in = nullptr;
   DeviceBuffer* out = nullptr;
+  Binding binding = Binding::descriptor;  // Vulkan: descriptor or bda; CUDA ignores it (pointers)
 };
 
 // A launch whose kernel is kCopyEngine copies `in` to `out` (out->bytes() bytes) with the API's
@@ -108,6 +116,14 @@ class Backend {
 
   // Kernels this backend carries (for the catalogue's start-up consistency check).
   virtual std::vector<std::string> kernels() const = 0;
+
+  // "" when launches with `binding` can run here, else why not (e.g. no bufferDeviceAddress).
+  virtual std::string binding_unsupported(Binding binding) const {
+    return binding == native_binding(info().api)
+               ? std::string()
+               : std::string(api_name(info().api)) + " backend has no " + binding_name(binding) +
+                     " binding";
+  }
 
   // Runs `launch` opt.reps times, back to back and serialised (each repetition sees the previous
   // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's

@@ -81,6 +81,21 @@ std::vector<Api> parse_apis(const std::vector<std::string>& names) {
   return apis;
 }
 
+// In the order given, each once; "all" = descriptor,bda.
+std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names) {
+  std::vector<Binding> bindings;
+  for (const std::string& n : names) {
+    if (n == "all") return {Binding::descriptor, Binding::bda};
+    Binding b;
+    if (n == "descriptor") b = Binding::descriptor;
+    else if (n == "bda") b = Binding::bda;
+    else throw UsageError("--vk-binding '" + n + "': expected descriptor, bda or all");
+    if (std::find(bindings.begin(), bindings.end(), b) == bindings.end()) bindings.push_back(b);
+  }
+  if (bindings.empty()) throw UsageError("--vk-binding: no binding mode given");
+  return bindings;
+}
+
 // The selected tests in catalogue order; "all" selects every test.
 std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   bool all = names.empty();

@@ -24,6 +24,7 @@ int cli_main(int argc, char** argv);
 // Shared by the subcommands.
 Format parse_format(const std::string& text);                            // table|md|csv|json
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all
+std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names);  // descriptor|bda|all
 std::vector<std::string> parse_tests(const std::vector<std::string>& names);  // catalogue order
 void check_writable(const std::string& path);  // UsageError if --output cannot be written
 std::string now_utc();                         // ISO 8601

@@ -43,6 +43,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--tests", a.tests, "tests to run, comma-separated, or 'all' (see `cuvk list`)")
       ->delimiter(',');
   sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
+  sub.add_option("--vk-binding", a.vk_bindings,
+                 "Vulkan binding modes, each its own rows: descriptor (descriptor sets), bda "
+                 "(buffer device addresses in push constants) or all (default descriptor)")
+      ->delimiter(',');
   sub.add_option("--layouts", a.layouts, "only these layouts, e.g. aos or soa (default all)")
       ->delimiter(',');
   sub.add_option("--variants", a.variants,
@@ -90,6 +94,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   RunConfig cfg;
   cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
+  cfg.vk_bindings = parse_vk_bindings(a.vk_bindings);
   cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
   cfg.variants = parse_axis(a.variants, "--variants", &TestCase::variants);
   if (!a.n.empty()) {

@@ -14,6 +14,7 @@ namespace cuvk {
 // The run options exactly as given on the command line; validated by execute_run.
 struct RunArgs {
   std::vector<std::string> tests, apis = {"all"}, layouts, variants;
+  std::vector<std::string> vk_bindings = {"descriptor"};  // --vk-binding
   std::string n, offsets, strides, format = "table", output, device, l2 = "cold";
   int reps = 100, warmup = 10;
   std::uint32_t block_size = 256;

@@ -46,6 +46,17 @@ static_assert(offsetof(CuvkParams, stride) == 8, "std430 offset of stride");
 static_assert(offsetof(CuvkParams, aux) == 12, "std430 offset of aux");
 static_assert(sizeof(CuvkParticle) == 16 && offsetof(CuvkParticle, w) == 12, "std430 CuvkParticle");
 static_assert(sizeof(CuvkPair) == 8 && offsetof(CuvkPair, y) == 4, "std430 CuvkPair");
+
+// Push constants of the buffer-device-address modules (`<kernel>_bda`, glsl/common.glsl CUVK_BDA):
+// CuvkParams, then the input's and the output's VkDeviceAddress (GLSL buffer_reference pointers).
+struct CuvkBdaPush {
+  CuvkParams params;
+  uint64_t in_address;
+  uint64_t out_address;
+};
+static_assert(sizeof(CuvkBdaPush) == 32, "CuvkBdaPush must be 32 bytes (push-constant layout)");
+static_assert(offsetof(CuvkBdaPush, in_address) == 16, "push-constant offset of inbuf");
+static_assert(offsetof(CuvkBdaPush, out_address) == 24, "push-constant offset of outbuf");
 #endif
 
 #endif  // CUVK_PARAMS_H

@@ -34,7 +34,7 @@ std::string status_cell(const ResultRow& r) {
 
 // The columns every textual format shares, one vector of cells per row.
 std::vector<std::string> header_cells() {
-  return {"test",     "layout",      "variant",    "point",    "block",     "api",
+  return {"test",     "layout",      "variant",    "point",    "block",     "api",  "binding",
           "median ms", "±CI %",      "min ms",     "max ms",   "spread %",  "samples",
           "useful GB/s", "moved GB/s", "sect/req", "% ceiling", "status",   "flags"};
 }
@@ -50,6 +50,7 @@ std::vector<std::string> row_cells(const ResultRow& r) {
           point_label(r).empty() ? "-" : point_label(r),
           std::to_string(r.block_size),
           api_name(r.api),
+          binding_name(r.binding),
           num("%.4f", r.time_ms.median),
           num("%.2f", 100.0 * r.time_ms.ci_rel_half_width),
           num("%.4f", r.time_ms.min),
@@ -114,10 +115,12 @@ std::string l2_line(const RunDocument& doc) {
 std::string summaries(const RunDocument& doc, bool markdown) {
   std::ostringstream out;
   std::vector<std::vector<std::string>> parity = {
-      {"test", "layout", "variant", "point", "block", "CUDA ms", "Vulkan ms", "Vulkan/CUDA", ""}};
+      {"test", "layout", "variant", "point", "block", "Vulkan binding", "CUDA ms", "Vulkan ms",
+       "Vulkan/CUDA", ""}};
   for (const ParityRow& p : parity_rows(doc.outcome.rows))
     parity.push_back({p.test, layout_or_dash(p.layout), p.variant, p.point.empty() ? "-" : p.point,
-                      std::to_string(p.block_size), p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
+                      std::to_string(p.block_size), binding_name(p.vulkan_binding),
+                      p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
                       p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
                       p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
                       p.differs ? (*p.vulkan_over_cuda > 1 ? "<- Vulkan slower by >3%"
@@ -126,10 +129,10 @@ std::string summaries(const RunDocument& doc, bool markdown) {
   out << (markdown ? "\n### CUDA vs Vulkan (median times)\n\n" : "\nCUDA vs Vulkan (median times)\n");
   out << text_table(parity, markdown);
   std::vector<std::vector<std::string>> layouts = {
-      {"test", "variant", "block", "api", "AoS ms", "SoA ms", "AoS/SoA"}};
+      {"test", "variant", "block", "api", "binding", "AoS ms", "SoA ms", "AoS/SoA"}};
   for (const LayoutRow& l : layout_rows(doc.outcome.rows))
     layouts.push_back({l.test, l.variant, std::to_string(l.block_size), api_name(l.api),
-                       fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)});
+                       binding_name(l.binding), fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)});
   if (layouts.size() > 1) {
     out << (markdown ? "\n### AoS vs SoA (median times)\n\n" : "\nAoS vs SoA (median times)\n");
     out << text_table(layouts, markdown);
@@ -231,6 +234,7 @@ json to_json(const RunDocument& doc) {
     json row = {{"test", r.test},
                 {"layout", r.layout.empty() ? json(nullptr) : json(r.layout)},
                 {"api", api_name(r.api)},
+                {"binding", binding_name(r.binding)},
                 {"variant", r.variant},
                 {"kernel", r.kernel},
                 {"params",
@@ -281,6 +285,7 @@ json to_json(const RunDocument& doc) {
                       {"variant", p.variant},
                       {"point", p.point},
                       {"block_size", p.block_size},
+                      {"vulkan_binding", binding_name(p.vulkan_binding)},
                       {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
                       {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
                       {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
@@ -288,7 +293,7 @@ json to_json(const RunDocument& doc) {
   json layouts = json::array();
   for (const LayoutRow& l : layout_rows(doc.outcome.rows))
     layouts.push_back({{"test", l.test}, {"variant", l.variant}, {"block_size", l.block_size},
-                       {"api", api_name(l.api)},
+                       {"api", api_name(l.api)}, {"binding", binding_name(l.binding)},
                        {"aos_ms", l.aos_ms}, {"soa_ms", l.soa_ms}, {"aos_over_soa", l.aos_over_soa}});
   json apis = json::array();
   for (Api a : c.apis) apis.push_back(api_name(a));
@@ -328,6 +333,11 @@ json to_json(const RunDocument& doc) {
         {"reps", c.reps},
         {"warmup", c.warmup},
         {"block_sizes", c.block_sizes},
+        {"vk_bindings", [&c] {
+           json names = json::array();
+           for (Binding b : c.vk_bindings) names.push_back(binding_name(b));
+           return names;
+         }()},
         {"target_ci", c.target_ci},
         {"max_time_s", doc.outcome.max_time_s},
         {"settle_ms", c.settle_ms},
@@ -366,7 +376,7 @@ std::string format_run(const RunDocument& doc, Format format) {
       std::ostringstream out;
       out << "test,layout,variant,api,n,offset,stride,block_size,status,reason,median_ms,ci_low_ms,"
              "ci_high_ms,min_ms,max_ms,rel_spread,samples,useful_bytes,moved_bytes,gbps_useful,"
-             "gbps_moved,sectors_per_request,pct_of_ceiling,verified,flags\n";
+             "gbps_moved,sectors_per_request,pct_of_ceiling,verified,flags,binding\n";
       for (const ResultRow& r : doc.outcome.rows) {
         const bool ok = r.status == Status::ok;
         auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
@@ -382,7 +392,7 @@ std::string format_run(const RunDocument& doc, Format format) {
             << (r.verified ? "true" : "false") << ',';
         std::string flags;
         for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-        out << flags << '\n';
+        out << flags << ',' << binding_name(r.binding) << '\n';
       }
       return out.str();
     }

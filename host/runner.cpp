@@ -202,6 +202,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   if (cfg.reps < 1) throw UsageError("--reps must be at least 1");
   if (cfg.warmup < 0) throw UsageError("--warmup must not be negative");
   if (cfg.block_sizes.empty()) throw UsageError("no block size given");
+  if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
+  for (Binding b : cfg.vk_bindings)
+    if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
   for (std::uint32_t b : cfg.block_sizes)
     if (b == 0 || b % kWarpSize != 0)
       throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
@@ -322,7 +325,19 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   const StopRule rule{static_cast<std::size_t>(cfg.reps), std::max<std::size_t>(cfg.max_samples, cfg.reps),
                       cfg.target_ci, out.max_time_s};
   std::size_t step = 0;
-  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * apis.size();
+  // The binding axis: one lane per API and binding mode. CUDA has one (pointer); Vulkan one per
+  // cfg.vk_bindings (descriptor, bda), each its own row, compared with the same CUDA row.
+  struct Lane {
+    std::size_t api;  // index into apis
+    Binding binding;
+  };
+  std::vector<Lane> lanes;
+  for (std::size_t k = 0; k < apis.size(); ++k) {
+    if (apis[k].api != Api::vulkan) lanes.push_back({k, native_binding(apis[k].api)});
+    else
+      for (Binding b : cfg.vk_bindings) lanes.push_back({k, b});
+  }
+  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const Job& job = jobs[j];
     const Plan& plan = job.plan;
@@ -335,14 +350,18 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi) {
       const std::uint32_t block = cfg.block_sizes[bi];
       const Geometry geom = geometry_for(plan.params.n, block, max_x, max_y);
-      // Alternate which API goes first, so slow drift does not favour one of them.
-      std::vector<std::size_t> order(apis.size());
+      // Alternate which API (lane) goes first, so slow drift does not favour one of them.
+      std::vector<std::size_t> order(lanes.size());
       for (std::size_t k = 0; k < order.size(); ++k)
         order[k] = ((j + bi) % 2) ? order.size() - 1 - k : k;
-      std::vector<ResultRow> point_rows(apis.size());
+      std::vector<ResultRow> point_rows(lanes.size());
       for (std::size_t k : order) {
-        Active& a = apis[k];
+        Active& a = apis[lanes[k].api];
+        const Binding binding = lanes[k].binding;
+        // The copy engine is no shader: it has no binding mode, so it gets the native lane only.
+        if (plan.kernel == kCopyEngine && binding != native_binding(a.api)) continue;
         ResultRow& row = point_rows[k];
+        row.binding = binding;
         row.test = job.test->name;
         row.layout = job.point.layout;
         row.variant = job.point.variant;
@@ -368,17 +387,23 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
           row.reason = a.reason;
           continue;
         }
+        if (const std::string why = a.backend->binding_unsupported(binding); !why.empty()) {
+          row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
+          row.reason = why;
+          continue;
+        }
         if (cfg.progress)
           cfg.progress("[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + plan.kernel +
                        (point_label(row).empty() ? "" : " " + point_label(row)) + " block " +
-                       std::to_string(block) + " " + api_name(a.api));
+                       std::to_string(block) + " " + api_name(a.api) +
+                       (a.api == Api::vulkan ? std::string(" ") + binding_name(binding) : ""));
         Backend& b = *a.backend;
         try {
           auto in = b.allocate(plan.in_words * sizeof(float));
           auto outbuf = b.allocate(plan.out_words * sizeof(float));
           b.upload(*in, input.data(), input.size() * sizeof(float));
           b.fill(*outbuf, kPoisonWord);
-          const Launch launch{plan.kernel, geom, plan.params, in.get(), outbuf.get()};
+          const Launch launch{plan.kernel, geom, plan.params, in.get(), outbuf.get(), binding};
           b.run(launch, RunOptions{1, nullptr});  // the correctness run, untimed
           std::vector<float> got(plan.out_words);
           b.download(*outbuf, got.data(), got.size() * sizeof(float));
@@ -421,12 +446,13 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     }
   }
 
-  // % of ceiling: each API against its own wide copy at the same block size, in this run.
+  // % of ceiling: each API and binding mode against its own wide copy at the same block size, in
+  // this run (the copy engine rows have their API's native binding).
   for (ResultRow& r : out.rows) {
     if (r.status != Status::ok) continue;
     auto ceiling = std::find_if(out.rows.begin(), out.rows.end(), [&r](const ResultRow& c) {
       return c.api == r.api && c.test == "copy" && c.variant == "vec4" && c.status == Status::ok &&
-             c.block_size == r.block_size;
+             c.block_size == r.block_size && c.binding == r.binding;
     });
     if (ceiling != out.rows.end() && ceiling->gbps_moved > 0)
       r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling->gbps_moved;

@@ -29,6 +29,8 @@ struct RunConfig {
   std::vector<std::uint32_t> strides;
   std::vector<std::string> layouts;   // filter: empty = every layout of each test
   std::vector<std::string> variants;  // filter: empty = every variant of each test
+  // Vulkan binding modes, each a separate row per point (descriptor, bda); CUDA rows: pointer.
+  std::vector<Binding> vk_bindings = {Binding::descriptor};
   std::uint64_t seed = 1;
   L2Mode l2 = L2Mode::cold;
   double target_ci = 0.005;   // stop when the median's 95% CI half-width is within this fraction
@@ -53,6 +55,7 @@ const char* status_name(Status s);
 struct ResultRow {
   std::string test, layout, variant, kernel;  // layout "" where none
   Api api = Api::cuda;
+  Binding binding = Binding::pointer;  // how the kernel reached its buffers (CUDA: pointer)
   std::uint32_t n = 0, offset = 0, stride = 1, block_size = 0;  // the problem size and sweep point
   std::uint32_t threads = 0;  // params.n: threads that do work
   Geometry geometry;

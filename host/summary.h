@@ -15,6 +15,7 @@ constexpr double kParityCallout = 0.03;  // ratios further than 3% from 1 are ca
 struct ParityRow {
   std::string test, layout, variant, point;
   std::uint32_t block_size = 0;
+  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode of the run
   std::optional<double> cuda_ms, vulkan_ms;
   std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
   bool differs = false;                    // |ratio - 1| > kParityCallout
@@ -26,6 +27,7 @@ struct LayoutRow {
   Api api;
   double aos_ms = 0.0, soa_ms = 0.0;
   double aos_over_soa = 0.0;  // the seed's "SoA 3.4x faster"
+  Binding binding = Binding::pointer;  // of both rows
 };
 
 std::vector<ParityRow> parity_rows(const std::vector<ResultRow>& rows);

@@ -2,6 +2,7 @@
 // Khronos validation layer and synchronization validation on; any message fails the test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -61,6 +62,71 @@ TEST_F(VulkanValidated, EveryTestRunsVerifiedWithColdL2) {
   EXPECT_GT(out.flush_bytes, 0u);
   // Every ok row is compared with this run's wide copy.
   for (const ResultRow& r : out.rows) EXPECT_TRUE(r.pct_of_ceiling.has_value()) << r.kernel;
+}
+
+// Both binding modes of every kernel: each point gets a descriptor row and a bda row, both verified
+// element by element and bit-identical (same output hash); the copy engine has no bda form.
+TEST_F(VulkanValidated, EveryKernelRunsVerifiedInBothBindingModes) {
+  if (!backend_->binding_unsupported(Binding::bda).empty())
+    GTEST_SKIP() << backend_->binding_unsupported(Binding::bda);
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.n = 65535;  // not a multiple of any block size: tail threads must do nothing
+  cfg.vk_bindings = {Binding::descriptor, Binding::bda};
+  const RunOutcome out = run(cfg);
+  suite::expect_all_ok(out, Api::vulkan);
+  std::size_t descriptor_rows = 0, bda_rows = 0;
+  for (const ResultRow& r : out.rows) {
+    if (r.binding == Binding::descriptor) {
+      ++descriptor_rows;
+      continue;
+    }
+    ASSERT_EQ(r.binding, Binding::bda);
+    ++bda_rows;
+    EXPECT_NE(r.kernel, kCopyEngine);
+    EXPECT_TRUE(r.pct_of_ceiling.has_value()) << r.kernel;  // against the bda copy vec4
+    const auto twin = std::find_if(out.rows.begin(), out.rows.end(), [&r](const ResultRow& d) {
+      return d.binding == Binding::descriptor && d.kernel == r.kernel && d.offset == r.offset &&
+             d.stride == r.stride && d.block_size == r.block_size;
+    });
+    ASSERT_NE(twin, out.rows.end()) << r.kernel;
+    EXPECT_EQ(twin->output_hash, r.output_hash) << r.kernel << " " << point_label(r);
+  }
+  EXPECT_EQ(bda_rows + 1, descriptor_rows);  // every point but the copy engine's
+}
+
+// The internal L2-flush kernel in both modes: its store happens only when a vec4 sums to the
+// sentinel, so a zeroed scratch with sentinel 0 must write sink[0] = 0 over the poison.
+TEST_F(VulkanValidated, FlushKernelBehavesTheSameInBothBindingModes) {
+  for (Binding binding : {Binding::descriptor, Binding::bda}) {
+    if (!backend_->binding_unsupported(binding).empty()) continue;
+    SCOPED_TRACE(binding_name(binding));
+    auto scratch = backend_->allocate(1024 * 16);
+    auto sink = backend_->allocate(16);
+    backend_->fill(*scratch, 0);
+    for (std::uint32_t sentinel_bits : {0x3F800000u /* 1.0f: never */, 0u /* 0.0f: always */}) {
+      backend_->fill(*sink, kPoisonWord);
+      Launch flush{"l2_flush", Geometry{256, 4, 1}, CuvkParams{1024, 0, 1, sentinel_bits},
+                   scratch.get(), sink.get(), binding};
+      backend_->run(flush, RunOptions{1, nullptr});
+      std::uint32_t word = 0;
+      backend_->download(*sink, &word, sizeof word);
+      EXPECT_EQ(word, sentinel_bits == 0 ? 0u : kPoisonWord);
+    }
+  }
+}
+
+TEST_F(VulkanValidated, BindingModesAreReported) {
+  EXPECT_EQ(backend_->binding_unsupported(Binding::descriptor), "");
+  EXPECT_NE(backend_->binding_unsupported(Binding::pointer), "");
+  bool listed = false;
+  for (const auto& [key, value] : backend_->info().properties)
+    if (key == "buffer_device_address") {
+      listed = true;
+      EXPECT_EQ(value.rfind("yes", 0) == 0, backend_->binding_unsupported(Binding::bda).empty());
+    }
+  EXPECT_TRUE(listed);
+  // The catalogue's kernel names only: the `_bda` modules are reached through Launch::binding.
+  for (const std::string& k : backend_->kernels()) EXPECT_EQ(k.find("_bda"), std::string::npos) << k;
 }
 
 TEST_F(VulkanValidated, WarmL2SkipsTheFlush) {

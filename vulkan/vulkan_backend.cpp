@@ -4,8 +4,11 @@
 // - Queue: the first queue family with VK_QUEUE_COMPUTE_BIT (family 0 on NVIDIA and lavapipe).
 //   An async-compute-only family is not sought: it would not make these kernels faster, and the
 //   first compute family exists on every driver. A family without timestamps is refused.
-// - No device features are enabled (in particular no robustBufferAccess / robustness2), so the
-//   shaders are compiled without bounds checks, like CUDA.
+// - No robustness features are enabled (no robustBufferAccess / robustness2), so the shaders are
+//   compiled without bounds checks, like CUDA. The one feature enabled, where offered, is
+//   bufferDeviceAddress, for the bda binding mode (Launch::binding): every buffer is then created
+//   with SHADER_DEVICE_ADDRESS usage, so both binding modes read and write the same kind of memory.
+//   VK_KHR_pipeline_executable_properties is enabled only for `cuvk inspect`.
 // - Test buffers are device-local only. Uploads and downloads go through one bounded staging
 //   buffer, chunk by chunk.
 // - Times come from vkCmdWriteTimestamp pairs at VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT around each
@@ -33,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -69,6 +73,7 @@ constexpr std::uint32_t kVulkan13 = make_version(1, 3, 0);
 constexpr std::uint32_t kVendorNvidia = 0x10DE;
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
 constexpr const char* kPortabilitySubset = "VK_KHR_portability_subset";  // a beta extension
+constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 
 // One staging buffer serves every upload and download, chunk by chunk.
 constexpr VkDeviceSize kStagingBytes = VkDeviceSize{64} << 20U;
@@ -85,6 +90,8 @@ constexpr std::uint32_t kNoFamily = ~0U;
 
 static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
 static_assert(kPushConstantBytes == 16, "push-constant block");
+constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
+static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
 
 using MessageSink = std::function<void(const std::string&)>;
 
@@ -252,6 +259,7 @@ class VulkanInstance {
     }
     const std::uint32_t api_version = std::min(
         make_version(version_major(loader_version), version_minor(loader_version), 0), kVulkan13);
+    api_version_ = api_version;
 
     std::vector<const char*> layers;
     std::vector<const char*> extensions;
@@ -371,7 +379,10 @@ class VulkanInstance {
     return devices;
   }
 
+  std::uint32_t api_version() const { return api_version_; }  // what the instance asked for
+
  private:
+  std::uint32_t api_version_ = 0;
   // Declaration order is destruction order reversed: messenger, then instance, then the sink the
   // instance's create-info messenger still points to during vkDestroyInstance.
   std::unique_ptr<MessageSink> sink_;
@@ -388,6 +399,12 @@ struct PhysicalFacts {
   double timestamp_period_ns = 0.0;
   bool portability_subset = false;
   bool memory_budget = false;  // VK_EXT_memory_budget: the driver reports what is still free
+  // The `bda` binding mode: the bufferDeviceAddress feature (core in Vulkan 1.2; on a 1.1 device
+  // through VK_KHR_buffer_device_address, bda_extension).
+  bool buffer_device_address = false;
+  bool bda_extension = false;
+  // `cuvk inspect`: VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
+  bool pipeline_executable_info = false;
   VkPhysicalDeviceMemoryProperties memory{};
 };
 
@@ -430,6 +447,31 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
     base = props2.properties;
     std::copy(std::begin(id.deviceUUID), std::end(id.deviceUUID), info.uuid.begin());
     max_allocation = maintenance3.maxMemoryAllocationSize;
+  }
+
+  // Optional features: bufferDeviceAddress (the bda binding mode) and pipelineExecutableInfo
+  // (`cuvk inspect`). A feature struct may be chained only where its version or extension is.
+  const bool bda_core = base.apiVersion >= kVulkan12;
+  const bool bda_ext = has_extension(device_ext, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
+  const bool exec_ext =
+      has_extension(device_ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (is_11 && (bda_core || bda_ext || exec_ext)) {
+    VkPhysicalDeviceBufferDeviceAddressFeatures bda{};
+    bda.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{};
+    exec.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    VkPhysicalDeviceFeatures2 features{};
+    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    void** next = &features.pNext;
+    if (bda_core || bda_ext) {
+      *next = &bda;
+      next = &bda.pNext;
+    }
+    if (exec_ext) *next = &exec;
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+    facts.buffer_device_address = (bda_core || bda_ext) && bda.bufferDeviceAddress == VK_TRUE;
+    facts.bda_extension = facts.buffer_device_address && !bda_core;
+    facts.pipeline_executable_info = exec_ext && exec.pipelineExecutableInfo == VK_TRUE;
   }
 
   const VkPhysicalDeviceLimits& limits = base.limits;
@@ -502,6 +544,11 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
     p.emplace_back("timestamp_valid_bits", std::to_string(facts.timestamp_valid_bits));
     p.emplace_back("compute_queue_family", std::to_string(facts.compute_family));
   }
+  p.emplace_back("buffer_device_address",
+                 !facts.buffer_device_address ? "no"
+                 : facts.bda_extension        ? "yes (VK_KHR_buffer_device_address)"
+                                              : "yes (Vulkan 1.2)");
+  p.emplace_back("pipeline_executable_properties", facts.pipeline_executable_info ? "yes" : "no");
   if (!is_11) {
     p.emplace_back("unsupported", "device supports only Vulkan " + format_version(base.apiVersion));
   }
@@ -541,18 +588,21 @@ struct DeviceContext {
 class VulkanBuffer final : public DeviceBuffer {
  public:
   VulkanBuffer(std::shared_ptr<DeviceContext> context, std::size_t bytes, vk::Buffer buffer,
-               vk::Memory memory)
+               vk::Memory memory, VkDeviceAddress address)
       : DeviceBuffer(bytes),
         context_(std::move(context)),
         memory_(std::move(memory)),
-        buffer_(std::move(buffer)) {}
+        buffer_(std::move(buffer)),
+        address_(address) {}
   VkBuffer handle() const { return buffer_.get(); }
+  VkDeviceAddress address() const { return address_; }  // 0 without bufferDeviceAddress
   const DeviceContext* context() const { return context_.get(); }
 
  private:
   std::shared_ptr<DeviceContext> context_;  // first: outlives the handles below
   vk::Memory memory_;                       // freed after the buffer bound to it
   vk::Buffer buffer_;
+  VkDeviceAddress address_ = 0;
 };
 
 struct BoundBuffer {
@@ -573,6 +623,7 @@ class VulkanBackend final : public Backend {
   void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override;
   void fill(DeviceBuffer& dst, std::uint32_t word) override;
   std::vector<std::string> kernels() const override;
+  std::string binding_unsupported(Binding binding) const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
@@ -598,13 +649,20 @@ class VulkanBackend final : public Backend {
     return free_bytes;
   }
 
+  // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see vulkan_backend.h).
+  std::vector<PipelineExecutableReport> statistics(const std::string& kernel, Binding binding,
+                                                   std::uint32_t block_size);
+
  private:
   struct Resolved {       // a validated launch
     bool engine = false;  // kCopyEngine: vkCmdCopyBuffer of copy_bytes, no pipeline
     VkPipelineStageFlagBits stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;  // where its work runs
     VkPipeline pipeline = VK_NULL_HANDLE;
+    Binding binding = Binding::descriptor;  // bda: addresses in push constants, no descriptor set
     VkBuffer in = VK_NULL_HANDLE;
     VkBuffer out = VK_NULL_HANDLE;
+    VkDeviceAddress in_address = 0;  // bda only
+    VkDeviceAddress out_address = 0;
     VkDeviceSize copy_bytes = 0;
     Geometry geometry;
     CuvkParams params{};
@@ -619,7 +677,7 @@ class VulkanBackend final : public Backend {
   const VulkanBuffer& own(const DeviceBuffer& buffer, const char* what) const;
   void ensure_usable() const;
   void ensure_staging();
-  VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size);
+  VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size, Binding binding);
   Resolved resolve(const Launch& launch, const char* what);
   void prepare_descriptor_sets(std::vector<Resolved>& launches);
   VkCommandBuffer begin();
@@ -641,8 +699,13 @@ class VulkanBackend final : public Backend {
   vk::QueryPool query_pool_;
   vk::DescriptorSetLayout set_layout_;
   vk::PipelineLayout pipeline_layout_;
+  vk::PipelineLayout bda_layout_;  // bda modules: no set, CuvkBdaPush push constants
   vk::DescriptorPool descriptor_pool_;
+  // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
   std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  bool bda_ = false;            // bufferDeviceAddress enabled: bda launches can run
+  std::string bda_unsupported_;  // why not, when !bda_
+  bool capture_statistics_ = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
   BoundBuffer staging_;
   void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
   bool hung_ = false;  // a submission missed its deadline: the device cannot be used safely
@@ -683,8 +746,34 @@ VulkanBackend::VulkanBackend(int index, const VulkanOptions& options) {
   queue_info.pQueuePriorities = &priority;
   std::vector<const char*> extensions;
   if (facts_.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
+  // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
+  // instance too; a 1.1 device gets it through VK_KHR_buffer_device_address.
+  const void* features_chain = nullptr;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda_features{};
+  bda_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
+  const bool core12 = std::min(facts_.api_version, context_->instance.api_version()) >= kVulkan12;
+  if (facts_.buffer_device_address && (core12 || facts_.bda_extension)) {
+    bda_features.bufferDeviceAddress = VK_TRUE;
+    features_chain = &bda_features;
+    if (!core12) extensions.push_back(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
+    bda_ = true;
+  } else {
+    bda_unsupported_ = "Vulkan device " + info_.name + " has no bufferDeviceAddress feature";
+  }
+  // Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
+  exec_features.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  if (options.pipeline_statistics && facts_.pipeline_executable_info) {
+    exec_features.pipelineExecutableInfo = VK_TRUE;
+    exec_features.pNext = const_cast<void*>(features_chain);
+    features_chain = &exec_features;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    capture_statistics_ = true;
+  }
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.pNext = features_chain;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
@@ -757,6 +846,17 @@ VulkanBackend::VulkanBackend(int index, const VulkanOptions& options) {
   CUVK_VK(vk().vkCreatePipelineLayout, device(), &layout_info, nullptr, &raw_layout);
   pipeline_layout_ = vk::PipelineLayout(table, device(), raw_layout);
 
+  // The bda modules' layout: no descriptor set; params and the two buffer addresses pushed.
+  VkPushConstantRange bda_push = push;
+  bda_push.size = kBdaPushConstantBytes;
+  VkPipelineLayoutCreateInfo bda_layout_info = layout_info;
+  bda_layout_info.setLayoutCount = 0;
+  bda_layout_info.pSetLayouts = nullptr;
+  bda_layout_info.pPushConstantRanges = &bda_push;
+  VkPipelineLayout raw_bda_layout = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreatePipelineLayout, device(), &bda_layout_info, nullptr, &raw_bda_layout);
+  bda_layout_ = vk::PipelineLayout(table, device(), raw_bda_layout);
+
   VkDescriptorPoolSize pool_size{};
   pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   pool_size.descriptorCount = kBindingsPerSet * kSetsPerRun;
@@ -807,6 +907,13 @@ BoundBuffer VulkanBackend::make_buffer(VkDeviceSize size, VkBufferUsageFlags usa
   alloc_info.pNext = dedicated ? &dedicated_info : nullptr;
   alloc_info.allocationSize = requirements.size;
   alloc_info.memoryTypeIndex = type;
+  VkMemoryAllocateFlagsInfo flags_info{};  // a buffer with a device address needs it on its memory
+  flags_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
+  flags_info.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  if ((usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0) {
+    flags_info.pNext = alloc_info.pNext;
+    alloc_info.pNext = &flags_info;
+  }
   VkDeviceMemory raw_memory = VK_NULL_HANDLE;
   CUVK_VK(vk().vkAllocateMemory, device(), &alloc_info, nullptr, &raw_memory);
   bound.memory = vk::Memory(table, device(), raw_memory);
@@ -824,15 +931,25 @@ std::unique_ptr<DeviceBuffer> VulkanBackend::allocate(std::size_t bytes) {
   // Whole words (vkCmdFillBuffer, VK_WHOLE_SIZE descriptors), never zero (Vulkan forbids it).
   const VkDeviceSize size =
       std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (bda_) usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;  // same buffers for both modes
   BoundBuffer bound =
-      make_buffer(size,
-                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
+      make_buffer(size, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
                   /*dedicated=*/true);
+  VkDeviceAddress address = 0;
+  if (bda_) {
+    VkBufferDeviceAddressInfo address_info{};
+    address_info.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+    address_info.buffer = bound.buffer.get();
+    const PFN_vkGetBufferDeviceAddress get_address = vk().vkGetBufferDeviceAddress != nullptr
+                                                         ? vk().vkGetBufferDeviceAddress
+                                                         : vk().vkGetBufferDeviceAddressKHR;
+    address = get_address(device(), &address_info);
+  }
   return std::make_unique<VulkanBuffer>(context_, bytes, std::move(bound.buffer),
-                                        std::move(bound.memory));
+                                        std::move(bound.memory), address);
 }
 
 const VulkanBuffer& VulkanBackend::own(const DeviceBuffer& buffer, const char* what) const {
@@ -977,23 +1094,41 @@ void VulkanBackend::fill(DeviceBuffer& dst, std::uint32_t word) {
   submit_and_wait();
 }
 
+// The catalogue's kernel names: the `<kernel>_bda` modules are the bda forms of these, chosen by
+// Launch::binding rather than by name.
 std::vector<std::string> VulkanBackend::kernels() const {
   std::vector<std::string> names;
-  for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  for (const SpirvModule& m : spirv_modules()) {
+    const std::string name = m.name;
+    if (name.size() <= kBdaSuffix.size() ||
+        name.compare(name.size() - kBdaSuffix.size(), kBdaSuffix.size(), kBdaSuffix) != 0)
+      names.push_back(name);
+  }
   names.emplace_back(kCopyEngine);
   return names;
 }
 
-VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t block_size) {
-  const auto key = std::make_pair(kernel, block_size);
+std::string VulkanBackend::binding_unsupported(Binding binding) const {
+  switch (binding) {
+    case Binding::descriptor: return {};
+    case Binding::bda: return bda_ ? std::string() : bda_unsupported_;
+    case Binding::pointer: break;
+  }
+  return "Vulkan shaders take a descriptor set or buffer device addresses, not pointers";
+}
+
+VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t block_size,
+                                   Binding binding) {
+  const std::string name = binding == Binding::bda ? kernel + std::string(kBdaSuffix) : kernel;
+  const auto key = std::make_pair(name, block_size);
   const auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second.get();
 
   const auto& modules = spirv_modules();
   const auto module = std::find_if(modules.begin(), modules.end(),
-                                   [&kernel](const SpirvModule& m) { return kernel == m.name; });
+                                   [&name](const SpirvModule& m) { return name == m.name; });
   if (module == modules.end()) {
-    throw Error("unknown Vulkan kernel '" + kernel + "' (no embedded SPIR-V module of that name)");
+    throw Error("unknown Vulkan kernel '" + name + "' (no embedded SPIR-V module of that name)");
   }
   const VolkDeviceTable* table = &context_->table;
   VkShaderModuleCreateInfo module_info{};
@@ -1022,12 +1157,13 @@ VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t bloc
   pipeline_info.stage.module = raw_module;
   pipeline_info.stage.pName = "main";
   pipeline_info.stage.pSpecializationInfo = &specialization;
-  pipeline_info.layout = pipeline_layout_.get();
+  pipeline_info.layout = binding == Binding::bda ? bda_layout_.get() : pipeline_layout_.get();
+  if (capture_statistics_) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
           &raw_pipeline);
   vk::Pipeline owned(table, device(), raw_pipeline);
-  startup_.emplace_back("pipeline " + kernel + " (block " + std::to_string(block_size) + ")",
+  startup_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
                         ms_since(start));
   return pipelines_.emplace(key, std::move(owned)).first->second.get();
 }
@@ -1067,7 +1203,15 @@ VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char*
     throw Error(where + "grid_y " + std::to_string(g.grid_y) + " outside 1.." +
                 std::to_string(info_.max_grid_y) + " on " + info_.name);
   }
-  r.pipeline = pipeline(launch.kernel, g.block_size);
+  if (const std::string why = binding_unsupported(launch.binding); !why.empty()) {
+    throw Error(where + why);
+  }
+  r.binding = launch.binding;
+  if (r.binding == Binding::bda) {
+    r.in_address = own(*launch.in, "launch input").address();
+    r.out_address = own(*launch.out, "launch output").address();
+  }
+  r.pipeline = pipeline(launch.kernel, g.block_size, launch.binding);
   return r;
 }
 
@@ -1079,6 +1223,13 @@ void VulkanBackend::record(VkCommandBuffer cb, const Resolved& r) {
     return;
   }
   vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  if (r.binding == Binding::bda) {  // no descriptor set: the addresses travel with the params
+    const CuvkBdaPush push{r.params, r.in_address, r.out_address};
+    vk().vkCmdPushConstants(cb, bda_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                            kBdaPushConstantBytes, &push);
+    vk().vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
+    return;
+  }
   vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_.get(), 0, 1,
                                &r.set, 0, nullptr);
   vk().vkCmdPushConstants(cb, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
@@ -1096,7 +1247,7 @@ void VulkanBackend::serialise(VkCommandBuffer cb, VkPipelineStageFlags stages) {
 void VulkanBackend::prepare_descriptor_sets(std::vector<Resolved>& launches) {
   CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
   for (Resolved& r : launches) {
-    if (r.engine) continue;
+    if (r.engine || r.binding == Binding::bda) continue;
     const VkDescriptorSetLayout layout = set_layout_.get();
     VkDescriptorSetAllocateInfo alloc{};
     alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
@@ -1239,7 +1390,80 @@ HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
   return cost;
 }
 
+std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+      return s.value.b32 == VK_TRUE ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      return std::to_string(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      return std::to_string(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      return format_double(s.value.f64);
+    default:
+      return "?";
+  }
+}
+
+std::vector<PipelineExecutableReport> VulkanBackend::statistics(const std::string& kernel,
+                                                                Binding binding,
+                                                                std::uint32_t block_size) {
+  ensure_usable();
+  if (!capture_statistics_) {
+    throw Error(facts_.pipeline_executable_info
+                    ? "this Vulkan backend was made without pipeline_statistics"
+                    : info_.driver + " does not offer VK_KHR_pipeline_executable_properties");
+  }
+  if (const std::string why = binding_unsupported(binding); !why.empty()) throw Error(why);
+  VkPipelineInfoKHR pipeline_info{};
+  pipeline_info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  pipeline_info.pipeline = pipeline(kernel, block_size, binding);
+  VkDevice dev = device();
+  const auto executables = enumerate<VkPipelineExecutablePropertiesKHR>(
+      "vkGetPipelineExecutablePropertiesKHR", __FILE__, __LINE__,
+      [this, dev, &pipeline_info](std::uint32_t* n, VkPipelineExecutablePropertiesKHR* p) {
+        for (std::uint32_t i = 0; p != nullptr && i < *n; ++i) {
+          p[i] = {};
+          p[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR;
+        }
+        return vk().vkGetPipelineExecutablePropertiesKHR(dev, &pipeline_info, n, p);
+      });
+  std::vector<PipelineExecutableReport> reports;
+  for (std::uint32_t e = 0; e < executables.size(); ++e) {
+    PipelineExecutableReport report;
+    report.name = executables[e].name;
+    report.description = executables[e].description;
+    report.subgroup_size = executables[e].subgroupSize;
+    VkPipelineExecutableInfoKHR exec_info{};
+    exec_info.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+    exec_info.pipeline = pipeline_info.pipeline;
+    exec_info.executableIndex = e;
+    const auto stats = enumerate<VkPipelineExecutableStatisticKHR>(
+        "vkGetPipelineExecutableStatisticsKHR", __FILE__, __LINE__,
+        [this, dev, &exec_info](std::uint32_t* n, VkPipelineExecutableStatisticKHR* p) {
+          for (std::uint32_t i = 0; p != nullptr && i < *n; ++i) {
+            p[i] = {};
+            p[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+          }
+          return vk().vkGetPipelineExecutableStatisticsKHR(dev, &exec_info, n, p);
+        });
+    for (const VkPipelineExecutableStatisticKHR& s : stats)
+      report.statistics.push_back({s.name, s.description, statistic_value(s)});
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
 }  // namespace
+
+std::vector<PipelineExecutableReport> vulkan_pipeline_statistics(Backend& backend,
+                                                                 const std::string& kernel,
+                                                                 Binding binding,
+                                                                 std::uint32_t block_size) {
+  auto* vulkan = dynamic_cast<VulkanBackend*>(&backend);
+  if (vulkan == nullptr) throw Error("vulkan_pipeline_statistics needs a Vulkan backend");
+  return vulkan->statistics(kernel, binding, block_size);
+}
 
 std::vector<DeviceInfo> vulkan_devices(const VulkanOptions& options) {
   const VulkanInstance instance(options);
