@@ -15,6 +15,8 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailed = 1,       // a verification failure (a `failed` row)
   kExitUsage = 2,        // bad arguments
+  kExitDiffers = 1,      // parity: not all SAME / outputs differ; baseline: a SLOWER row
+  kExitNotCompared = 2,  // parity: an API (or row) unavailable, so nothing to compare
   kExitEnvironment = 3,  // nothing could run: no usable API at all, or an I/O error
   kExitInterrupted = 130,  // SIGINT/SIGTERM: completed rows printed, no result file written
 };

@@ -86,7 +86,11 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
                 "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
-
+  sub.add_option("--baseline", a.baseline,
+                 "compare every row with the same row of this saved run JSON (same GPU model): "
+                 "ratio, 95% CI, verdict; a SLOWER row exits 1");
+  sub.add_option("--tolerance", a.tolerance,
+                 "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
 
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
@@ -214,9 +218,12 @@ int run_exit_code(const RunDocument& doc) {
 }
 
 int run_command(const RunArgs& a, const std::string& cmdline) {
+  if (a.device == kAllDevices) return run_every_device(a, cmdline);  // cmd_run_more.cpp
+  const std::optional<RunFile> base = load_baseline(a);  // checked before anything runs
   const RunDocument doc = execute_run(a, cmdline);
   emit(doc, a.format, a.output, a.quiet);
-  return run_exit_code(doc);
+  const int code = run_exit_code(doc);
+  return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
 }
 
 Command add_run_command(CLI::App& app, const std::string& cmdline) {

@@ -3,11 +3,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "report.h"
+#include "results_io.h"
 
 namespace cuvk {
 
@@ -22,6 +24,8 @@ struct RunArgs {
   double target_ci = 0.5, max_time_s = 0.0, settle_ms = 500.0;
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
+  std::string baseline;         // --baseline FILE: compare every row with this saved run
+  std::string tolerance = "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
 };
 
 
@@ -36,5 +40,35 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
 
 // kExitFailed when any row failed, else kExitOk.
 int run_exit_code(const RunDocument& doc);
+
+// The whole `cuvk run` (one device, or each in turn with --device all).
+int run_command(const RunArgs& args, const std::string& command_line);
+
+// ---- cmd_run_more.cpp: --device all and --baseline ----
+
+inline constexpr const char* kAllDevices = "all";  // --device all
+
+// --device all: each CUDA GPU in turn (paired with its Vulkan twin by UUID; without CUDA, each
+// Vulkan GPU; without any GPU, the one automatic device), one result file per GPU.
+int run_every_device(const RunArgs& args, const std::string& command_line);
+
+// --output for GPU `index` of --device all: "{gpu}" in the name is replaced by the index, else
+// ".gpu<index>" goes before the extension (r.json -> r.gpu0.json, out -> out.gpu0).
+std::string device_output_path(const std::string& output, int index);
+
+// The --baseline file, read and checked (readable, schema, same GPU model as the device this run
+// will use) before anything runs; nullopt without --baseline. Throws UsageError.
+std::optional<RunFile> load_baseline(const RunArgs& args);
+
+// Compares the run with the baseline and prints the comparison (stdout, or stderr when stdout
+// carries the run's JSON/CSV). Returns kExitDiffers when a row is SLOWER, else kExitOk.
+int emit_baseline(const RunDocument& doc, const RunFile& baseline, const RunArgs& args);
+
+// A run document as the results reader sees it (the one path for live and saved runs).
+RunFile run_file_of(const RunDocument& doc, const std::string& name);
+
+// The exit code that says more: a difference (1) over "could not compare" (2) over 0; any other
+// code (usage, environment, interrupted) wins over both.
+int worse_exit(int a, int b);
 
 }  // namespace cuvk

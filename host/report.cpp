@@ -368,6 +368,12 @@ json to_json(const RunDocument& doc) {
       {"summary", {{"parity", parity}, {"layouts", layouts}}}};
 }
 
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown) {
+  return text_table(rows, markdown);
+}
+
+std::string csv_field(const std::string& s) { return csv_escape(s); }
+
 std::string format_run(const RunDocument& doc, Format format) {
   switch (format) {
     case Format::json:

@@ -30,4 +30,9 @@ nlohmann::json device_json(const DeviceInfo& d);
 nlohmann::json to_json(const RunDocument& doc);
 std::string format_run(const RunDocument& doc, Format format);
 
+// Shared by the other printers (parity, baseline, report): rows[0] is the header; columns whose
+// cells start with a digit are right-aligned. And one CSV field, quoted where needed.
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown);
+std::string csv_field(const std::string& s);
+
 }  // namespace cuvk

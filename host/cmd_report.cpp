@@ -1,0 +1,122 @@
+// `cuvk report FILE...`: merged comparison tables of saved runs; `cuvk report --index DIR`: the
+// folder's README.md (run index, parity tables, plots, merged tables). Every file is read and
+// checked before anything is printed or written, so a bad file merges nothing.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+#include "cli.h"
+#include "commands.h"
+#include "compare.h"
+#include "error.h"
+#include "merge_report.h"
+#include "results_io.h"
+
+namespace cuvk {
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> files;
+  std::string index_dir, format = "md", output, tolerance = "3";
+};
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// Plain files in `dir` (not recursive) whose names end with one of `exts`, sorted.
+std::vector<std::string> files_in(const std::string& dir, const std::vector<std::string>& exts) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    struct stat st {};
+    if (stat((dir + "/" + name).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    for (const std::string& x : exts)
+      if (ends_with(name, x)) {
+        out.push_back(name);
+        break;
+      }
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int write_index(const ReportArgs& a) {
+  std::string dir = a.index_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) throw UsageError("--index " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw UsageError("--index " + dir + ": not a directory");
+  const std::vector<std::string> names = files_in(dir, {".json"});
+  if (names.empty()) throw UsageError("--index " + dir + ": no run files (*.json) in it");
+  const std::string output = a.output.empty() ? dir + "/README.md" : a.output;
+  check_writable(output);
+
+  IndexInputs in;
+  in.tolerance = parse_tolerance(a.tolerance);
+  std::vector<std::string> paths;
+  for (const std::string& n : names) paths.push_back(dir + "/" + n);
+  in.runs = read_all_results(paths);  // all checked before anything is written
+  for (std::size_t i = 0; i < names.size(); ++i)
+    in.runs[i].name = names[i];  // links relative to dir
+  for (const std::string& p : files_in(dir + "/plots", {".png", ".svg"}))
+    in.plots.push_back("plots/" + p);
+  for (const std::string& m : files_in(dir, {".md"}))
+    if (m != "README.md" && m != "SCHEMA.md") in.docs.push_back(m);
+  in.command = "cuvk report --index " + dir;
+  write_file_atomic(output, format_index(in));
+  std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.plots.size()
+            << " plots)\n";
+  return kExitOk;
+}
+
+int report_command(const ReportArgs& a) {
+  if (!a.index_dir.empty()) {
+    if (!a.files.empty()) throw UsageError("give run files or --index DIR, not both");
+    return write_index(a);
+  }
+  if (a.files.empty()) throw UsageError("report: give one or more run files (or --index DIR)");
+  const Format format = parse_format(a.format);
+  parse_tolerance(a.tolerance);
+  if (!a.output.empty()) check_writable(a.output);
+  const std::vector<RunFile> runs = read_all_results(a.files);  // all checked before printing
+  const std::string text = format_merged(runs, format);
+  if (a.output.empty()) {
+    std::cout << text << std::flush;
+  } else {
+    write_file_atomic(a.output, text);
+    std::cout << "wrote " << a.output << '\n';
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_report_command(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "report",
+      "merge saved runs (GPUs, drivers, dates) into comparison tables, or write a results folder's "
+      "README.md with --index");
+  sub->add_option("files", a->files, "run files written by `cuvk run --format json --output FILE`");
+  sub->add_option(
+      "--index", a->index_dir,
+      "write DIR/README.md: an index of every run file in DIR, its parity table, the plots "
+      "in DIR/plots and the merged tables");
+  sub->add_option("--format", a->format, "md (default), table, csv or json");
+  sub->add_option("--output", a->output,
+                  "write here (atomically) instead of stdout (--index: DIR/README.md)");
+  sub->add_option("--tolerance", a->tolerance,
+                  "percent: the SAME band of the index's parity tables (default 3)");
+  return {sub, [a] { return report_command(*a); }};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,345 @@
+#include "merge_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "compare_report.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+std::string basename_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string stem_of(const std::string& path) {
+  const std::string base = basename_of(path);
+  const std::size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+// Which APIs a run measured at all: columns for an API a run never ran are left out.
+struct RunApis {
+  bool cuda = false, vulkan = false;
+};
+RunApis apis_of(const RunFile& run) {
+  RunApis a;
+  for (const ResultRow& r : run.rows) {
+    if (r.status == Status::unavailable) continue;
+    (r.api == Api::cuda ? a.cuda : a.vulkan) = true;
+  }
+  return a;
+}
+
+std::string ms(const std::optional<ResultRow>& r) {
+  if (!r) return "-";
+  if (r->status == Status::ok) return fmt("%.4f", r->time_ms.median);
+  return r->status == Status::failed ? "FAILED" : "-";
+}
+
+std::string gbps(const std::optional<ResultRow>& r) {
+  return r && r->status == Status::ok ? fmt("%.1f", r->gbps_moved) : "-";
+}
+
+json side_json(const std::optional<ResultRow>& r) {
+  if (!r) return nullptr;
+  json j = {{"status", status_name(r->status)}};
+  if (r->status == Status::ok) {
+    j["median_ms"] = r->time_ms.median;
+    j["ci_low_ms"] = r->time_ms.ci_low;
+    j["ci_high_ms"] = r->time_ms.ci_high;
+    j["gbps_useful"] = r->gbps_useful;
+    j["gbps_moved"] = r->gbps_moved;
+  } else {
+    j["reason"] = r->reason;
+  }
+  return j;
+}
+
+std::string legend(const std::vector<RunFile>& runs, bool md) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out << (md ? "- **" : "  ") << run_label(i) << (md ? "**: " : ": ") << describe_run(runs[i])
+        << '\n';
+  out << (md ? "- " : "  ")
+      << "ms = median GPU time; GB/s = bytes DRAM moves (32-byte sectors) per second, "
+      << "1e9 bytes/s; V/C = Vulkan/CUDA median time ratio (> 1: Vulkan slower); - = not "
+         "measured\n";
+  return out.str();
+}
+
+std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& runs,
+                                                 const std::vector<RunApis>& apis,
+                                                 const std::vector<const MergedRow*>& rows) {
+  bool modes = false;  // a Vulkan binding column only when some run has a non-default mode
+  for (const MergedRow* m : rows) modes = modes || m->vulkan_binding != native_binding(Api::vulkan);
+  std::vector<std::string> head = {"layout", "variant", "point", "n", "block"};
+  if (modes) head.push_back("Vulkan binding");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string l = run_label(i) + " ";
+    if (apis[i].cuda) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
+    if (apis[i].vulkan) head.insert(head.end(), {l + "Vulkan ms", l + "Vulkan GB/s"});
+    if (apis[i].cuda && apis[i].vulkan) head.push_back(l + "V/C");
+  }
+  std::vector<std::vector<std::string>> t = {head};
+  for (const MergedRow* m : rows) {
+    std::vector<std::string> cells = {dash(m->point.layout), m->point.variant,
+                                      dash(point_text(m->point)), std::to_string(m->point.n),
+                                      std::to_string(m->point.block_size)};
+    if (modes) cells.push_back(binding_name(m->vulkan_binding));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const MergedCell& c = m->runs[i];
+      if (apis[i].cuda) cells.insert(cells.end(), {ms(c.cuda), gbps(c.cuda)});
+      if (apis[i].vulkan) cells.insert(cells.end(), {ms(c.vulkan), gbps(c.vulkan)});
+      if (apis[i].cuda && apis[i].vulkan)
+        cells.push_back(c.vulkan_over_cuda ? fmt("%.3f", c.vulkan_over_cuda->ratio) : "-");
+    }
+    t.push_back(cells);
+  }
+  return t;
+}
+
+std::string text_tables(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged,
+                        bool md, int level) {
+  std::vector<RunApis> apis;
+  for (const RunFile& r : runs) apis.push_back(apis_of(r));
+  std::ostringstream out;
+  if (md && level == 2)
+    out << "# cuvk: " << runs.size() << (runs.size() == 1 ? " run\n\n" : " runs compared\n\n");
+  out << legend(runs, md);
+  std::vector<std::string> tests;
+  for (const MergedRow& m : merged)
+    if (std::find(tests.begin(), tests.end(), m.point.test) == tests.end())
+      tests.push_back(m.point.test);
+  for (const std::string& test : tests) {
+    std::vector<const MergedRow*> rows;
+    for (const MergedRow& m : merged)
+      if (m.point.test == test) rows.push_back(&m);
+    out << '\n'
+        << (md ? std::string(static_cast<std::size_t>(level), '#') + " " + test + "\n\n"
+               : test + "\n");
+    out << format_text_table(test_table(runs, apis, rows), md);
+  }
+  return out.str();
+}
+
+std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
+  std::ostringstream out;
+  out << "test,layout,variant,point,n,offset,stride,block_size,vulkan_binding";
+  for (const RunFile& r : runs)
+    for (const char* col :
+         {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
+          "vulkan gbps_moved", "vulkan gbps_useful", "vulkan_over_cuda"})
+      out << ',' << csv_field(r.name + " " + col);
+  out << '\n';
+  auto num = [](const std::optional<ResultRow>& r, double ResultRow::*f) {
+    return r && r->status == Status::ok ? fmt("%.6g", (*r).*f) : std::string();
+  };
+  auto med = [](const std::optional<ResultRow>& r) {
+    return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.median) : std::string();
+  };
+  for (const MergedRow& m : merged) {
+    const ResultRow& p = m.point;
+    out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
+        << csv_field(point_text(p)) << ',' << p.n << ',' << p.offset << ',' << p.stride << ','
+        << p.block_size << ',' << binding_name(m.vulkan_binding);
+    for (const MergedCell& c : m.runs) {
+      out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
+          << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','
+          << num(c.vulkan, &ResultRow::gbps_moved) << ',' << num(c.vulkan, &ResultRow::gbps_useful)
+          << ',' << (c.vulkan_over_cuda ? fmt("%.6g", c.vulkan_over_cuda->ratio) : "");
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
+  json jruns = json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    json j = run_identity_json(runs[i]);
+    j["label"] = run_label(i);
+    jruns.push_back(j);
+  }
+  json rows = json::array();
+  for (const MergedRow& m : merged) {
+    json cells = json::array();
+    for (std::size_t i = 0; i < m.runs.size(); ++i) {
+      const MergedCell& c = m.runs[i];
+      const auto& r = c.vulkan_over_cuda;
+      cells.push_back(
+          {{"label", run_label(i)},
+           {"cuda", side_json(c.cuda)},
+           {"vulkan", side_json(c.vulkan)},
+           {"vulkan_over_cuda", r ? json(r->ratio) : json(nullptr)},
+           {"ratio_ci_low", r && std::isfinite(r->low) ? json(r->low) : json(nullptr)},
+           {"ratio_ci_high", r && std::isfinite(r->high) ? json(r->high) : json(nullptr)}});
+    }
+    const ResultRow& p = m.point;
+    rows.push_back({{"test", p.test},
+                    {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
+                    {"variant", p.variant},
+                    {"point", point_text(p)},
+                    {"n", p.n},
+                    {"offset", p.offset},
+                    {"stride", p.stride},
+                    {"block_size", p.block_size},
+                    {"vulkan_binding", binding_name(m.vulkan_binding)},
+                    {"runs", cells}});
+  }
+  return {{"schema", kReportSchema}, {"runs", jruns}, {"rows", rows}};
+}
+
+}  // namespace
+
+std::string run_label(std::size_t i) {
+  return i < 26 ? std::string(1, static_cast<char>('A' + i)) : "R" + std::to_string(i + 1);
+}
+
+std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
+  std::vector<MergedRow> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (ApiPair& p : pair_apis(runs[i].rows)) {
+      MergedRow* m = nullptr;
+      for (MergedRow& x : out)
+        if (same_point(x.point, p.point) && x.vulkan_binding == p.vulkan_binding) m = &x;
+      if (!m) {
+        out.push_back({p.point, p.vulkan_binding, std::vector<MergedCell>(runs.size())});
+        m = &out.back();
+      }
+      m->runs[i].cuda = std::move(p.cuda);
+      m->runs[i].vulkan = std::move(p.vulkan);
+    }
+  }
+  // Rows of a block-size sweep or of a later run's extra points next to their siblings: tests,
+  // layouts and variants keep their order of first appearance; numbers sort within them.
+  std::vector<std::string> order;
+  auto rank = [&order](const std::string& s) {
+    const auto it = std::find(order.begin(), order.end(), s);
+    if (it != order.end()) return static_cast<std::size_t>(it - order.begin());
+    order.push_back(s);
+    return order.size() - 1;
+  };
+  for (const MergedRow& m : out)
+    rank("t:" + m.point.test), rank("l:" + m.point.layout), rank("v:" + m.point.variant);
+  std::stable_sort(out.begin(), out.end(), [&rank](const MergedRow& x, const MergedRow& y) {
+    const ResultRow& a = x.point;
+    const ResultRow& b = y.point;
+    auto key = [&rank](const ResultRow& r) {
+      return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
+                             r.offset, r.stride, r.n, r.block_size);
+    };
+    return std::make_tuple(key(a), x.vulkan_binding) < std::make_tuple(key(b), y.vulkan_binding);
+  });
+  for (MergedRow& m : out)
+    for (MergedCell& c : m.runs)
+      if (c.cuda && c.vulkan && c.cuda->status == Status::ok && c.vulkan->status == Status::ok)
+        c.vulkan_over_cuda = ratio_ci(median_ci(c.vulkan->time_ms), median_ci(c.cuda->time_ms));
+  return out;
+}
+
+std::string format_merged(const std::vector<RunFile>& runs, Format format, int level) {
+  const std::vector<MergedRow> merged = merge_runs(runs);
+  switch (format) {
+    case Format::json:
+      return merged_json(runs, merged).dump(2) + "\n";
+    case Format::csv:
+      return csv(runs, merged);
+    case Format::table:
+    case Format::md:
+      return text_tables(runs, merged, format == Format::md, level);
+  }
+  return {};
+}
+
+std::string format_index(const IndexInputs& in) {
+  std::ostringstream out;
+  out << "# cuvk results\n\n"
+      << "Generated by `" << in.command
+      << "` from the run files in this folder; regenerate it rather "
+      << "than editing it. The run files follow [the results schema](SCHEMA.md).\n\n";
+  out << "## Runs\n\n";
+  std::vector<std::vector<std::string>> t = {
+      {"run", "file", "GPU", "CUDA driver", "Vulkan driver", "date (UTC)", "cuvk revision"}};
+  for (std::size_t i = 0; i < in.runs.size(); ++i) {
+    const RunFile& r = in.runs[i];
+    t.push_back({run_label(i), "[" + r.name + "](" + r.name + ")", r.gpu_name(),
+                 dash(r.cuda_driver()), dash(r.vulkan_driver()), r.date_utc, r.git_revision});
+  }
+  out << format_text_table(t, true);
+
+  out << "\n## CUDA vs Vulkan parity\n";
+  for (std::size_t i = 0; i < in.runs.size(); ++i) {
+    const RunFile& r = in.runs[i];
+    const ParityResult p = compare_apis(r.rows, in.tolerance);
+    out << "\n### " << run_label(i) << ": " << r.name << "\n\n";
+    if (p.same + p.faster + p.slower + p.uncertain + p.failed == 0) {
+      out << "Not compared: " << p.not_compared_reason << ".\n";
+      continue;
+    }
+    out << parity_text(r, p, true, 0);  // under this run's heading, without its own
+  }
+
+  std::vector<std::string> used;
+  bool any_plot = false;
+  for (std::size_t i = 0; i < in.runs.size(); ++i) {
+    const std::string prefix = stem_of(in.runs[i].name) + ".";
+    std::vector<std::string> mine;
+    for (const std::string& p : in.plots)
+      if (basename_of(p).compare(0, prefix.size(), prefix) == 0) mine.push_back(p);
+    if (mine.empty()) continue;
+    // results/plot.py's charts in its own order; anything else after them, by name.
+    const std::vector<std::string> known = {".offsets.", ".stride.", ".layouts.", ".parity."};
+    auto chart_rank = [&known](const std::string& p) {
+      for (std::size_t k = 0; k < known.size(); ++k)
+        if (p.find(known[k]) != std::string::npos) return k;
+      return known.size();
+    };
+    std::stable_sort(mine.begin(), mine.end(),
+                     [&chart_rank](const std::string& x, const std::string& y) {
+                       return chart_rank(x) < chart_rank(y);
+                     });
+    if (!any_plot) out << "\n## Plots\n";
+    any_plot = true;
+    out << "\n### " << run_label(i) << ": " << in.runs[i].name << "\n\n";
+    for (const std::string& p : mine) {
+      out << "![" << stem_of(p) << "](" << p << ")\n\n";
+      used.push_back(p);
+    }
+  }
+  std::vector<std::string> rest;
+  for (const std::string& p : in.plots)
+    if (std::find(used.begin(), used.end(), p) == used.end()) rest.push_back(p);
+  if (!rest.empty()) {
+    out << (any_plot ? "\n### Other plots\n\n" : "\n## Plots\n\n");
+    for (const std::string& p : rest) out << "![" << stem_of(p) << "](" << p << ")\n\n";
+  }
+
+  out << "\n## Comparison tables\n\n";
+  out << format_merged(in.runs, Format::md, 3);
+  if (!in.docs.empty()) {
+    out << "\n## More in this folder\n\n";
+    for (const std::string& d : in.docs) out << "- [" << d << "](" << d << ")\n";
+  }
+  return out.str();
+}
+
+}  // namespace cuvk

@@ -1,0 +1,284 @@
+// `cuvk parity`, `run --baseline`, `report` and `run --device all` through the CLI, on lavapipe.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "cmd_run.h"
+
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int code = 0;
+  std::string out, err;
+};
+
+Result cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "cuvk");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  Result r;
+  r.code = cuvk::cli_main(static_cast<int>(argv.size()), argv.data());
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.err = ::testing::internal::GetCapturedStderr();
+  return r;
+}
+
+// ctest runs each test in its own process, several at once: files are per process.
+std::string tmp(const std::string& name) {
+  return ::testing::TempDir() + "cuvk_parity_" + std::to_string(getpid()) + "_" + name;
+}
+
+json load(const std::string& path) {
+  std::ifstream f(path);
+  return json::parse(f);
+}
+
+void save(const std::string& path, const json& j) {
+  std::ofstream(path) << j.dump(1);
+}
+
+const std::vector<std::string> kQuick = {"--n",        "4096", "--reps",      "5",
+                                         "--max-time", "0.05", "--settle-ms", "1"};
+
+std::vector<std::string> with_quick(std::vector<std::string> args) {
+  args.insert(args.end(), kQuick.begin(), kQuick.end());
+  return args;
+}
+
+// One real lavapipe run (read_x and two offsets), shared by the tests below.
+class ParityCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    run_path_ = tmp("run.json");
+    const Result r = cli(with_quick({"run", "--tests", "read_x,read_offset", "--offsets", "0,1",
+                                     "--format", "json", "--output", run_path_, "--quiet"}));
+    ASSERT_EQ(r.code, cuvk::kExitOk) << r.err;
+  }
+  static void TearDownTestSuite() { std::remove(run_path_.c_str()); }
+
+  // The lavapipe run with every Vulkan row copied as a CUDA row, its times divided by
+  // `cuda_speedup` and both given tight intervals: a synthetic two-API run.
+  static json two_api_run(double cuda_speedup, double vulkan_rel_ci = 0.002) {
+    json doc = load(run_path_);
+    json rows = json::array();
+    for (json r : doc["results"]) {
+      if (r["api"] != "vulkan") continue;
+      const double t = r["time_ms"]["median"];
+      r["ci"]["low_ms"] = t * (1 - vulkan_rel_ci);
+      r["ci"]["high_ms"] = t * (1 + vulkan_rel_ci);
+      json c = r;
+      c["api"] = "cuda";
+      c["binding"] = "pointer";
+      const double ct = t / cuda_speedup;
+      c["time_ms"]["median"] = ct;
+      c["ci"]["low_ms"] = ct * 0.998;
+      c["ci"]["high_ms"] = ct * 1.002;
+      rows.push_back(c);
+      rows.push_back(r);
+    }
+    doc["results"] = rows;
+    doc["devices"]["cuda"] = doc["devices"]["vulkan"];
+    doc["devices"]["cuda"]["api"] = "cuda";
+    return doc;
+  }
+
+  static std::vector<std::string> verdicts(const std::string& json_text) {
+    std::vector<std::string> v;
+    for (const json& r : json::parse(json_text)["parity"]["rows"]) v.push_back(r["verdict"]);
+    return v;
+  }
+
+  static std::string run_path_;
+};
+std::string ParityCli::run_path_;
+
+}  // namespace
+
+TEST(ParityCliNoGpu, ExitsTwoWithAClearReason) {
+  const Result r = cli({"parity", "--tests", "read_x"});
+  EXPECT_EQ(r.code, cuvk::kExitNotCompared);
+  EXPECT_EQ(r.err.rfind("error: cannot compare CUDA with Vulkan: CUDA unavailable: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(ParityCliNoGpu, UsageErrors) {
+  EXPECT_EQ(cli({"parity", "--api", "vulkan"}).code, cuvk::kExitUsage);
+  EXPECT_EQ(cli({"parity", "--tolerance", "0"}).code, cuvk::kExitUsage);
+  EXPECT_EQ(cli({"parity", "--device", "all"}).code, cuvk::kExitUsage);
+  EXPECT_EQ(cli({"parity", "--from", "/nonexistent.json"}).code, cuvk::kExitUsage);
+}
+
+TEST_F(ParityCli, FromALavapipeRunCannotCompare) {
+  const Result r = cli({"parity", "--from", run_path_});
+  EXPECT_EQ(r.code, cuvk::kExitNotCompared);
+  EXPECT_NE(r.err.find("error: " + run_path_ + ": cannot compare 4 of 4 points: CUDA unavailable"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ParityCli, FromASyntheticTwoApiRun) {
+  const std::string path = tmp("two_api.json");
+  save(path, two_api_run(1.0));
+  Result r = cli({"parity", "--from", path, "--format", "json"});
+  EXPECT_EQ(r.code, cuvk::kExitOk) << r.out << r.err;
+  for (const std::string& v : verdicts(r.out)) EXPECT_EQ(v, "SAME");
+  EXPECT_EQ(json::parse(r.out)["parity"]["counts"]["outputs_identical"], 4);
+
+  save(path, two_api_run(1.25));  // CUDA 25% faster: Vulkan slower everywhere
+  r = cli({"parity", "--from", path, "--format", "json"});
+  EXPECT_EQ(r.code, cuvk::kExitDiffers);
+  for (const std::string& v : verdicts(r.out)) EXPECT_EQ(v, "VULKAN SLOWER");
+
+  save(path, two_api_run(0.8));
+  r = cli({"parity", "--from", path});
+  EXPECT_EQ(r.code, cuvk::kExitDiffers);
+  EXPECT_NE(r.out.find("4 VULKAN FASTER"), std::string::npos) << r.out;
+
+  save(path, two_api_run(1.0, 0.2));  // a wide Vulkan interval
+  r = cli({"parity", "--from", path, "--format", "json"});
+  EXPECT_EQ(r.code, cuvk::kExitDiffers);
+  for (const std::string& v : verdicts(r.out)) EXPECT_EQ(v, "UNCERTAIN");
+  // ... which a wider tolerance accepts.
+  EXPECT_EQ(cli({"parity", "--from", path, "--tolerance", "50"}).code, cuvk::kExitOk);
+
+  json doc = two_api_run(1.0);
+  doc["results"][0]["output_fnv1a64"] = "0123456789abcdef";
+  save(path, doc);
+  r = cli({"parity", "--from", path, "--format", "md"});
+  EXPECT_EQ(r.code, cuvk::kExitDiffers);
+  EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| test"), std::string::npos) << r.out;
+
+  r = cli({"parity", "--from", path, "--format", "csv"});
+  EXPECT_EQ(r.out.rfind("comparison,test,layout,variant,api,binding,n,", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5);  // header + 4 points
+
+  EXPECT_EQ(cli({"parity", "--from", path, "--tests", "read_x"}).code, cuvk::kExitUsage);
+  std::remove(path.c_str());
+}
+
+TEST_F(ParityCli, RunAgainstABaseline) {
+  Result r = cli(with_quick({"run", "--tests", "read_x", "--baseline", run_path_}));
+  EXPECT_TRUE(r.code == cuvk::kExitOk || r.code == cuvk::kExitDiffers)
+      << r.err;  // lavapipe is noisy
+  EXPECT_NE(r.out.find("This run vs baseline " + run_path_), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("only in the baseline"), std::string::npos) << r.out;  // read_offset rows
+  EXPECT_NE(r.out.find("read_offset scalar offset=1"), std::string::npos) << r.out;
+
+  // A baseline 1000x faster than anything lavapipe does (its timings vary 10x under load): every
+  // Vulkan row is SLOWER, exit 1.
+  json fast = load(run_path_);
+  for (json& row : fast["results"])
+    if (row["status"] == "ok")
+      for (const char* k : {"median", "min", "max"})
+        row["time_ms"][k] = row["time_ms"][k].get<double>() / 1000;
+  for (json& row : fast["results"])
+    if (row["status"] == "ok")
+      for (const char* k : {"low_ms", "high_ms"}) row["ci"][k] = row["ci"][k].get<double>() / 1000;
+  const std::string fast_path = tmp("fast_baseline.json");
+  save(fast_path, fast);
+  r = cli(with_quick({"run", "--tests", "read_x", "--baseline", fast_path, "--format", "json",
+                      "--output", tmp("now.json"), "--quiet"}));
+  EXPECT_EQ(r.code, cuvk::kExitDiffers) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 SLOWER"), std::string::npos) << r.out;
+
+  // Another GPU model: a usage error naming both, before anything runs.
+  json other = load(run_path_);
+  other["devices"]["vulkan"]["name"] = "NVIDIA H100 80GB HBM3";
+  save(fast_path, other);
+  r = cli(with_quick({"run", "--tests", "read_x", "--baseline", fast_path}));
+  EXPECT_EQ(r.code, cuvk::kExitUsage);
+  EXPECT_NE(r.err.find("NVIDIA H100 80GB HBM3"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  // A damaged baseline: one line naming the file, nothing run.
+  const std::string cut = "{\"schema\": \"cuvk.results/1\", \"res";
+  std::ofstream(fast_path) << cut;
+  r = cli(with_quick({"run", "--tests", "read_x", "--baseline", fast_path}));
+  EXPECT_EQ(r.code, cuvk::kExitUsage);
+  EXPECT_EQ(r.err, "error: " + fast_path + ": truncated JSON: the file ends (at byte " +
+                       std::to_string(cut.size()) + ") before the document is complete\n");
+  std::remove(fast_path.c_str());
+  std::remove(tmp("now.json").c_str());
+}
+
+TEST_F(ParityCli, ReportMergesRunsIntoMarkdown) {
+  const std::string b = tmp("two_api_b.json");
+  save(b, two_api_run(1.0));
+  Result r = cli({"report", run_path_, b, "--format", "md"});
+  EXPECT_EQ(r.code, cuvk::kExitOk) << r.err;
+  EXPECT_NE(r.out.find("## read_x"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| layout | variant | point"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("A Vulkan ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("B V/C"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| ---"), std::string::npos) << r.out;
+
+  r = cli({"report", run_path_, b, "--format", "json"});
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["schema"], "cuvk.report/1");
+  EXPECT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["rows"].size(), 4u);
+
+  // One bad file among good ones: nothing printed, one line naming it.
+  const std::string bad = tmp("truncated.json");
+  std::ofstream(bad) << load(run_path_).dump().substr(0, 500);
+  r = cli({"report", run_path_, bad, b});
+  EXPECT_EQ(r.code, cuvk::kExitUsage);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("error: " + bad + ": truncated JSON"), std::string::npos) << r.err;
+  std::ofstream(bad) << "{\"schema\": \"cuvk.results/7\"}";
+  r = cli({"report", bad});
+  EXPECT_NE(r.err.find("written by a newer cuvk"), std::string::npos) << r.err;
+  std::remove(bad.c_str());
+  std::remove(b.c_str());
+}
+
+TEST_F(ParityCli, IndexOfAResultsFolder) {
+  const std::string dir = tmp("index_dir");
+  std::remove((dir + "/README.md").c_str());
+  ASSERT_EQ(std::system(("mkdir -p " + dir + "/plots").c_str()), 0);
+  save(dir + "/h100.json", two_api_run(1.0));
+  std::ofstream(dir + "/plots/h100.parity.png") << "png";
+  const Result r = cli({"report", "--index", dir});
+  ASSERT_EQ(r.code, cuvk::kExitOk) << r.err;
+  std::ifstream f(dir + "/README.md");
+  const std::string md((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(md.find("[h100.json](h100.json)"), std::string::npos) << md;
+  EXPECT_NE(md.find("## CUDA vs Vulkan parity"), std::string::npos) << md;
+  EXPECT_NE(md.find("![h100.parity](plots/h100.parity.png)"), std::string::npos) << md;
+  EXPECT_NE(md.find("4 SAME"), std::string::npos) << md;
+  ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
+TEST(RunDeviceAll, OneRunPerGpuHereOne) {
+  const std::string out = tmp("all.json");
+  const Result r = cli(with_quick({"run", "--device", "all", "--tests", "read_x", "--format",
+                                   "json", "--output", out, "--quiet"}));
+  EXPECT_EQ(r.code, cuvk::kExitOk) << r.err;
+  const std::string gpu0 = tmp("all.gpu0.json");
+  EXPECT_EQ(load(gpu0)["schema"], "cuvk.results/1");
+  std::remove(gpu0.c_str());
+  EXPECT_EQ(cli({"run", "--device", "all", "--format", "json"}).code,
+            cuvk::kExitUsage);  // needs --output
+}
+
+TEST(DeviceAll, OutputNamePerGpu) {
+  EXPECT_EQ(cuvk::device_output_path("r.json", 0), "r.gpu0.json");
+  EXPECT_EQ(cuvk::device_output_path("out/h100.json", 3), "out/h100.gpu3.json");
+  EXPECT_EQ(cuvk::device_output_path("run-{gpu}.json", 1), "run-1.json");
+  EXPECT_EQ(cuvk::device_output_path("results", 2), "results.gpu2");
+  EXPECT_EQ(cuvk::device_output_path("a.d/results", 2), "a.d/results.gpu2");
+  EXPECT_EQ(cuvk::device_output_path("", 2), "");
+}
