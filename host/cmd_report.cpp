@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli.h"
 #include "commands.h"
@@ -49,13 +51,28 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
   return out;
 }
 
+// A `cuvk parity --format json` or `cuvk report --format json` file (schema cuvk.parity/N or
+// cuvk.report/N). Anything else, unreadable files included, is left to the results reader.
+bool is_derived_report(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream text;
+  text << f.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
+  const std::string schema = doc["schema"].get<std::string>();
+  return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0;
+}
+
 int write_index(const ReportArgs& a) {
   std::string dir = a.index_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   struct stat st {};
   if (stat(dir.c_str(), &st) != 0) throw UsageError("--index " + dir + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) throw UsageError("--index " + dir + ": not a directory");
-  const std::vector<std::string> names = files_in(dir, {".json"});
+  // cuvk's own derived files (parity verdicts, merged reports) may sit next to the runs: not runs.
+  std::vector<std::string> names, derived;
+  for (const std::string& n : files_in(dir, {".json"}))
+    (is_derived_report(dir + "/" + n) ? derived : names).push_back(n);
   if (names.empty()) throw UsageError("--index " + dir + ": no run files (*.json) in it");
   const std::string output = a.output.empty() ? dir + "/README.md" : a.output;
   check_writable(output);
@@ -71,10 +88,12 @@ int write_index(const ReportArgs& a) {
     in.plots.push_back("plots/" + p);
   for (const std::string& m : files_in(dir, {".md"}))
     if (m != "README.md" && m != "SCHEMA.md") in.docs.push_back(m);
+  in.docs.insert(in.docs.end(), derived.begin(), derived.end());
   in.command = "cuvk report --index " + dir;
   write_file_atomic(output, format_index(in));
   std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.plots.size()
             << " plots)\n";
+  for (const std::string& d : derived) std::cout << "not a run, left out: " << d << '\n';
   return kExitOk;
 }
 

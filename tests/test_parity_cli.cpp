@@ -251,6 +251,11 @@ TEST_F(ParityCli, IndexOfAResultsFolder) {
   ASSERT_EQ(std::system(("mkdir -p " + dir + "/plots").c_str()), 0);
   save(dir + "/h100.json", two_api_run(1.0));
   std::ofstream(dir + "/plots/h100.parity.png") << "png";
+  // A parity report next to the run is linked, not read as a run.
+  ASSERT_EQ(cli({"parity", "--from", dir + "/h100.json", "--format", "json", "--output",
+                 dir + "/h100_parity.json", "--quiet"})
+                .code,
+            cuvk::kExitOk);
   const Result r = cli({"report", "--index", dir});
   ASSERT_EQ(r.code, cuvk::kExitOk) << r.err;
   std::ifstream f(dir + "/README.md");
@@ -259,6 +264,8 @@ TEST_F(ParityCli, IndexOfAResultsFolder) {
   EXPECT_NE(md.find("## CUDA vs Vulkan parity"), std::string::npos) << md;
   EXPECT_NE(md.find("![h100.parity](plots/h100.parity.png)"), std::string::npos) << md;
   EXPECT_NE(md.find("4 SAME"), std::string::npos) << md;
+  EXPECT_NE(md.find("- [h100_parity.json](h100_parity.json)"), std::string::npos) << md;
+  EXPECT_NE(r.out.find("not a run, left out: h100_parity.json"), std::string::npos) << r.out;
   ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
