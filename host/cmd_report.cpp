@@ -87,7 +87,10 @@ int write_index(const ReportArgs& a) {
   for (const std::string& p : files_in(dir + "/plots", {".png", ".svg"}))
     in.plots.push_back("plots/" + p);
   for (const std::string& m : files_in(dir, {".md"}))
-    if (m != "README.md" && m != "SCHEMA.md") in.docs.push_back(m);
+    if (m == "SCHEMA.md")
+      in.schema_page = true;
+    else if (m != "README.md")
+      in.docs.push_back(m);
   in.docs.insert(in.docs.end(), derived.begin(), derived.end());
   in.command = "cuvk report --index " + dir;
   write_file_atomic(output, format_index(in));

@@ -45,7 +45,8 @@ struct IndexInputs {
   std::vector<std::string> plots;  // relative paths
   std::vector<std::string> docs;   // other Markdown files in the folder, relative
   double tolerance = kDefaultTolerance;
-  std::string command;  // how the page was generated, for the header
+  std::string command;       // how the page was generated, for the header
+  bool schema_page = false;  // the folder holds SCHEMA.md (linked from the header)
 };
 std::string format_index(const IndexInputs& in);
 
