@@ -217,7 +217,12 @@ def plot_layouts(doc, rows, out):
     tests = [t for t in ("read_x", "update_xy") if any(r["test"] == t for r in rows)]
     if not tests:
         return None, "no read_x or update_xy rows"
-    fig, axes = plt.subplots(1, len(tests), figsize=(5.6 * len(tests), 4.6), squeeze=False, layout="constrained")
+    # A block-size sweep or several binding modes make many groups: widen rather than squeeze.
+    most = max(len({(r["api"], r["variant"], r["params"]["block_size"], binding(r)) for r in rows
+                    if r["test"] == t}) for t in tests)
+    width = max(5.6, 1.1 * most + 1.5)
+    fig, axes = plt.subplots(1, len(tests), figsize=(width * len(tests), 4.6), squeeze=False,
+                             layout="constrained")
     width = 0.38
     present = set()
     for ax, test in zip(axes[0], tests):
@@ -227,7 +232,7 @@ def plot_layouts(doc, rows, out):
                 key = (r["api"], r["variant"], r["params"]["block_size"], binding(r))
                 if key not in groups:
                     groups.append(key)
-        groups.sort(key=lambda k: (k[0] != "cuda", str(k[1]), k[2], k[3]))
+        groups.sort(key=lambda k: (k[0] != "cuda", k[3], str(k[1]), k[2]))  # API, mode, then sizes
         for gi, key in enumerate(groups):
             present.add(key[0])
             cells = {}
@@ -253,7 +258,8 @@ def plot_layouts(doc, rows, out):
                 ax.text(gi, top * 1.04, f"AoS/SoA {ratio:.2f}x", ha="center", va="bottom", fontsize=8,
                         weight="bold")
         ax.set_xticks(range(len(groups)))
-        ax.set_xticklabels([series_label(k, groups) for k in groups])
+        ax.set_xticklabels([series_label(k, groups).replace(" block ", "\nblock ") for k in groups],
+                           fontsize=8 if len(groups) > 4 else 10)
         ax.set_ylabel("median time (ms)")
         ax.set_title(test + (": out[i] = p[i].x" if test == "read_x" else ": x += 10, y += 20"), fontsize=10)
         ax.set_ylim(0, ax.get_ylim()[1] * 1.4)
