@@ -291,6 +291,44 @@ std::vector<std::string> cuda_kernel_names() {
   return names;
 }
 
+CudaKernelResources cuda_kernel_resources(int index, const std::string& kernel,
+                                          const std::vector<std::uint32_t>& block_sizes) {
+  const KernelEntry* entry = nullptr;
+  for (const KernelEntry& k : kKernels)
+    if (kernel == k.name) entry = &k;
+  if (entry == nullptr) throw Error("CUDA backend has no kernel named '" + kernel + "'");
+  cuda_devices();  // throws with the reason when there is no usable device
+  CUVK_CUDA_CHECK(cudaSetDevice(index));
+  cudaDeviceProp prop{};
+  CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  cudaFuncAttributes attr{};
+  const void* fn = reinterpret_cast<const void*>(entry->fn);
+  CUVK_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
+  CudaKernelResources r;
+  r.device = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+             std::to_string(prop.minor) + ")";
+  r.registers = attr.numRegs;
+  r.binary_version = attr.binaryVersion;
+  r.ptx_version = attr.ptxVersion;
+  r.local_bytes = attr.localSizeBytes;
+  r.shared_bytes = attr.sharedSizeBytes;
+  r.const_bytes = attr.constSizeBytes;
+  r.max_threads_per_block = attr.maxThreadsPerBlock;
+  r.multiprocessors = prop.multiProcessorCount;
+  r.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  r.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+  r.regs_per_sm = prop.regsPerMultiprocessor;
+  r.regs_per_block = prop.regsPerBlock;
+  r.warp_size = prop.warpSize;
+  for (std::uint32_t block : block_sizes) {
+    int blocks = 0;
+    CUVK_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, static_cast<int>(block), 0));
+    r.blocks_per_sm.emplace_back(block, blocks);
+  }
+  return r;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(int index) {
   return std::make_unique<CudaBackend>(index);
 }

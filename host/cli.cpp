@@ -199,6 +199,7 @@ int cli_main(int argc, char** argv) {
       add_run_command(app, cmdline),
       add_list_command(app),
       add_devices_command(app),
+      add_inspect_command(app),
       add_parity_command(app, cmdline),
       add_report_command(app),
   };

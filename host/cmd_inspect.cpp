@@ -1,0 +1,416 @@
+// `cuvk inspect TEST`: why might CUDA and Vulkan differ on this test's kernels? Side by side for
+// each kernel: register counts, the load/store forms in the intermediate code (PTX, SPIR-V) and in
+// the machine code (SASS; Vulkan's only through VK_KHR_pipeline_executable_properties statistics),
+// the std430-vs-C++ layout check, occupancy per block size, then the full listings. Works without
+// a GPU: what needs one (the CUDA runtime's attributes and occupancy, the NVIDIA driver's pipeline
+// statistics) and what needs a tool (cuobjdump/nvdisasm) says so instead.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catalogue.h"
+#include "cli.h"
+#include "commands.h"
+#include "cuda_artifacts.h"
+#include "cuda_backend.h"
+#include "devices.h"
+#include "error.h"
+#include "inspect.h"
+#include "layout_check.h"
+#include "spirv_modules.h"
+#include "spirv_reflect.h"
+#include "vulkan_backend.h"
+
+namespace cuvk {
+namespace {
+
+struct InspectArgs {
+  std::string test, device, block_sizes = "64,128,256,512,1024";
+  std::vector<std::string> vk_bindings = {"all"};
+  bool no_listings = false;
+};
+
+constexpr std::uint32_t kListingBlock = 256;  // the run's default block size
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// Left-aligned columns; rows[0] is the header.
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], r[c].size());
+    }
+  std::ostringstream out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t c = 0; c < rows[i].size(); ++c)
+      out << (c ? "  " : "  ") << rows[i][c]
+          << (c + 1 < rows[i].size() ? std::string(width[c] - rows[i][c].size(), ' ') : "");
+    out << '\n';
+    if (i == 0) {
+      for (std::size_t c = 0; c < width.size(); ++c) out << "  " << std::string(width[c], '-');
+      out << '\n';
+    }
+  }
+  return out.str();
+}
+
+std::string text_of(const unsigned char* bytes, std::size_t n) {
+  return std::string(reinterpret_cast<const char*>(bytes), n);
+}
+
+const SpirvModule* find_module(const std::string& name) {
+  for (const SpirvModule& m : spirv_modules())
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
+// Everything known about one kernel on the CUDA side.
+struct CudaSide {
+  std::string unavailable;  // why there is no PTX at all
+  const CudaArtifact* artifact = nullptr;
+  std::string mangled, ptx;
+  inspect::MemoryOps ptx_ops;
+  std::optional<inspect::PtxasUsage> ptxas;
+  inspect::Sass sass;
+  inspect::MemoryOps sass_ops;
+  std::optional<CudaKernelResources> runtime;
+  std::string runtime_unavailable;
+};
+
+CudaSide cuda_side(const std::string& kernel, const std::optional<int>& device,
+                   const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
+  CudaSide c;
+  if (cuda_artifacts().empty()) {
+    c.unavailable = "this cuvk was built without nvcc: no PTX or SASS is embedded";
+  }
+  for (const CudaArtifact& a : cuda_artifacts()) {
+    const std::string ptx = text_of(a.ptx, a.ptx_bytes);
+    const std::string mangled = inspect::mangled_entry(ptx, kernel);
+    if (mangled.empty()) continue;
+    c.artifact = &a;
+    c.mangled = mangled;
+    c.ptx = inspect::ptx_entry(ptx, mangled);
+    c.ptx_ops = inspect::ptx_memory_ops(c.ptx);
+    const auto usage = inspect::parse_ptxas_log(text_of(a.ptxas_log, a.ptxas_log_bytes));
+    if (const auto u = usage.find(mangled); u != usage.end()) c.ptxas = u->second;
+    c.sass = inspect::disassemble_cubin(a.cubin, a.cubin_bytes, mangled);
+    c.sass_ops = inspect::sass_memory_ops(c.sass.text);
+    break;
+  }
+  if (c.artifact == nullptr && c.unavailable.empty())
+    c.unavailable = "no embedded PTX has a kernel named " + kernel;
+  if (!device) {
+    c.runtime_unavailable = "needs a CUDA GPU (" + no_device + ")";
+  } else {
+    try {
+      c.runtime = cuda_kernel_resources(*device, kernel, blocks);
+    } catch (const std::exception& e) {
+      c.runtime_unavailable = e.what();
+    }
+  }
+  return c;
+}
+
+// One Vulkan binding mode of one kernel.
+struct VulkanSide {
+  Binding binding = Binding::descriptor;
+  std::string module_name;
+  const SpirvModule* module = nullptr;
+  spirv::Module reflected;
+  std::vector<LayoutCheck> layout;
+  // Per block size: the driver's statistics, or why there are none.
+  std::vector<std::pair<std::uint32_t, std::vector<PipelineExecutableReport>>> statistics;
+  std::string statistics_unavailable;
+};
+
+VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulkan,
+                       const std::string& no_vulkan, const std::vector<std::uint32_t>& blocks) {
+  VulkanSide v;
+  v.binding = binding;
+  v.module_name = binding == Binding::bda ? kernel + "_bda" : kernel;
+  v.module = find_module(v.module_name);
+  if (v.module == nullptr) return v;
+  v.reflected = spirv::reflect(v.module->code, v.module->words);
+  v.layout = check_layouts(v.reflected, v.module_name);
+  if (vulkan == nullptr) {
+    v.statistics_unavailable = "no Vulkan device (" + no_vulkan + ")";
+    return v;
+  }
+  if (const std::string why = vulkan->binding_unsupported(binding); !why.empty()) {
+    v.statistics_unavailable = why;
+    return v;
+  }
+  try {
+    for (std::uint32_t b : blocks)
+      v.statistics.emplace_back(b, vulkan_pipeline_statistics(*vulkan, kernel, binding, b));
+  } catch (const std::exception& e) {
+    v.statistics.clear();
+    v.statistics_unavailable = e.what();
+  }
+  return v;
+}
+
+std::vector<std::pair<std::string, std::string>> flat(const std::vector<PipelineExecutableReport>& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const PipelineExecutableReport& e : r)
+    for (const PipelineStatistic& s : e.statistics) out.emplace_back(s.name, s.value);
+  return out;
+}
+
+std::optional<int> vulkan_registers(const VulkanSide& v, std::uint32_t block) {
+  for (const auto& [b, reports] : v.statistics)
+    if (b == block) return inspect::register_statistic(flat(reports));
+  return std::nullopt;
+}
+
+std::string label(const VulkanSide& v) { return std::string("Vulkan ") + binding_name(v.binding); }
+
+void print_kernel(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
+                  const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
+                  const std::string& limits_source, bool listings) {
+  std::cout << "\n== " << kernel << " ==\n";
+  const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
+  auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
+  std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
+  // Registers.
+  std::string regs = c.ptxas && c.ptxas->registers >= 0
+                         ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
+                         : c.artifact ? "not in the ptxas log" : no_ptx();
+  if (c.ptxas)
+    regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
+            std::to_string(c.ptxas->spill_store_bytes) + "/" + std::to_string(c.ptxas->spill_load_bytes) + " B";
+  rows.push_back({"registers", "CUDA" + cuda_arch, regs});
+  rows.push_back({"", "CUDA runtime",
+                  c.runtime ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
+                                  std::to_string(c.runtime->binary_version) + " SASS on " + c.runtime->device + ")"
+                            : "unavailable: " + c.runtime_unavailable});
+  for (const VulkanSide& v : vks) {
+    const std::optional<int> r = vulkan_registers(v, kListingBlock);
+    rows.push_back({"", label(v),
+                    r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(kListingBlock) + ")"
+                      : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
+                      : v.statistics.empty()              ? "unavailable: no statistics for block 256"
+                                                          : "the driver's statistics name no register count"});
+  }
+  // Global memory instructions.
+  rows.push_back({"global loads/stores", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
+  rows.push_back({"", "CUDA SASS",
+                  !c.sass.text.empty() ? inspect::format_ops(c.sass_ops.global)
+                  : c.artifact         ? "unavailable: " + c.sass.unavailable
+                                       : no_ptx()});
+  for (const VulkanSide& v : vks)
+    rows.push_back({"", label(v) + " SPIR-V",
+                    v.module ? inspect::format_ops(spirv::summarize_accesses(
+                                   v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
+                             : "no module " + v.module_name});
+  rows.push_back({"", "Vulkan machine code",
+                  "not exposed by Vulkan: only the driver's pipeline statistics (registers above)"});
+  // Parameters: kernel parameters (CUDA constant bank) vs push constants.
+  rows.push_back({"parameter loads", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
+  if (!c.sass.text.empty())
+    rows.push_back({"", "CUDA SASS", inspect::format_ops(c.sass_ops.other)});
+  for (const VulkanSide& v : vks)
+    if (v.module)
+      rows.push_back({"", label(v) + " SPIR-V",
+                      inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
+  // Size of the code.
+  std::string sizes = c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
+  if (!c.sass.text.empty()) sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " (without NOPs)";
+  rows.push_back({"code size", "CUDA", sizes});
+  for (const VulkanSide& v : vks)
+    if (v.module)
+      rows.push_back({"", label(v) + " SPIR-V",
+                      std::to_string(v.reflected.instructions) + " instructions, " +
+                          std::to_string(v.module->words) + " words"});
+  // Layout check.
+  for (const VulkanSide& v : vks) {
+    if (!v.module) continue;
+    std::vector<std::string> bad;
+    for (const LayoutCheck& l : v.layout)
+      if (!l.ok) bad.push_back(l.where + ": GLSL " + l.glsl + ", C++ " + l.cpp);
+    rows.push_back({v.binding == vks.front().binding ? "std430 layout vs C++" : "", label(v),
+                    bad.empty() ? std::to_string(v.layout.size()) + " checks, all match"
+                                : std::to_string(bad.size()) + " MISMATCHES: " + join(bad, "; ")});
+  }
+  std::cout << columns(rows);
+
+  // Occupancy per block size.
+  std::cout << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
+               "threads, blocks and registers limit it). Model: "
+            << limits_source << ".\n";
+  std::vector<std::string> head = {"block", "CUDA runtime", "model, ptxas registers"};
+  for (const VulkanSide& v : vks) {
+    head.push_back(label(v) + " registers");
+    head.push_back("model, " + label(v));
+  }
+  std::vector<std::vector<std::string>> occ = {head};
+  auto cell = [&](int blocks_per_sm, std::uint32_t block) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%d (%.0f%%)", blocks_per_sm,
+                  inspect::occupancy_percent(blocks_per_sm, block, limits));
+    return std::string(buf);
+  };
+  for (std::uint32_t block : blocks) {
+    std::vector<std::string> r = {std::to_string(block)};
+    std::string api = "needs a CUDA GPU";
+    if (c.runtime)
+      for (const auto& [b, n] : c.runtime->blocks_per_sm)
+        if (b == block) api = cell(n, block);
+    r.push_back(api);
+    r.push_back(c.ptxas && c.ptxas->registers >= 0
+                    ? cell(inspect::model_blocks_per_sm(c.ptxas->registers, block, limits), block)
+                    : "-");
+    for (const VulkanSide& v : vks) {
+      const std::optional<int> vk_regs = vulkan_registers(v, block);
+      r.push_back(vk_regs ? std::to_string(*vk_regs) : "n/a");
+      r.push_back(vk_regs ? cell(inspect::model_blocks_per_sm(*vk_regs, block, limits), block) : "-");
+    }
+    occ.push_back(r);
+  }
+  std::cout << columns(occ);
+  bool any_vk_stats = false;
+  for (const VulkanSide& v : vks) any_vk_stats = any_vk_stats || !v.statistics.empty();
+  if (!any_vk_stats)
+    std::cout << "  Vulkan registers: n/a = the driver reports no pipeline statistics here "
+                 "(VK_KHR_pipeline_executable_properties); NVIDIA's driver does.\n";
+
+  if (!listings) return;
+  if (c.artifact) {
+    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc " << c.artifact->flags
+              << ") ---\n"
+              << c.ptx;
+    std::cout << "\n--- " << kernel << ": CUDA SASS (" << c.artifact->arch << ") ---\n";
+    if (!c.sass.text.empty()) std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
+    else std::cout << "unavailable: " << c.sass.unavailable << '\n';
+  }
+  for (const VulkanSide& v : vks) {
+    if (!v.module) continue;
+    for (const auto& [b, reports] : v.statistics) {
+      if (b != kListingBlock && !(std::find(blocks.begin(), blocks.end(), kListingBlock) == blocks.end() &&
+                                  b == blocks.front()))
+        continue;
+      std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b << ") ---\n";
+      for (const PipelineExecutableReport& e : reports) {
+        std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size << '\n';
+        for (const PipelineStatistic& s : e.statistics)
+          std::cout << "  " << s.name << ": " << s.value << "  (" << s.description << ")\n";
+      }
+    }
+    std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name << ") ---\n";
+    try {
+      std::cout << spirv::disassemble(v.module->code, v.module->words);
+    } catch (const std::exception& e) {
+      std::cout << "unavailable: " << e.what() << '\n';
+    }
+  }
+}
+
+int do_inspect(const InspectArgs& a) {
+  const TestCase* test = find_test(a.test);
+  if (test == nullptr) {
+    std::vector<std::string> known;
+    for (const TestCase& t : catalogue()) known.push_back(t.name);
+    throw UsageError("unknown test '" + a.test + "' (known: " + join(known) + ")");
+  }
+  const std::vector<std::uint32_t> blocks = parse_uint_list(a.block_sizes, "--block-sizes");
+  for (std::uint32_t b : blocks)
+    if (b == 0 || b % 32 != 0)
+      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
+
+  std::vector<std::string> kernels;
+  const std::vector<std::string> layouts = test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
+  for (const std::string& layout : layouts)
+    for (const std::string& variant : test->variants) {
+      const std::string k = test->plan(Point{layout, variant, 1024, 0, 1}).kernel;
+      if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
+    }
+
+  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  const DeviceChoice choice = choose_devices(inv, a.device);
+  std::optional<int> cuda_index;
+  if (choice.cuda) cuda_index = choice.cuda->index;
+  std::unique_ptr<Backend> vulkan;
+  std::string vulkan_reason = choice.vulkan_reason;
+  if (choice.vulkan) {
+    VulkanOptions options;
+    options.pipeline_statistics = true;  // inspection only: never for timed runs
+    try {
+      vulkan = make_vulkan_backend(choice.vulkan->index, options);
+    } catch (const std::exception& e) {
+      vulkan_reason = e.what();
+    }
+  }
+
+  std::cout << "cuvk inspect " << test->name << ": kernels " << join(kernels);
+  if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
+    std::cout << " (copy_engine is the driver's copy command, no kernel)";
+  std::cout << "\n  CUDA: " << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
+  std::cout << "  Vulkan: " << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver : "no device: " + vulkan_reason)
+            << '\n';
+  if (vulkan)
+    for (const auto& [k, v] : vulkan->info().properties)
+      if (k == "buffer_device_address" || k == "pipeline_executable_properties")
+        std::cout << "    " << k << ": " << v << '\n';
+  if (!cuda_artifacts().empty()) {
+    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"), nvdisasm = inspect::find_cuda_tool("nvdisasm");
+    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch << " PTX, cubin and ptxas -v from the build"
+              << " (nvcc " << cuda_artifacts().front().flags << "); SASS via "
+              << (!cuobjdump.empty() ? cuobjdump : !nvdisasm.empty() ? nvdisasm
+                                                                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
+              << '\n';
+  }
+  std::cout << "  SPIR-V disassembly: "
+            << (spirv::have_disassembler() ? "SPIRV-Tools" : "unavailable (built without SPIRV-Tools)") << '\n';
+
+  for (const std::string& kernel : kernels) {
+    if (kernel == kCopyEngine) continue;
+    const CudaSide c = cuda_side(kernel, cuda_index, choice.cuda_reason, blocks);
+    std::vector<VulkanSide> vks;
+    for (Binding b : bindings) vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks));
+    inspect::SmLimits limits = inspect::hopper_limits();
+    std::string limits_source = "sm_90 (H100) limits assumed: no CUDA device to read them from";
+    if (c.runtime) {
+      limits.max_threads_per_sm = c.runtime->max_threads_per_sm;
+      limits.max_blocks_per_sm = c.runtime->max_blocks_per_sm;
+      limits.regs_per_sm = c.runtime->regs_per_sm;
+      limits.regs_per_block = c.runtime->regs_per_block;
+      limits.warp_size = c.runtime->warp_size;
+      limits_source = "limits of " + c.runtime->device;
+    }
+    print_kernel(kernel, c, vks, blocks, limits, limits_source, !a.no_listings);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_inspect_command(CLI::App& app) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "inspect",
+      "explain parity gaps: one test's kernels side by side (registers, PTX/SASS and SPIR-V "
+      "load/store forms, layouts, occupancy) with full listings");
+  sub->add_option("test", args->test, "a test of `cuvk list`")->required();
+  sub->add_option("--block-sizes", args->block_sizes,
+                  "block sizes of the occupancy table (default 64,128,256,512,1024)");
+  sub->add_option("--vk-binding", args->vk_bindings,
+                  "Vulkan binding modes to show: descriptor, bda or all (default all)")
+      ->delimiter(',');
+  sub->add_option("--device", args->device, "as for `run`");
+  sub->add_flag("--no-listings", args->no_listings, "summary and occupancy only, no PTX/SASS/SPIR-V");
+  return {sub, [args] { return do_inspect(*args); }};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,393 @@
+#include "spirv_reflect.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "error.h"
+
+#ifdef CUVK_HAVE_SPIRV_TOOLS
+#include <spirv-tools/libspirv.h>
+#endif
+
+namespace cuvk::spirv {
+namespace {
+
+constexpr std::uint32_t kMagic = 0x07230203u;
+constexpr std::size_t kHeaderWords = 5;
+
+// Opcodes and decorations read here (SPIR-V 1.6 unified specification).
+enum Op : std::uint32_t {
+  kOpName = 5,
+  kOpMemberName = 6,
+  kOpTypeVoid = 19,
+  kOpTypeBool = 20,
+  kOpTypeInt = 21,
+  kOpTypeFloat = 22,
+  kOpTypeVector = 23,
+  kOpTypeMatrix = 24,
+  kOpTypeArray = 28,
+  kOpTypeRuntimeArray = 29,
+  kOpTypeStruct = 30,
+  kOpTypePointer = 32,
+  kOpTypeFunction = 33,
+  kOpConstant = 43,
+  kOpFunctionParameter = 55,
+  kOpFunctionCall = 57,
+  kOpVariable = 59,
+  kOpLoad = 61,
+  kOpStore = 62,
+  kOpAccessChain = 65,
+  kOpInBoundsAccessChain = 66,
+  kOpPtrAccessChain = 67,
+  kOpInBoundsPtrAccessChain = 70,
+  kOpDecorate = 71,
+  kOpMemberDecorate = 72,
+  kOpCopyObject = 83,
+  kOpConvertUToPtr = 120,
+  kOpBitcast = 124,
+  kOpSelect = 169,
+  kOpPhi = 245,
+};
+enum Decoration : std::uint32_t {
+  kBlock = 2,
+  kBufferBlock = 3,
+  kArrayStride = 6,
+  kRestrict = 19,
+  kNonWritable = 24,
+  kNonReadable = 25,
+  kBinding = 33,
+  kDescriptorSet = 34,
+  kOffset = 35,
+};
+constexpr std::uint32_t kMemoryAligned = 0x2;
+
+std::string literal_string(const std::uint32_t* words, std::size_t count) {
+  std::string s;
+  for (std::size_t w = 0; w < count; ++w)
+    for (int b = 0; b < 4; ++b) {
+      const char c = static_cast<char>((words[w] >> (8 * b)) & 0xFFu);
+      if (c == '\0') return s;
+      s += c;
+    }
+  return s;
+}
+
+std::uint32_t round_up(std::uint32_t v, std::uint32_t to) { return to == 0 ? v : (v + to - 1) / to * to; }
+
+}  // namespace
+
+const char* storage_class_name(std::uint32_t sc) {
+  switch (sc) {
+    case kUniformConstant: return "UniformConstant";
+    case kInput: return "Input";
+    case kUniform: return "Uniform";
+    case kFunction: return "Function";
+    case kPushConstant: return "PushConstant";
+    case kStorageBuffer: return "StorageBuffer";
+    case kPhysicalStorageBuffer: return "PhysicalStorageBuffer";
+    default: return "other";
+  }
+}
+
+const Type* Module::type(std::uint32_t id) const {
+  const auto it = types.find(id);
+  return it == types.end() ? nullptr : &it->second;
+}
+
+std::string Module::type_name(std::uint32_t id) const {
+  const Type* t = type(id);
+  if (t == nullptr) return "?";
+  switch (t->kind) {
+    case Type::Kind::void_: return "void";
+    case Type::Kind::bool_: return "bool";
+    case Type::Kind::float_: return t->width == 32 ? "float" : t->width == 64 ? "double" : "float" + std::to_string(t->width);
+    case Type::Kind::int_:
+      if (t->width == 32) return t->is_signed ? "int" : "uint";
+      return (t->is_signed ? "int" : "uint") + std::to_string(t->width) + "_t";
+    case Type::Kind::vector: {
+      const Type* e = type(t->element);
+      std::string prefix = "vec";
+      if (e && e->kind == Type::Kind::int_) prefix = e->is_signed ? "ivec" : "uvec";
+      if (e && e->kind == Type::Kind::bool_) prefix = "bvec";
+      if (e && e->kind == Type::Kind::float_ && e->width == 64) prefix = "dvec";
+      return prefix + std::to_string(t->count);
+    }
+    case Type::Kind::matrix: return "mat";
+    case Type::Kind::array: return type_name(t->element) + "[" + std::to_string(t->count) + "]";
+    case Type::Kind::runtime_array: return type_name(t->element) + "[]";
+    case Type::Kind::struct_: return t->name.empty() ? "struct" : t->name;
+    case Type::Kind::pointer: return "ptr<" + type_name(t->element) + ">";
+    case Type::Kind::function: return "function";
+    case Type::Kind::unknown: break;
+  }
+  return "?";
+}
+
+std::uint32_t Module::align_of(std::uint32_t id) const {
+  const Type* t = type(id);
+  if (t == nullptr) return 0;
+  switch (t->kind) {
+    case Type::Kind::bool_: return 4;
+    case Type::Kind::int_:
+    case Type::Kind::float_: return t->width / 8;
+    case Type::Kind::vector: return (t->count == 2 ? 2 : 4) * align_of(t->element);
+    case Type::Kind::array:
+    case Type::Kind::runtime_array: return align_of(t->element);
+    case Type::Kind::pointer: return 8;
+    case Type::Kind::struct_: {
+      std::uint32_t a = 1;
+      for (const Member& m : t->members) a = std::max(a, align_of(m.type));
+      return a;
+    }
+    default: return 0;
+  }
+}
+
+std::uint32_t Module::size_of(std::uint32_t id) const {
+  const Type* t = type(id);
+  if (t == nullptr) return 0;
+  switch (t->kind) {
+    case Type::Kind::bool_: return 4;
+    case Type::Kind::int_:
+    case Type::Kind::float_: return t->width / 8;
+    case Type::Kind::vector: return t->count * size_of(t->element);
+    case Type::Kind::array:
+      return t->count * (t->array_stride ? *t->array_stride : size_of(t->element));
+    case Type::Kind::runtime_array: return 0;
+    case Type::Kind::pointer: return 8;
+    case Type::Kind::struct_: {
+      std::uint32_t extent = 0;
+      for (const Member& m : t->members)
+        extent = std::max(extent, m.offset.value_or(0) + size_of(m.type));
+      return round_up(extent, align_of(id));
+    }
+    default: return 0;
+  }
+}
+
+Module reflect(const std::uint32_t* words, std::size_t count) {
+  if (words == nullptr || count < kHeaderWords || words[0] != kMagic)
+    throw Error("not a SPIR-V module (bad magic number or too short)");
+  Module m;
+  m.version = words[1];
+  std::map<std::uint32_t, std::string> names;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> member_names;
+  std::map<std::uint32_t, std::uint32_t> constants;   // id -> first value word
+  std::map<std::uint32_t, std::uint32_t> value_type;  // id -> type id (pointers we follow)
+  struct Var {
+    std::uint32_t id, type, storage_class;
+  };
+  std::vector<Var> variables;
+  struct Decor {
+    std::uint32_t target, member, decoration, value;
+    bool is_member;
+  };
+  std::vector<Decor> decorations;
+  struct RawAccess {
+    bool store;
+    std::uint32_t type_or_zero, pointer, alignment;
+  };
+  std::vector<RawAccess> raw;
+
+  for (std::size_t i = kHeaderWords; i < count;) {
+    const std::uint32_t wc = words[i] >> 16U, op = words[i] & 0xFFFFu;
+    if (wc == 0 || i + wc > count) throw Error("malformed SPIR-V: instruction runs past the end");
+    const std::uint32_t* w = words + i;
+    ++m.instructions;
+    auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
+    switch (op) {
+      case kOpName: names[arg(1)] = literal_string(w + 2, wc - 2); break;
+      case kOpMemberName: member_names[{arg(1), arg(2)}] = literal_string(w + 3, wc - 3); break;
+      case kOpDecorate: decorations.push_back({arg(1), 0, arg(2), arg(3), false}); break;
+      case kOpMemberDecorate: decorations.push_back({arg(1), arg(2), arg(3), arg(4), true}); break;
+      case kOpTypeVoid: m.types[arg(1)].kind = Type::Kind::void_; break;
+      case kOpTypeBool: m.types[arg(1)].kind = Type::Kind::bool_; break;
+      case kOpTypeInt: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::int_;
+        t.width = arg(2);
+        t.is_signed = arg(3) != 0;
+        break;
+      }
+      case kOpTypeFloat: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::float_;
+        t.width = arg(2);
+        break;
+      }
+      case kOpTypeVector:
+      case kOpTypeMatrix: {
+        Type& t = m.types[arg(1)];
+        t.kind = op == kOpTypeVector ? Type::Kind::vector : Type::Kind::matrix;
+        t.element = arg(2);
+        t.count = arg(3);
+        break;
+      }
+      case kOpTypeArray: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::array;
+        t.element = arg(2);
+        t.count = constants.count(arg(3)) ? constants[arg(3)] : 0;
+        break;
+      }
+      case kOpTypeRuntimeArray: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::runtime_array;
+        t.element = arg(2);
+        break;
+      }
+      case kOpTypeStruct: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::struct_;
+        for (std::uint32_t k = 2; k < wc; ++k) t.members.push_back(Member{"", w[k], {}, false, false, false});
+        break;
+      }
+      case kOpTypePointer: {
+        Type& t = m.types[arg(1)];
+        t.kind = Type::Kind::pointer;
+        t.storage_class = arg(2);
+        t.element = arg(3);
+        break;
+      }
+      case kOpTypeFunction: m.types[arg(1)].kind = Type::Kind::function; break;
+      case kOpConstant: constants[arg(2)] = arg(3); break;
+      case kOpVariable:
+        value_type[arg(2)] = arg(1);
+        variables.push_back({arg(2), arg(1), arg(3)});
+        break;
+      case kOpLoad:
+        value_type[arg(2)] = arg(1);
+        raw.push_back({false, arg(1), arg(3), (wc > 5 && (arg(4) & kMemoryAligned)) ? arg(5) : 0u});
+        break;
+      case kOpStore:
+        raw.push_back({true, 0, arg(1), (wc > 4 && (arg(3) & kMemoryAligned)) ? arg(4) : 0u});
+        break;
+      case kOpFunctionParameter:
+      case kOpFunctionCall:
+      case kOpAccessChain:
+      case kOpInBoundsAccessChain:
+      case kOpPtrAccessChain:
+      case kOpInBoundsPtrAccessChain:
+      case kOpCopyObject:
+      case kOpConvertUToPtr:
+      case kOpBitcast:
+      case kOpSelect:
+      case kOpPhi: value_type[arg(2)] = arg(1); break;
+      default: break;
+    }
+    i += wc;
+  }
+
+  for (auto& [id, t] : m.types) {
+    if (t.kind == Type::Kind::struct_) {
+      if (const auto n = names.find(id); n != names.end()) t.name = n->second;
+      for (std::uint32_t k = 0; k < t.members.size(); ++k)
+        if (const auto n = member_names.find({id, k}); n != member_names.end())
+          t.members[k].name = n->second;
+    }
+  }
+  for (const Decor& d : decorations) {
+    const auto it = m.types.find(d.target);
+    if (it == m.types.end()) continue;
+    Type& t = it->second;
+    if (!d.is_member) {
+      if (d.decoration == kBlock || d.decoration == kBufferBlock) t.block = true;
+      if (d.decoration == kArrayStride) t.array_stride = d.value;
+    } else if (d.member < t.members.size()) {
+      Member& mem = t.members[d.member];
+      if (d.decoration == kOffset) mem.offset = d.value;
+      if (d.decoration == kNonWritable) mem.non_writable = true;
+      if (d.decoration == kNonReadable) mem.non_readable = true;
+      if (d.decoration == kRestrict) mem.restrict_ = true;
+    }
+  }
+
+  // Blocks: descriptor-bound buffers and push constants (variables), then buffer-reference
+  // blocks (pointee structs of PhysicalStorageBuffer pointers), named after the member holding
+  // the pointer.
+  for (const Var& v : variables) {
+    const Type* p = m.type(v.type);
+    const Type* s = p ? m.type(p->element) : nullptr;
+    if (!s || s->kind != Type::Kind::struct_ || !s->block) continue;
+    if (v.storage_class != kStorageBuffer && v.storage_class != kUniform &&
+        v.storage_class != kPushConstant)
+      continue;
+    Block b;
+    b.storage_class = v.storage_class;
+    b.struct_type = p->element;
+    if (const auto n = names.find(v.id); n != names.end()) b.variable = n->second;
+    for (const Decor& d : decorations) {
+      if (d.is_member || d.target != v.id) continue;
+      if (d.decoration == kDescriptorSet) b.set = d.value;
+      if (d.decoration == kBinding) b.binding = d.value;
+    }
+    m.blocks.push_back(b);
+  }
+  for (const auto& [id, t] : m.types) {
+    if (t.kind != Type::Kind::pointer || t.storage_class != kPhysicalStorageBuffer) continue;
+    const Type* s = m.type(t.element);
+    if (!s || s->kind != Type::Kind::struct_ || !s->block) continue;
+    Block b;
+    b.storage_class = kPhysicalStorageBuffer;
+    b.struct_type = t.element;
+    for (const auto& [sid, st] : m.types)
+      if (st.kind == Type::Kind::struct_)
+        for (const Member& mem : st.members)
+          if (mem.type == id) b.variable = mem.name;
+    m.blocks.push_back(b);
+  }
+
+  for (const RawAccess& a : raw) {
+    const auto vt = value_type.find(a.pointer);
+    const Type* p = vt == value_type.end() ? nullptr : m.type(vt->second);
+    if (!p || p->kind != Type::Kind::pointer) continue;
+    m.accesses.push_back({a.store, a.store ? p->element : a.type_or_zero, p->storage_class, a.alignment});
+  }
+  return m;
+}
+
+std::vector<std::pair<std::string, int>> summarize_accesses(const Module& module,
+                                                            const std::vector<std::uint32_t>& classes) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const Access& a : module.accesses) {
+    if (std::find(classes.begin(), classes.end(), a.storage_class) == classes.end()) continue;
+    std::string key = std::string(a.store ? "store " : "load ") + module.type_name(a.value_type) +
+                      " " + storage_class_name(a.storage_class);
+    if (a.alignment) key += " aligned " + std::to_string(a.alignment);
+    auto it = std::find_if(out.begin(), out.end(), [&key](const auto& e) { return e.first == key; });
+    if (it == out.end()) out.emplace_back(key, 1);
+    else ++it->second;
+  }
+  return out;
+}
+
+#ifdef CUVK_HAVE_SPIRV_TOOLS
+bool have_disassembler() { return true; }
+
+std::string disassemble(const std::uint32_t* words, std::size_t count) {
+  const std::unique_ptr<spv_context_t, void (*)(spv_context)> context(
+      spvContextCreate(SPV_ENV_VULKAN_1_1), spvContextDestroy);
+  spv_text text = nullptr;
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t result = spvBinaryToText(
+      context.get(), words, count,
+      SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT, &text,
+      &diagnostic);
+  std::string out;
+  if (result == SPV_SUCCESS && text != nullptr) out.assign(text->str, text->length);
+  std::string why = diagnostic && diagnostic->error ? diagnostic->error : "spvBinaryToText failed";
+  spvTextDestroy(text);
+  spvDiagnosticDestroy(diagnostic);
+  if (result != SPV_SUCCESS) throw Error("SPIR-V disassembly failed: " + why);
+  return out;
+}
+#else
+bool have_disassembler() { return false; }
+
+std::string disassemble(const std::uint32_t*, std::size_t) {
+  throw Error("this cuvk was built without SPIRV-Tools (Debian package spirv-tools), so it cannot "
+              "disassemble SPIR-V; `spirv-dis` on a module does the same");
+}
+#endif
+
+}  // namespace cuvk::spirv

@@ -1,0 +1,97 @@
+// A small SPIR-V reader for `cuvk inspect` and the layout check: the types with their std430
+// decorations (member Offset, ArrayStride), the memory blocks a shader reaches (descriptor-bound
+// storage buffers, push constants, buffer-reference blocks) and every load and store through a
+// pointer into them, read directly from the words (no reflection library needed). Disassembly
+// goes through SPIRV-Tools where cuvk was built with it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuvk::spirv {
+
+// SPIR-V storage classes cuvk meets.
+enum StorageClass : std::uint32_t {
+  kUniformConstant = 0,
+  kInput = 1,
+  kUniform = 2,
+  kFunction = 7,
+  kPushConstant = 9,
+  kStorageBuffer = 12,
+  kPhysicalStorageBuffer = 5349,
+};
+const char* storage_class_name(std::uint32_t storage_class);
+
+struct Member {
+  std::string name;
+  std::uint32_t type = 0;
+  std::optional<std::uint32_t> offset;  // Offset decoration
+  bool non_writable = false, non_readable = false, restrict_ = false;
+};
+
+struct Type {
+  enum class Kind { unknown, void_, bool_, int_, float_, vector, matrix, array, runtime_array,
+                    struct_, pointer, function };
+  Kind kind = Kind::unknown;
+  std::string name;              // OpName (structs)
+  std::uint32_t width = 0;       // bits: int, float
+  bool is_signed = false;        // int
+  std::uint32_t element = 0;     // vector/array/runtime array: element type; pointer: pointee
+  std::uint32_t count = 0;       // vector components, array length
+  std::optional<std::uint32_t> array_stride;  // ArrayStride (arrays, runtime arrays, pointers)
+  std::uint32_t storage_class = 0;            // pointer
+  std::vector<Member> members;                // struct
+  bool block = false;                         // Block or BufferBlock decoration
+};
+
+// A load or store through a pointer (what the driver turns into memory instructions).
+struct Access {
+  bool store = false;
+  std::uint32_t value_type = 0;     // type loaded or stored
+  std::uint32_t storage_class = 0;  // of the pointer
+  std::uint32_t alignment = 0;      // Aligned memory operand; 0 when absent
+};
+
+// A memory block the shader reaches: a descriptor-bound buffer, the push constants or a
+// buffer-reference block (a PhysicalStorageBuffer pointee).
+struct Block {
+  std::uint32_t storage_class = 0;
+  std::uint32_t struct_type = 0;
+  std::string variable;  // the variable or pointer member name ("inbuf", "" for push constants)
+  std::optional<std::uint32_t> set, binding;
+};
+
+struct Module {
+  std::uint32_t version = 0;  // 0x00010300 = SPIR-V 1.3
+  std::map<std::uint32_t, Type> types;
+  std::vector<Access> accesses;
+  std::vector<Block> blocks;
+  std::uint32_t instructions = 0;
+
+  const Type* type(std::uint32_t id) const;
+  // GLSL-like spelling: float, uint, vec4, CuvkParticle, float[], ptr(PhysicalStorageBuffer, CuvkIn).
+  std::string type_name(std::uint32_t id) const;
+  // std430 size and alignment as decorated (structs: members' extent rounded to the alignment;
+  // runtime arrays: 0; pointers: 8).
+  std::uint32_t size_of(std::uint32_t id) const;
+  std::uint32_t align_of(std::uint32_t id) const;
+};
+
+// Throws cuvk::Error when the words are not a SPIR-V module.
+Module reflect(const std::uint32_t* words, std::size_t count);
+
+// "load float StorageBuffer", "store vec4 PhysicalStorageBuffer aligned 16" with counts, in
+// first-seen order, over the accesses of the given storage classes.
+std::vector<std::pair<std::string, int>> summarize_accesses(const Module& module,
+                                                            const std::vector<std::uint32_t>& classes);
+
+// The module as text (spirv-dis style) where built with SPIRV-Tools; otherwise throws cuvk::Error
+// saying so.
+std::string disassemble(const std::uint32_t* words, std::size_t count);
+bool have_disassembler();
+
+}  // namespace cuvk::spirv

@@ -1,0 +1,143 @@
+// The layout check (host/layout_check.h): every buffer and push-constant block of every embedded
+// SPIR-V module, reflected from the words, against the C++/CUDA structs; and proof that the check
+// catches a wrong layout (a vec3 snippet compiled at build time, and a wrong C++ expectation).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "layout_check.h"
+#include "layout_mismatch.h"  // tests/glsl/layout_mismatch.comp, compiled by tests/CMakeLists.txt
+#include "spirv_modules.h"
+#include "spirv_reflect.h"
+
+using namespace cuvk;
+
+namespace {
+
+std::string failures(const std::vector<LayoutCheck>& checks) {
+  std::string s;
+  for (const LayoutCheck& c : checks)
+    if (!c.ok) s += "\n  " + c.where + ": GLSL " + c.glsl + ", C++ " + c.cpp;
+  return s;
+}
+
+bool has_check(const std::vector<LayoutCheck>& checks, const std::string& where_part) {
+  return std::any_of(checks.begin(), checks.end(), [&](const LayoutCheck& c) {
+    return c.where.find(where_part) != std::string::npos;
+  });
+}
+
+spirv::Module mismatch_module() {
+  return spirv::reflect(cuvk_spirv_layout_mismatch,
+                        sizeof(cuvk_spirv_layout_mismatch) / sizeof(std::uint32_t));
+}
+
+}  // namespace
+
+TEST(Layout, EveryEmbeddedModuleMatchesTheCppStructs) {
+  ASSERT_FALSE(spirv_modules().empty());
+  for (const SpirvModule& m : spirv_modules()) {
+    SCOPED_TRACE(m.name);
+    const spirv::Module r = spirv::reflect(m.code, m.words);
+    const std::vector<LayoutCheck> checks = check_layouts(r, m.name);
+    EXPECT_TRUE(failures(checks).empty()) << failures(checks);
+    // Every kernel has its push constants and an input and an output buffer to check.
+    EXPECT_TRUE(has_check(checks, "push constants")) << m.name;
+    EXPECT_TRUE(has_check(checks, "CuvkIn.")) << m.name;
+    EXPECT_TRUE(has_check(checks, "CuvkOut.")) << m.name;
+  }
+}
+
+TEST(Layout, BdaModulesReachBuffersThroughPushConstantPointers) {
+  for (const SpirvModule& m : spirv_modules()) {
+    const std::string name = m.name;
+    const bool bda = name.size() > 4 && name.compare(name.size() - 4, 4, "_bda") == 0;
+    const spirv::Module r = spirv::reflect(m.code, m.words);
+    std::vector<std::uint32_t> classes;
+    for (const spirv::Block& b : r.blocks) classes.push_back(b.storage_class);
+    const auto n = [&classes](std::uint32_t sc) { return std::count(classes.begin(), classes.end(), sc); };
+    EXPECT_EQ(n(spirv::kPushConstant), 1) << name;
+    EXPECT_EQ(n(bda ? spirv::kPhysicalStorageBuffer : spirv::kStorageBuffer), 2) << name;
+    EXPECT_EQ(n(bda ? spirv::kStorageBuffer : spirv::kPhysicalStorageBuffer), 0) << name;
+    for (const spirv::Block& b : r.blocks)
+      if (b.storage_class == spirv::kStorageBuffer) {
+        EXPECT_EQ(b.set.value_or(99), 0u) << name;
+        EXPECT_TRUE(b.binding == 0u || b.binding == 1u) << name;
+      }
+  }
+}
+
+TEST(Layout, ReflectionReadsOffsetsStridesAndNames) {
+  const SpirvModule* aos = nullptr;
+  for (const SpirvModule& m : spirv_modules())
+    if (std::string(m.name) == "read_x_aos") aos = &m;
+  ASSERT_NE(aos, nullptr);
+  const spirv::Module r = spirv::reflect(aos->code, aos->words);
+  bool seen = false;
+  for (const auto& [id, t] : r.types) {
+    if (t.kind != spirv::Type::Kind::runtime_array || r.type_name(t.element) != "CuvkParticle") continue;
+    seen = true;
+    EXPECT_EQ(t.array_stride.value_or(0), 16u);
+    const spirv::Type* p = r.type(t.element);
+    ASSERT_EQ(p->members.size(), 4u);
+    EXPECT_EQ(p->members[3].name, "w");
+    EXPECT_EQ(p->members[3].offset.value_or(0), 12u);
+    EXPECT_EQ(r.size_of(t.element), 16u);
+  }
+  EXPECT_TRUE(seen);
+}
+
+// The check itself must fail on a deliberately mismatched struct: a GLSL particle {float x; vec3
+// yzw;} against the C++ CuvkParticle {x, y, z, w}.
+TEST(Layout, Vec3StructIsReportedAsAMismatch) {
+  const spirv::Module r = mismatch_module();
+  const std::vector<LayoutCheck> checks = check_layouts(r, "layout_mismatch");
+  const std::string report = failures(checks);
+  EXPECT_FALSE(report.empty());
+  auto failed = [&checks](const std::string& where_part, const std::string& glsl, const std::string& cpp) {
+    return std::any_of(checks.begin(), checks.end(), [&](const LayoutCheck& c) {
+      return !c.ok && c.where.find(where_part) != std::string::npos && c.glsl == glsl &&
+             c.cpp.rfind(cpp, 0) == 0;
+    });
+  };
+  EXPECT_TRUE(failed("particles[] array stride", "32", "16")) << report;  // sizeof(CuvkParticle)
+  EXPECT_TRUE(failed("(CuvkParticle).yzw offset", "16", "4")) << report;  // offsetof(..., y)
+  EXPECT_TRUE(failed("(CuvkParticle) member count", "2", "4")) << report;
+}
+
+// ... and on a wrong expectation on the C++ side: the real read_x_aos shader against a C++ twin
+// whose y sits at offset 8 (as if a padding float had slipped in).
+TEST(Layout, WrongCppExpectationIsReportedAsAMismatch) {
+  std::vector<CppLayout> wrong = cpp_layouts();
+  for (CppLayout& l : wrong)
+    if (l.glsl_name == "CuvkParticle") {
+      l.members[1].offset = 8;
+      l.size = 20;
+    }
+  for (const SpirvModule& m : spirv_modules()) {
+    if (std::string(m.name) != "read_x_aos") continue;
+    const std::vector<LayoutCheck> checks = check_layouts(spirv::reflect(m.code, m.words), m.name, wrong);
+    const std::string report = failures(checks);
+    EXPECT_NE(report.find("CuvkIn.particles[] array stride: GLSL 16, C++ 20"), std::string::npos) << report;
+    EXPECT_NE(report.find(".y offset: GLSL 4, C++ 8"), std::string::npos) << report;
+  }
+}
+
+TEST(Layout, TypeWithoutCppTwinIsAFailure) {
+  std::vector<CppLayout> none;
+  for (const CppLayout& l : cpp_layouts())
+    if (l.glsl_name != "vec4") none.push_back(l);
+  for (const SpirvModule& m : spirv_modules()) {
+    if (std::string(m.name) != "copy_vec4") continue;
+    const std::string report = failures(check_layouts(spirv::reflect(m.code, m.words), m.name, none));
+    EXPECT_NE(report.find("element type: GLSL vec4, C++ no C++ twin"), std::string::npos) << report;
+  }
+}
+
+TEST(Layout, NotSpirvIsAnError) {
+  const std::uint32_t junk[] = {1, 2, 3, 4, 5, 6};
+  EXPECT_THROW(spirv::reflect(junk, 6), std::exception);
+  EXPECT_THROW(spirv::reflect(junk, 2), std::exception);
+}
