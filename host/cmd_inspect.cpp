@@ -180,6 +180,9 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                   const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
                   const std::string& limits_source, bool listings) {
   std::cout << "\n== " << kernel << " ==\n";
+  // Statistics and listings of one block size: the run's default where it was asked for.
+  const std::uint32_t shown =
+      std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock : blocks.front();
   const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
   auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
   std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
@@ -196,11 +199,10 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                                   std::to_string(c.runtime->binary_version) + " SASS on " + c.runtime->device + ")"
                             : "unavailable: " + c.runtime_unavailable});
   for (const VulkanSide& v : vks) {
-    const std::optional<int> r = vulkan_registers(v, kListingBlock);
+    const std::optional<int> r = vulkan_registers(v, shown);
     rows.push_back({"", label(v),
-                    r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(kListingBlock) + ")"
+                    r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(shown) + ")"
                       : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
-                      : v.statistics.empty()              ? "unavailable: no statistics for block 256"
                                                           : "the driver's statistics name no register count"});
   }
   // Global memory instructions.
@@ -226,13 +228,20 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                       inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
   // Size of the code.
   std::string sizes = c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
-  if (!c.sass.text.empty()) sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " (without NOPs)";
+  if (!c.sass.text.empty())
+    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " (without NOPs), " +
+             std::to_string(c.sass_ops.bytes) + " bytes with alignment NOPs";
   rows.push_back({"code size", "CUDA", sizes});
-  for (const VulkanSide& v : vks)
-    if (v.module)
-      rows.push_back({"", label(v) + " SPIR-V",
-                      std::to_string(v.reflected.instructions) + " instructions, " +
-                          std::to_string(v.module->words) + " words"});
+  for (const VulkanSide& v : vks) {
+    if (!v.module) continue;
+    std::string size = std::to_string(v.reflected.instructions) + " SPIR-V instructions, " +
+                       std::to_string(v.module->words) + " words";
+    for (const auto& [b, reports] : v.statistics)
+      if (b == shown)
+        if (const auto bytes = inspect::binary_size_statistic(flat(reports)))
+          size += "; machine code " + std::to_string(*bytes) + " bytes (pipeline statistics)";
+    rows.push_back({"", label(v), size});
+  }
   // Layout check.
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
@@ -297,9 +306,7 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
     for (const auto& [b, reports] : v.statistics) {
-      if (b != kListingBlock && !(std::find(blocks.begin(), blocks.end(), kListingBlock) == blocks.end() &&
-                                  b == blocks.front()))
-        continue;
+      if (b != shown) continue;
       std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b << ") ---\n";
       for (const PipelineExecutableReport& e : reports) {
         std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size << '\n';

@@ -18,6 +18,8 @@
 namespace cuvk::inspect {
 namespace {
 
+constexpr int kSassInstructionBytes = 16;  // Volta and later: fixed 128-bit instructions
+
 void count(std::vector<std::pair<std::string, int>>& ops, const std::string& key) {
   auto it = std::find_if(ops.begin(), ops.end(), [&key](const auto& e) { return e.first == key; });
   if (it == ops.end()) ops.emplace_back(key, 1);
@@ -138,6 +140,7 @@ MemoryOps sass_memory_ops(const std::string& function_text) {
   for (std::string line; std::getline(in, line);) {
     if (!std::regex_search(line, m, instruction)) continue;
     const std::string op = m[2];
+    ops.bytes += kSassInstructionBytes;
     if (op == "NOP") continue;
     ++ops.instructions;
     const std::string base = op.substr(0, op.find('.'));
@@ -311,6 +314,21 @@ std::optional<int> register_statistic(const std::vector<std::pair<std::string, s
     char* end = nullptr;
     const long v = std::strtol(value.c_str(), &end, 10);
     if (end != value.c_str() && v >= 0) return static_cast<int>(v);
+  }
+  return std::nullopt;
+}
+
+std::optional<long> binary_size_statistic(
+    const std::vector<std::pair<std::string, std::string>>& stats) {
+  for (const auto& [name, value] : stats) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.find("binary size") == std::string::npos && lower.find("code size") == std::string::npos)
+      continue;
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (end != value.c_str() && v >= 0) return v;
   }
   return std::nullopt;
 }

@@ -130,10 +130,12 @@ TEST(Inspect, SassFunctionAndItsMemoryOps) {
   EXPECT_EQ(inspect::format_ops(ops.global), "LDG.E.CONSTANT x1, STG.E x1");
   EXPECT_EQ(inspect::format_ops(ops.other), "LDC x1, ULDC x1, ULDC.64 x1");
   EXPECT_EQ(ops.instructions, 8);
+  EXPECT_EQ(ops.bytes, 8 * 16);
   const inspect::MemoryOps vec4 =
       inspect::sass_memory_ops(inspect::sass_function(kCuobjdump, "_Z9copy_vec410CuvkParamsPKfPf"));
   EXPECT_EQ(inspect::format_ops(vec4.global), "LDG.E.128.CONSTANT x1, STG.E.128 x1");
-  EXPECT_EQ(vec4.instructions, 5);  // the NOP is not counted
+  EXPECT_EQ(vec4.instructions, 5);  // the NOP is not counted ...
+  EXPECT_EQ(vec4.bytes, 6 * 16);    // ... but its bytes are
   EXPECT_EQ(inspect::sass_function(kCuobjdump, "_Z5ghost"), "");
 }
 
@@ -168,6 +170,9 @@ TEST(Inspect, RegisterStatisticByName) {
   EXPECT_EQ(inspect::register_statistic({{"SGPRs", "16"}, {"VGPRs", "24"}}), 24);
   EXPECT_EQ(inspect::register_statistic({{"Spilled registers", "0"}}), std::nullopt);
   EXPECT_EQ(inspect::register_statistic({}), std::nullopt);
+  // NVIDIA 580's names (seen on an H100).
+  EXPECT_EQ(inspect::binary_size_statistic({{"Register Count", "16"}, {"Binary Size", "512"}}), 512);
+  EXPECT_EQ(inspect::binary_size_statistic({{"Stack Size", "0"}}), std::nullopt);
 }
 
 TEST(Inspect, MissingToolsAreSaidNotFatal) {
