@@ -217,7 +217,7 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                                    v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
                              : "no module " + v.module_name});
   rows.push_back({"", "Vulkan machine code",
-                  "not exposed by Vulkan: only the driver's pipeline statistics (registers above)"});
+                  "not exposed by Vulkan: only pipeline statistics: registers above, binary size below"});
   // Parameters: kernel parameters (CUDA constant bank) vs push constants.
   rows.push_back({"parameter loads", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
   if (!c.sass.text.empty())
@@ -229,8 +229,9 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
   // Size of the code.
   std::string sizes = c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
   if (!c.sass.text.empty())
-    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " (without NOPs), " +
-             std::to_string(c.sass_ops.bytes) + " bytes with alignment NOPs";
+    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " instructions = " +
+             std::to_string(16 * c.sass_ops.instructions) + " bytes without NOPs (" +
+             std::to_string(c.sass_ops.bytes) + " with cuobjdump's alignment NOPs)";
   rows.push_back({"code size", "CUDA", sizes});
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
