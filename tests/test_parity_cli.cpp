@@ -94,7 +94,8 @@ class ParityCli : public ::testing::Test {
 
   static std::vector<std::string> verdicts(const std::string& json_text) {
     std::vector<std::string> v;
-    for (const json& r : json::parse(json_text)["parity"]["rows"]) v.push_back(r["verdict"]);
+    const json doc = json::parse(json_text);  // named: a range-for over a temporary's member dangles
+    for (const json& r : doc["parity"]["rows"]) v.push_back(r["verdict"]);
     return v;
   }
 
