@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "cli.h"
@@ -87,10 +88,14 @@ int write_index(const ReportArgs& a) {
   for (const std::string& p : files_in(dir + "/plots", {".png", ".svg"}))
     in.plots.push_back("plots/" + p);
   for (const std::string& m : files_in(dir, {".md"}))
-    if (m == "SCHEMA.md")
+    if (m == "SCHEMA.md") {
       in.schema_page = true;
-    else if (m != "README.md")
+    } else if (m == "FINDINGS.md") {  // embedded in the index, not just linked
+      std::ifstream f(dir + "/" + m);
+      in.findings.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    } else if (m != "README.md") {
       in.docs.push_back(m);
+    }
   in.docs.insert(in.docs.end(), derived.begin(), derived.end());
   in.command = "cuvk report --index " + dir;
   write_file_atomic(output, format_index(in));

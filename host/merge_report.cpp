@@ -288,6 +288,11 @@ std::string format_index(const IndexInputs& in) {
   }
   out << format_text_table(t, true);
 
+  if (!in.findings.empty()) {  // hand-written, from FINDINGS.md: evidence-backed explanations
+    out << "\n" << in.findings;
+    if (in.findings.back() != '\n') out << '\n';
+  }
+
   out << "\n## CUDA vs Vulkan parity\n";
   for (std::size_t i = 0; i < in.runs.size(); ++i) {
     const RunFile& r = in.runs[i];

@@ -47,6 +47,7 @@ struct IndexInputs {
   double tolerance = kDefaultTolerance;
   std::string command;       // how the page was generated, for the header
   bool schema_page = false;  // the folder holds SCHEMA.md (linked from the header)
+  std::string findings;      // FINDINGS.md's text (hand-written analysis), shown after the runs
 };
 std::string format_index(const IndexInputs& in);
 
