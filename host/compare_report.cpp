@@ -5,16 +5,13 @@
 #include <cstdio>
 #include <sstream>
 
+#include "util.h"
+
 namespace cuvk {
 namespace {
 
 using nlohmann::json;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string bound(double v) {
   return std::isfinite(v) ? fmt("%.3f", v) : "inf";

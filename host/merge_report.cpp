@@ -9,17 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "compare_report.h"
+#include "util.h"
 
 namespace cuvk {
 namespace {
 
 using nlohmann::json;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string dash(const std::string& s) {
   return s.empty() ? "-" : s;

@@ -7,17 +7,13 @@
 
 #include "build_info.h"
 #include "summary.h"
+#include "util.h"
 
 namespace cuvk {
 namespace {
 
 using nlohmann::json;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string hex64(std::uint64_t v) {
   char buf[17];
