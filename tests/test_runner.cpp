@@ -2,12 +2,14 @@
 // writes nothing, a device lost in the middle of a run, an unavailable API.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
 #include "catalogue.h"
 #include "error.h"
 #include "interrupt.h"
+#include "nvml.h"
 #include "runner.h"
 
 using namespace cuvk;
@@ -59,13 +61,21 @@ class FakeBackend final : public Backend {
       auto& out = static_cast<HostBuffer*>(launch.out)->data;
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
     }
-    return std::vector<double>(static_cast<std::size_t>(opt.reps), 1.0);
+    std::vector<double> times(static_cast<std::size_t>(opt.reps), 1.0);
+    if (alternate_times)  // half the samples 1 ms, half 3 ms, across calls
+      for (double& t : times) t = (samples_given++ % 2) ? 3.0 : 1.0;
+    return times;
   }
   HostCostSamples host_cost(const Launch&, int) override { return {{1.0}, {1.0}, {2.0}}; }
   std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
 
+  void set_l2_bytes(std::uint64_t b) { info_.l2_bytes = b; }
+  void set_bus_bits(std::uint32_t b) { info_.memory_bus_bits = b; }
+
   std::uint64_t free_bytes = 1ull << 40;
   std::string lost_on, copies_input;
+  bool alternate_times = false;
+  std::uint64_t samples_given = 0;
 
  private:
   DeviceInfo info_;
@@ -214,4 +224,119 @@ TEST(Runner, LayoutAndVariantFiltersSelectPoints) {
   ASSERT_EQ(out.rows.size(), 2u);
   EXPECT_EQ(out.rows[0].kernel, "read_x_soa");
   EXPECT_EQ(out.rows[1].kernel, "copy");
+}
+
+namespace {
+
+// NVML stand-in: a clock that drops (or not) and throttle bits on demand.
+class FakeClocks final : public ClockMonitor {
+ public:
+  ClockSample sample() override {
+    ClockSample s;
+    s.sm_mhz = drop ? 1980 - 15 * static_cast<std::uint32_t>(calls) : 1980;  // falls each sample
+    s.mem_mhz = 2619;
+    s.event_reasons = reasons;
+    ++calls;
+    return s;
+  }
+  std::uint32_t max_sm_mhz() const override { return 1980; }
+  std::uint32_t max_mem_mhz() const override { return mem_mhz; }
+  bool drop = false;
+  std::uint64_t reasons = 0;
+  std::uint32_t mem_mhz = 2619;
+  int calls = 0;
+};
+
+RunOutcome run_with_clocks(FakeBackend& fake, const RunConfig& cfg, FakeClocks& clocks) {
+  BackendSet set;
+  set.vulkan = &fake;
+  set.clocks = &clocks;
+  return run_suite(cfg, set);
+}
+
+std::vector<std::string> flags_of(const RunOutcome& out, const std::string& kernel) {
+  for (const ResultRow& r : out.rows)
+    if (r.kernel == kernel && r.status == Status::ok) return r.flags;
+  return {"<no ok row>"};
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+TEST(RunnerFlags, SteadyClocksAndAConvergedMedianCarryNoFlags) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  FakeClocks clocks;
+  const auto flags = flags_of(run_with_clocks(fake, config({"copy"}), clocks), "copy");
+  EXPECT_TRUE(flags.empty()) << flags.front();
+}
+
+TEST(RunnerFlags, AClockThatFellDuringTheRowIsFlagged) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  FakeClocks clocks;
+  clocks.drop = true;
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  EXPECT_TRUE(has(flags_of(run_with_clocks(fake, cfg, clocks), "copy"), "clock_below_start"));
+}
+
+TEST(RunnerFlags, ThrottleReasonsAreFlaggedButIdleIsNot) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  FakeClocks clocks;
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  clocks.reasons = 0x1;  // gpu_idle: not a throttle
+  EXPECT_FALSE(has(flags_of(run_with_clocks(fake, cfg, clocks), "copy"), "throttled"));
+  clocks.reasons = kNvmlSwPowerCap;
+  EXPECT_TRUE(has(flags_of(run_with_clocks(fake, cfg, clocks), "copy"), "throttled"));
+}
+
+TEST(RunnerFlags, BandwidthAboveTheDramPeakIsFlagged) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.set_bus_bits(8);  // a 1-byte bus: the fake's 1 ms per 8 KB copy is far above its "peak"
+  FakeClocks clocks;
+  clocks.mem_mhz = 1;    // peak = 2 * 1 MHz * 1 byte = 0.002 GB/s
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  const RunOutcome out = run_with_clocks(fake, cfg, clocks);
+  ASSERT_TRUE(out.dram_peak_gbps.has_value());
+  EXPECT_NEAR(*out.dram_peak_gbps, 0.002, 1e-12);
+  EXPECT_TRUE(has(flags_of(out, "copy"), "above_dram_peak"));
+}
+
+TEST(RunnerFlags, WarmL2WithDataThatFitsIsCacheResident) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.set_l2_bytes(1 << 20);  // 1 MiB L2; the copy moves 8 KiB
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  cfg.l2 = L2Mode::warm;
+  EXPECT_TRUE(has(flags_of(run(fake, cfg), "copy"), "cache_resident"));
+  cfg.l2 = L2Mode::cold;  // flushed: the same row is DRAM traffic
+  EXPECT_FALSE(has(flags_of(run(fake, cfg), "copy"), "cache_resident"));
+  fake.set_l2_bytes(4096);  // warm, but the data does not fit
+  cfg.l2 = L2Mode::warm;
+  EXPECT_FALSE(has(flags_of(run(fake, cfg), "copy"), "cache_resident"));
+}
+
+TEST(RunnerFlags, AMedianThatDidNotConvergeIsFlagged) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.alternate_times = true;  // 1 ms, 3 ms, 1 ms, ...: the median's CI stays wide
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  cfg.max_time_s = 0.01;
+  const RunOutcome out = run(fake, cfg);
+  EXPECT_TRUE(has(flags_of(out, "copy"), "ci_not_met"));
+  for (const ResultRow& r : out.rows) {
+    if (r.kernel == "copy") {
+      EXPECT_EQ(r.stop_reason, "time_budget");
+    }
+  }
 }

@@ -182,3 +182,22 @@ TEST(VulkanEnvironment, NoDriverGivesAReasonNotACrash) {
   ::unsetenv("VK_DRIVER_FILES");
   ::unsetenv("VK_ICD_FILENAMES");
 }
+
+TEST_F(VulkanValidated, BlockSizeSweepRecordsEveryBlockSize) {
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.tests = {"read_x", "copy"};
+  cfg.block_sizes = {128, 256};
+  const RunOutcome out = run(cfg);
+  suite::expect_all_ok(out, Api::vulkan);
+  std::size_t b128 = 0, b256 = 0;
+  for (const ResultRow& r : out.rows) {
+    b128 += r.block_size == 128 ? 1 : 0;
+    b256 += r.block_size == 256 ? 1 : 0;
+    if (r.variant != "engine") {
+      EXPECT_EQ(r.geometry.block_size, r.block_size);
+    }
+  }
+  EXPECT_EQ(b128, b256);
+  EXPECT_EQ(b128 + b256, out.rows.size());
+  EXPECT_GT(b128, 0u);
+}
