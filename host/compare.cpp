@@ -81,11 +81,6 @@ double parse_tolerance(const std::string& text) {
   return pct / 100.0;
 }
 
-bool same_point(const ResultRow& a, const ResultRow& b) {
-  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
-         a.offset == b.offset && a.stride == b.stride && a.block_size == b.block_size;
-}
-
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
   std::vector<ApiPair> out;
   for (const ResultRow& r : rows) {

@@ -39,8 +39,6 @@ const char* baseline_verdict_name(Verdict v);  // SAME, FASTER, SLOWER, UNCERTAI
 // unless 0 < value < 100.
 double parse_tolerance(const std::string& text);
 
-// The point of a row without its API: test, layout, variant, n, offset, stride, block size.
-bool same_point(const ResultRow& a, const ResultRow& b);
 
 // A point's CUDA row and Vulkan row. A run with several Vulkan binding modes (descriptor, bda)
 // gives one pair per mode, each with the point's CUDA row.

@@ -149,6 +149,11 @@ const char* status_name(Status s) {
   return "?";
 }
 
+bool same_point(const ResultRow& a, const ResultRow& b) {
+  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
+         a.offset == b.offset && a.stride == b.stride && a.block_size == b.block_size;
+}
+
 std::string point_label(const ResultRow& row) {
   const TestCase* t = find_test(row.test);
   if (t && t->sweep == Sweep::offset) return "offset=" + std::to_string(row.offset);

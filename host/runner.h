@@ -83,6 +83,10 @@ struct ResultRow {
 // Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
 std::string point_label(const ResultRow& row);
 
+// Whether two rows measured the same point (API and binding aside): test, layout, variant, n,
+// offset, stride, block size. Parity, baselines and the run summary pair rows with it.
+bool same_point(const ResultRow& a, const ResultRow& b);
+
 // Host-side cost of one API, summarised (medians of HostCostSamples) plus its start-up costs.
 struct HostCostSummary {
   Api api = Api::cuda;

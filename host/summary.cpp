@@ -4,15 +4,6 @@
 #include <cmath>
 
 namespace cuvk {
-namespace {
-
-bool same_point(const ResultRow& a, const ResultRow& b) {
-  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
-         a.offset == b.offset && a.stride == b.stride && a.block_size == b.block_size;
-}
-
-}  // namespace
-
 std::vector<ParityRow> parity_rows(const std::vector<ResultRow>& rows) {
   // One comparison per CUDA row and Vulkan binding mode of the run (descriptor when none ran).
   std::vector<Binding> bindings;
