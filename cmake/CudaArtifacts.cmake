@@ -1,7 +1,7 @@
 # Keeps the CUDA kernels' machine code with the binary for `cuvk inspect`: for each kernel source,
 # nvcc writes the PTX and the cubin of one architecture (CUVK_INSPECT_CUDA_ARCH, default 90 = H100)
 # with the flags of the real build, and ptxas's resource usage (-Xptxas -v) is captured. All three
-# are embedded through a generated registry (host/cuda_artifacts.h), so they are there on any
+# are embedded through a generated registry (host/inspect/cuda_artifacts.h), so they are there on any
 # machine; SASS is disassembled from the embedded cubin at run time where cuobjdump/nvdisasm exist.
 set(CUVK_INSPECT_CUDA_ARCH 90 CACHE STRING
     "CUDA architecture whose PTX, cubin and ptxas resource usage `cuvk inspect` shows")
@@ -36,8 +36,7 @@ const std::vector<CudaArtifact>& cuda_artifacts() {
   endif()
   list(JOIN flags " " flags_text)
   string(REPLACE ";" "|" flags_arg "${flags}")  # one -D argument; CudaArtifact.cmake splits it
-  set(headers ${PROJECT_SOURCE_DIR}/cuda/common.cuh ${PROJECT_SOURCE_DIR}/cuda/kernels.cuh
-              ${PROJECT_SOURCE_DIR}/host/params.h)
+  set(headers ${PROJECT_SOURCE_DIR}/cuda/common.cuh ${PROJECT_SOURCE_DIR}/host/contract/params.h)
   set(stems)
   set(outputs)
   foreach(src IN LISTS ARGN)
@@ -48,7 +47,7 @@ const std::vector<CudaArtifact>& cuda_artifacts() {
       OUTPUT ${base}.ptx ${base}.cubin ${base}.ptxas.txt
       COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} -DSRC=${src_abs} -DBASE=${base}
               -DARCH=${arch} -DFLAGS=${flags_arg}
-              -DINCLUDES=${PROJECT_SOURCE_DIR}/host|${PROJECT_SOURCE_DIR}/cuda
+              -DINCLUDES=${PROJECT_SOURCE_DIR}/host/contract|${PROJECT_SOURCE_DIR}/cuda
               -P ${PROJECT_SOURCE_DIR}/cmake/CudaArtifact.cmake
       DEPENDS ${src_abs} ${headers} ${PROJECT_SOURCE_DIR}/cmake/CudaArtifact.cmake
       COMMENT "CUDA -> PTX, cubin and ptxas resource usage: ${stem} (sm_${arch}, for cuvk inspect)"

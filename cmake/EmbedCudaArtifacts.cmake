@@ -1,5 +1,5 @@
 # Script mode (cmake -P), called by cmake/CudaArtifacts.cmake: writes ${OUT}, the registry of
-# host/cuda_artifacts.h, with the PTX, cubin and ptxas log of each stem in STEMS ('|'-separated)
+# host/inspect/cuda_artifacts.h, with the PTX, cubin and ptxas log of each stem in STEMS ('|'-separated)
 # found in ${DIR} as <stem>.sm_${ARCH}.{ptx,cubin,ptxas.txt}, as byte arrays.
 string(REPLACE "|" ";" stems "${STEMS}")
 

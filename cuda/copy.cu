@@ -1,5 +1,5 @@
 // copy: the bandwidth ceiling, one float per thread and 16 bytes per thread; glsl/copy.comp twin.
-#include "kernels.cuh"
+#include "common.cuh"
 
 CUVK_KERNEL(copy) {
   const unsigned i = cuvk_global_index();

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cuda_backend.h"
+#include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
-#include "kernels.cuh"
 
 namespace cuvk {
 namespace {
@@ -31,14 +31,9 @@ struct KernelEntry {
   void (*fn)(CuvkParams, const float*, float*);
 };
 
-// The kernel table: kernel name -> host stub. Names equal the SPIR-V modules' names.
-const KernelEntry kKernels[] = {
-    {"read_x_aos", read_x_aos},     {"read_x_soa", read_x_soa},
-    {"update_xy_aos", update_xy_aos}, {"update_xy_soa", update_xy_soa},
-    {"read_offset", read_offset},   {"write_offset", write_offset},
-    {"stride", stride},             {"copy", copy},
-    {"copy_vec4", copy_vec4},       {"l2_flush", l2_flush},
-};
+// The kernel table: kernel name -> host stub, one entry per CUVK_KERNEL in cuda/*.cu (CMake
+// generates it). Names equal the SPIR-V modules' names.
+const KernelEntry kKernels[] = {CUVK_KERNEL_TABLE};
 
 __global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t word) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -127,6 +122,8 @@ class CudaBackend final : public Backend {
   }
 
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
+  KernelResources kernel_resources(const std::string& kernel,
+                                   const std::vector<std::uint32_t>& block_sizes) override;
 
   std::uint64_t free_memory_bytes() const override {
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -291,20 +288,20 @@ std::vector<std::string> cuda_kernel_names() {
   return names;
 }
 
-CudaKernelResources cuda_kernel_resources(int index, const std::string& kernel,
-                                          const std::vector<std::uint32_t>& block_sizes) {
+KernelResources CudaBackend::kernel_resources(const std::string& kernel,
+                                              const std::vector<std::uint32_t>& block_sizes) {
+  const int index = info_.index;
   const KernelEntry* entry = nullptr;
   for (const KernelEntry& k : kKernels)
     if (kernel == k.name) entry = &k;
   if (entry == nullptr) throw Error("CUDA backend has no kernel named '" + kernel + "'");
-  cuda_devices();  // throws with the reason when there is no usable device
   CUVK_CUDA_CHECK(cudaSetDevice(index));
   cudaDeviceProp prop{};
   CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   cudaFuncAttributes attr{};
   const void* fn = reinterpret_cast<const void*>(entry->fn);
   CUVK_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  CudaKernelResources r;
+  KernelResources r;
   r.device = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
              std::to_string(prop.minor) + ")";
   r.registers = attr.numRegs;

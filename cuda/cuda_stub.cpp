@@ -14,9 +14,4 @@ std::unique_ptr<Backend> make_cuda_backend(int) {
 
 std::vector<std::string> cuda_kernel_names() { return {}; }
 
-CudaKernelResources cuda_kernel_resources(int, const std::string&,
-                                          const std::vector<std::uint32_t>&) {
-  throw Error("this cuvk was built without CUDA (no nvcc at configure time)");
-}
-
 }  // namespace cuvk

@@ -1,7 +1,7 @@
 // l2_flush (internal, not a test): reads a scratch buffer larger than L2 between timed
 // repetitions; see glsl/l2_flush.comp. The store happens only if a value sums to the sentinel in
 // p.aux, which the host never puts in the scratch, so the compiler cannot drop the loads.
-#include "kernels.cuh"
+#include "common.cuh"
 
 CUVK_KERNEL(l2_flush) {
   const unsigned i = cuvk_global_index();

@@ -1,5 +1,5 @@
 // read_offset / write_offset (seed 000); glsl/read_offset.comp and glsl/write_offset.comp twins.
-#include "kernels.cuh"
+#include "common.cuh"
 
 CUVK_KERNEL(read_offset) {
   const unsigned i = cuvk_global_index();

@@ -1,5 +1,5 @@
 // read_x: out[i] = x of particle i (seed 001); glsl/read_x.comp is the Vulkan twin.
-#include "kernels.cuh"
+#include "common.cuh"
 
 // AoS: {x,y,z,w} structs, 16-byte stride: a warp's 32 loads span 512 bytes (16 sectors).
 CUVK_KERNEL(read_x_aos) {

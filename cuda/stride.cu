@@ -1,5 +1,5 @@
 // stride: b[i] = a[i * stride] (seed 004); glsl/stride.comp twin.
-#include "kernels.cuh"
+#include "common.cuh"
 
 CUVK_KERNEL(stride) {
   const unsigned i = cuvk_global_index();

@@ -1,5 +1,5 @@
 // update_xy: x += 10, y += 20 into a result buffer (seeds 000, 003); glsl/update_xy.comp twin.
-#include "kernels.cuh"
+#include "common.cuh"
 
 CUVK_KERNEL(update_xy_aos) {
   const unsigned i = cuvk_global_index();

@@ -17,8 +17,8 @@ inline RunConfig small_suite(Api api) {
   cfg.reps = 3;
   cfg.max_time_s = 0.05;  // keep the suite quick: stop soon even if the CI is wide
   cfg.warmup = 1;
-  cfg.offsets = {0, 1, 7, 32};
-  cfg.strides = {1, 3, 32};
+  cfg.axis_values["offset"] = {0, 1, 7, 32};
+  cfg.axis_values["stride"] = {1, 3, 32};
   cfg.settle_ms = 1.0;
   cfg.host_cost_samples = 5;
   return cfg;

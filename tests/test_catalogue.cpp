@@ -61,7 +61,7 @@ TEST(Catalogue, KernelNamesFollowTestLayoutVariant) {
 }
 
 TEST(Catalogue, ReferencesKeepPoisonWhereTheKernelDoesNotWrite) {
-  const cuvk::Plan plan = cuvk::find_test("write_offset")->plan(cuvk::Point{"", "scalar", 64, 3, 1});
+  const cuvk::Plan plan = cuvk::find_test("write_offset")->plan(cuvk::make_point("", "scalar", 64, {{"offset", 3}}));
   std::vector<float> in(plan.in_words, 1.5f), out(plan.out_words, -7.0f);
   plan.reference(in, out);
   EXPECT_EQ(out[0], -7.0f);
@@ -74,8 +74,8 @@ TEST(Catalogue, BuffersHoldEveryIndexTheKernelTouches) {
   for (const cuvk::TestCase& t : cuvk::catalogue())
     for (std::uint32_t n : {1u, 31u, 1000u, 4096u})
       for (std::uint32_t v : {1u, 7u, 32u}) {
-        cuvk::Point p{t.layouts.empty() ? "" : t.layouts.front(), t.variants.back(), n,
-                      t.sweep == cuvk::Sweep::offset ? v : 0, t.sweep == cuvk::Sweep::stride ? v : 1};
+        cuvk::Point p{t.layouts.empty() ? "" : t.layouts.front(), t.variants.back(), n, {}};
+        for (const std::string& axis : t.sweeps) p.axes.set(axis, v);
         const cuvk::Plan plan = t.plan(p);
         std::vector<float> in(plan.in_words, 1.0f), out(plan.out_words, 0.0f);
         plan.reference(in, out);  // would read or write out of bounds (ASan) if sizes were short

@@ -90,8 +90,8 @@ RunConfig config(std::vector<std::string> tests) {
   cfg.warmup = 0;
   cfg.settle_ms = 0.0;
   cfg.host_cost_samples = 2;
-  cfg.offsets = {0, 1};
-  cfg.strides = {1, 2};
+  cfg.axis_values["offset"] = {0, 1};
+  cfg.axis_values["stride"] = {1, 2};
   return cfg;
 }
 
@@ -142,7 +142,7 @@ TEST(Runner, DeviceLostInOneRowLeavesTheOthersRunning) {
     if (r.test == "read_offset") {
       EXPECT_EQ(r.status, Status::failed);
       EXPECT_NE(r.reason.find("VK_ERROR_DEVICE_LOST"), std::string::npos);
-    } else if (r.stride == 1) {
+    } else if (r.axes.get("stride") == 1) {
       EXPECT_EQ(r.status, Status::ok) << r.reason;
     }
   }
@@ -165,7 +165,7 @@ TEST(Runner, SizesThatOverflow32BitIndicesAreRefused) {
   FakeBackend fake;
   RunConfig cfg = config({"read_offset"});
   cfg.n = 4000000000u;
-  cfg.offsets = {400000000u};
+  cfg.axis_values["offset"] = {400000000u};
   EXPECT_THROW(run(fake, cfg), UsageError);
 }
 

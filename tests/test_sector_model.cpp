@@ -35,7 +35,7 @@ TEST(SectorModel, StrideMultipliesSectors) {  // seed 004: stride 2 -> 2x, strid
 }
 
 TEST(SectorModel, ReadXAosNeedsFourTimesTheSectorsOfSoa) {  // seed 001
-  Point p{"aos", "scalar", 1 << 20, 0, 1};
+  Point p = cuvk::make_point("aos", "scalar", 1 << 20);
   const auto aos = plan("read_x", p).traffic;
   p.layout = "soa";
   const auto soa = plan("read_x", p).traffic;
@@ -50,7 +50,7 @@ TEST(SectorModel, ReadXAosNeedsFourTimesTheSectorsOfSoa) {  // seed 001
 }
 
 TEST(SectorModel, UpdateXyAosHalvesRequestEfficiency) {  // seeds 000/003: 50% vs 100%
-  Point p{"aos", "scalar", 1 << 20, 0, 1};
+  Point p = cuvk::make_point("aos", "scalar", 1 << 20);
   const auto aos = plan("update_xy", p).traffic;
   p.layout = "soa";
   const auto soa = plan("update_xy", p).traffic;
@@ -60,29 +60,30 @@ TEST(SectorModel, UpdateXyAosHalvesRequestEfficiency) {  // seeds 000/003: 50% v
 }
 
 TEST(SectorModel, OffsetTestsReportFiveSectorsWhenMisaligned) {
-  Point p{"", "scalar", 1 << 20, 1, 1};
+  Point p{"", "scalar", 1 << 20, {}};
+  p.axes.set("offset", 1);
   EXPECT_EQ(plan("read_offset", p).traffic.sectors_per_request, 5u);
   EXPECT_EQ(plan("write_offset", p).traffic.sectors_per_request, 5u);
-  p.offset = 8;
+  p.axes.set("offset", 8);
   EXPECT_EQ(plan("read_offset", p).traffic.sectors_per_request, 4u);
   // A misaligned stream touches one more sector in all: DRAM traffic barely changes.
-  p.offset = 1;
+  p.axes.set("offset", 1);
   EXPECT_EQ(plan("read_offset", p).traffic.moved_bytes, (8ull << 20) + 32);
 }
 
 TEST(SectorModel, StrideTestMovesWholeArrayUntilSectorsAreSkipped) {
   const std::uint32_t n = 1 << 20;
   for (std::uint32_t s : {1u, 2u, 4u, 8u}) {
-    const auto t = plan("stride", Point{"", "scalar", n, 0, s}).traffic;
+    const auto t = plan("stride", cuvk::make_point("", "scalar", n, {{"stride", s}})).traffic;
     EXPECT_EQ(t.moved_bytes, 4ull * n + 4ull * (n / s)) << s;  // whole input + output
     EXPECT_EQ(t.useful_bytes, 8ull * (n / s)) << s;
   }
-  const auto t16 = plan("stride", Point{"", "scalar", n, 0, 16}).traffic;
+  const auto t16 = plan("stride", cuvk::make_point("", "scalar", n, {{"stride", 16}})).traffic;
   EXPECT_EQ(t16.moved_bytes, 32ull * (n / 16) + 4ull * (n / 16));  // every other sector skipped
 }
 
 TEST(SectorModel, WideCopyIsFullyEfficient) {
-  const auto t = plan("copy", Point{"", "vec4", 1 << 20, 0, 1}).traffic;
+  const auto t = plan("copy", cuvk::make_point("", "vec4", 1 << 20)).traffic;
   EXPECT_EQ(t.sectors_per_request, 16u);  // 512 bytes per warp request
   EXPECT_DOUBLE_EQ(t.request_efficiency, 1.0);
   EXPECT_EQ(t.moved_bytes, t.useful_bytes);

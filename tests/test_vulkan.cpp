@@ -10,6 +10,7 @@
 #include "devices.h"
 #include "error.h"
 #include "suite_check.h"
+#include "backends.h"
 #include "vulkan_backend.h"
 
 using namespace cuvk;
@@ -38,7 +39,7 @@ class VulkanValidated : public ::testing::Test {
     return run_suite(cfg, set);
   }
 
-  VulkanOptions options_;
+  BackendOptions options_;
   std::vector<std::string> messages_;
   std::vector<DeviceInfo> devices_;
   std::unique_ptr<Backend> backend_;
@@ -85,8 +86,7 @@ TEST_F(VulkanValidated, EveryKernelRunsVerifiedInBothBindingModes) {
     EXPECT_NE(r.kernel, kCopyEngine);
     EXPECT_TRUE(r.pct_of_ceiling.has_value()) << r.kernel;  // against the bda copy vec4
     const auto twin = std::find_if(out.rows.begin(), out.rows.end(), [&r](const ResultRow& d) {
-      return d.binding == Binding::descriptor && d.kernel == r.kernel && d.offset == r.offset &&
-             d.stride == r.stride && d.block_size == r.block_size;
+      return d.binding == Binding::descriptor && d.kernel == r.kernel && d.axes == r.axes && d.block_size == r.block_size;
     });
     ASSERT_NE(twin, out.rows.end()) << r.kernel;
     EXPECT_EQ(twin->output_hash, r.output_hash) << r.kernel << " " << point_label(r);
@@ -171,12 +171,12 @@ TEST(VulkanEnvironment, NoDriverGivesAReasonNotACrash) {
   ::setenv("VK_DRIVER_FILES", "/nonexistent/icd.json", 1);
   ::setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
   try {
-    const auto devices = vulkan_devices(VulkanOptions{});
+    const auto devices = vulkan_devices(BackendOptions{});
     EXPECT_TRUE(devices.empty()) << "a device appeared without a driver";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).size(), 0u);
   }
-  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  const DeviceInventory inv = take_inventory(BackendOptions{});
   EXPECT_TRUE(inv.vulkan.empty());
   EXPECT_FALSE(inv.vulkan_error.empty());
   ::unsetenv("VK_DRIVER_FILES");

@@ -249,7 +249,7 @@ void open_loader() {
 // keeps a pointer to sink_.
 class VulkanInstance {
  public:
-  explicit VulkanInstance(const VulkanOptions& options)
+  explicit VulkanInstance(const BackendOptions& options)
       : sink_(std::make_unique<MessageSink>(options.on_message)) {
     open_loader();
     const std::uint32_t loader_version = volkGetInstanceVersion();
@@ -577,7 +577,7 @@ std::uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& memory,
 // The device and what outlives the backend object: buffers keep it alive through a shared_ptr, so
 // freeing a buffer after the backend is still valid.
 struct DeviceContext {
-  explicit DeviceContext(const VulkanOptions& options) : instance(options) {}
+  explicit DeviceContext(const BackendOptions& options) : instance(options) {}
   VulkanInstance instance;  // first: destroyed last
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VolkDeviceTable table{};
@@ -612,7 +612,7 @@ struct BoundBuffer {
 
 class VulkanBackend final : public Backend {
  public:
-  VulkanBackend(int index, const VulkanOptions& options);
+  VulkanBackend(int index, const BackendOptions& options);
   ~VulkanBackend() override;
   VulkanBackend(const VulkanBackend&) = delete;
   VulkanBackend& operator=(const VulkanBackend&) = delete;
@@ -649,9 +649,10 @@ class VulkanBackend final : public Backend {
     return free_bytes;
   }
 
-  // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see vulkan_backend.h).
-  std::vector<PipelineExecutableReport> statistics(const std::string& kernel, Binding binding,
-                                                   std::uint32_t block_size);
+  // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see backend.h).
+  std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
+                                                           Binding binding,
+                                                           std::uint32_t block_size) override;
 
  private:
   struct Resolved {       // a validated launch
@@ -712,7 +713,7 @@ class VulkanBackend final : public Backend {
   std::vector<std::pair<std::string, double>> startup_;  // one-time costs, in order
 };
 
-VulkanBackend::VulkanBackend(int index, const VulkanOptions& options) {
+VulkanBackend::VulkanBackend(int index, const BackendOptions& options) {
   const Clock::time_point instance_start = Clock::now();
   context_ = std::make_shared<DeviceContext>(options);
   startup_.emplace_back("instance", ms_since(instance_start));
@@ -1405,9 +1406,9 @@ std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
   }
 }
 
-std::vector<PipelineExecutableReport> VulkanBackend::statistics(const std::string& kernel,
-                                                                Binding binding,
-                                                                std::uint32_t block_size) {
+std::vector<PipelineExecutableReport> VulkanBackend::executable_reports(const std::string& kernel,
+                                                                        Binding binding,
+                                                                        std::uint32_t block_size) {
   ensure_usable();
   if (!capture_statistics_) {
     throw Error(facts_.pipeline_executable_info
@@ -1456,16 +1457,7 @@ std::vector<PipelineExecutableReport> VulkanBackend::statistics(const std::strin
 
 }  // namespace
 
-std::vector<PipelineExecutableReport> vulkan_pipeline_statistics(Backend& backend,
-                                                                 const std::string& kernel,
-                                                                 Binding binding,
-                                                                 std::uint32_t block_size) {
-  auto* vulkan = dynamic_cast<VulkanBackend*>(&backend);
-  if (vulkan == nullptr) throw Error("vulkan_pipeline_statistics needs a Vulkan backend");
-  return vulkan->statistics(kernel, binding, block_size);
-}
-
-std::vector<DeviceInfo> vulkan_devices(const VulkanOptions& options) {
+std::vector<DeviceInfo> vulkan_devices(const BackendOptions& options) {
   const VulkanInstance instance(options);
   const std::vector<VkPhysicalDevice> physicals = instance.physical_devices();
   std::vector<DeviceInfo> infos;
@@ -1476,7 +1468,7 @@ std::vector<DeviceInfo> vulkan_devices(const VulkanOptions& options) {
   return infos;
 }
 
-std::unique_ptr<Backend> make_vulkan_backend(int index, const VulkanOptions& options) {
+std::unique_ptr<Backend> make_vulkan_backend(int index, const BackendOptions& options) {
   return std::make_unique<VulkanBackend>(index, options);
 }
 

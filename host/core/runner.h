@@ -12,6 +12,7 @@
 #include "catalogue.h"
 #include "devices.h"
 #include "nvml.h"
+#include "row.h"
 #include "stats.h"
 
 namespace cuvk {
@@ -25,8 +26,8 @@ struct RunConfig {
   int reps = 100;
   int warmup = 10;
   std::vector<std::uint32_t> block_sizes = {256};  // the launch-geometry sweep (one value: none)
-  std::vector<std::uint32_t> offsets;
-  std::vector<std::uint32_t> strides;
+  // Values of each sweep axis (axes.h) by name; an axis not named here sweeps its defaults.
+  std::map<std::string, std::vector<std::uint32_t>> axis_values;
   std::vector<std::string> layouts;   // filter: empty = every layout of each test
   std::vector<std::string> variants;  // filter: empty = every variant of each test
   // Vulkan binding modes, each a separate row per point (descriptor, bda); CUDA rows: pointer.
@@ -40,52 +41,18 @@ struct RunConfig {
   double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
   int host_cost_samples = 200;
   std::function<void(const std::string&)> progress;  // optional: one line per point and API
+  // Optional: each row as soon as its point is measured and verified on every API, in run order.
+  std::function<void(const ResultRow&)> on_row;
 };
+
+// Checks every value of the configuration that needs no device (throws UsageError naming the
+// option). run_suite calls it; it is the one place each option's value is judged.
+void validate_config(const RunConfig& config);
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
 constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds
 constexpr double kDefaultGpuMaxTimeS = 2.0;
 constexpr double kDefaultCpuMaxTimeS = 0.2;  // lavapipe's timings are noisy and never converge
-const std::vector<std::uint32_t>& default_offsets();
-const std::vector<std::uint32_t>& default_strides();
-
-enum class Status { ok, failed, unavailable };
-const char* status_name(Status s);
-
-struct ResultRow {
-  std::string test, layout, variant, kernel;  // layout "" where none
-  Api api = Api::cuda;
-  Binding binding = Binding::pointer;  // how the kernel reached its buffers (CUDA: pointer)
-  std::uint32_t n = 0, offset = 0, stride = 1, block_size = 0;  // the problem size and sweep point
-  std::uint32_t threads = 0;  // params.n: threads that do work
-  Geometry geometry;
-  Status status = Status::unavailable;
-  std::string reason;
-  Summary time_ms;
-  std::uint64_t useful_bytes = 0, moved_bytes = 0;
-  double gbps_useful = 0.0, gbps_moved = 0.0;
-  std::uint32_t sectors_per_request = 0;
-  double request_efficiency = 0.0;
-  std::optional<double> pct_of_ceiling;  // gbps_moved over the same API's copy vec4 gbps_moved
-  bool verified = false;
-  std::uint64_t mismatches = 0, checked = 0;
-  std::optional<std::uint64_t> first_bad_index;
-  // FNV-1a 64 of the output buffer's bytes after the correctness run: equal hashes on two APIs
-  // mean bit-identical outputs (both are also checked element by element against the CPU).
-  std::optional<std::uint64_t> output_hash;
-  std::string stop_reason;  // converged | time_budget | sample_budget
-  std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
-  // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
-  // clock_below_start, throttled, ci_not_met.
-  std::vector<std::string> flags;
-};
-
-// Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
-std::string point_label(const ResultRow& row);
-
-// Whether two rows measured the same point (API and binding aside): test, layout, variant, n,
-// offset, stride, block size. Parity, baselines and the run summary pair rows with it.
-bool same_point(const ResultRow& a, const ResultRow& b);
 
 // Host-side cost of one API, summarised (medians of HostCostSamples) plus its start-up costs.
 struct HostCostSummary {
@@ -107,6 +74,9 @@ struct RunOutcome {
   std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
   std::optional<ClockSample> clocks_after_settle;
   bool interrupted = false;  // a SIGINT/SIGTERM stopped the run early: rows hold what completed
+  // Host wall time per phase of the driver, seconds, in the order the phases first ran (plan,
+  // inputs, settle, upload, correctness run, download, verify, measure, host cost).
+  std::vector<std::pair<std::string, double>> phase_s;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).

@@ -155,7 +155,7 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
   for (const MergedRow& m : merged) {
     const ResultRow& p = m.point;
     out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
-        << csv_field(point_text(p)) << ',' << p.n << ',' << p.offset << ',' << p.stride << ','
+        << csv_field(point_text(p)) << ',' << p.n << ',' << p.axes.get("offset") << ',' << p.axes.get("stride") << ','
         << p.block_size << ',' << binding_name(m.vulkan_binding);
     for (const MergedCell& c : m.runs) {
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
@@ -195,8 +195,8 @@ json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>&
                     {"variant", p.variant},
                     {"point", point_text(p)},
                     {"n", p.n},
-                    {"offset", p.offset},
-                    {"stride", p.stride},
+                    {"offset", p.axes.get("offset")},
+                    {"stride", p.axes.get("stride")},
                     {"block_size", p.block_size},
                     {"vulkan_binding", binding_name(m.vulkan_binding)},
                     {"runs", cells}});
@@ -241,7 +241,7 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
     const ResultRow& b = y.point;
     auto key = [&rank](const ResultRow& r) {
       return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
-                             r.offset, r.stride, r.n, r.block_size);
+                             r.axes.get("offset"), r.axes.get("stride"), r.n, r.block_size);
     };
     return std::make_tuple(key(a), x.vulkan_binding) < std::make_tuple(key(b), y.vulkan_binding);
   });

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "devices.h"
 #include "runner.h"
-#include "vulkan_backend.h"
+#include "backends.h"
 
 namespace cuvk {
 namespace {
@@ -18,10 +18,12 @@ int do_list() {
     std::string layouts, variants;
     for (const std::string& l : t.layouts) layouts += (layouts.empty() ? "" : ",") + l;
     for (const std::string& v : t.variants) variants += (variants.empty() ? "" : ",") + v;
-    const char* sweep = t.sweep == Sweep::offset ? "offset (--offsets)"
-                        : t.sweep == Sweep::stride ? "stride (--strides)" : "-";
+    std::string sweep;
+    for (const std::string& name : t.sweeps)
+      sweep += (sweep.empty() ? "" : ", ") + name + " (" + find_axis(name)->option + ")";
+    if (sweep.empty()) sweep = "-";
     std::printf("  %-13s layouts: %-8s variants: %-12s sweep: %s\n      %s\n", t.name.c_str(),
-                layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep,
+                layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep.c_str(),
                 t.description.c_str());
   }
   auto join = [](const std::vector<std::uint32_t>& v) {
@@ -29,11 +31,12 @@ int do_list() {
     for (std::uint32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
     return s;
   };
-  std::printf("\ndefaults: n = %u on a GPU, %u on a CPU device; offsets %s; strides %s; block 256; "
+  std::string sweeps;
+  for (const Axis& axis : axes()) sweeps += "; " + axis.name + "s " + join(axis.defaults);
+  std::printf("\ndefaults: n = %u on a GPU, %u on a CPU device%s; block 256; "
               "at least 100 repetitions after 10 warm-up, until the median's 95%% CI is within "
               "0.5%%; L2 cold\n",
-              kDefaultGpuN, kDefaultCpuN, join(default_offsets()).c_str(),
-              join(default_strides()).c_str());
+              kDefaultGpuN, kDefaultCpuN, sweeps.c_str());
   return kExitOk;
 }
 
@@ -45,7 +48,7 @@ void print_device(const DeviceInfo& d) {
 }
 
 int do_devices(const std::string& spec) {
-  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  const DeviceInventory inv = take_inventory(BackendOptions{});
   std::printf("CUDA devices:\n");
   if (!inv.cuda_error.empty()) std::printf("  none: %s\n", inv.cuda_error.c_str());
   for (const DeviceInfo& d : inv.cuda) print_device(d);

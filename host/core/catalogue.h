@@ -1,30 +1,34 @@
 // The test catalogue: a test is data. Each entry names the test, its layouts and variants, its
 // parameter sweep, and for one parameter point: the kernel to run, the buffer sizes, the launch
 // parameters, the traffic under the sector model and the CPU reference.
-// Adding a test = one CUDA kernel + one GLSL shader (glsl/kernels.cmake) + one entry here.
+// Adding a test = one CUDA kernel (cuda/*.cu) + one GLSL shader (glsl/*.comp) + one entry here;
+// the kernel tables and SPIR-V modules are derived from the files (docs/ADDING_A_TEST.md).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "axes.h"
 #include "params.h"
 #include "sector_model.h"
 
 namespace cuvk {
-
-enum class Sweep { none, offset, stride };
 
 // One parameter point as the user sees it.
 struct Point {
   std::string layout;   // "" where the test has no layout axis
   std::string variant;  // "scalar" unless the test has a wide form
   std::uint32_t n = 0;  // problem size in elements (see each test's description)
-  std::uint32_t offset = 0;
-  std::uint32_t stride = 1;
+  AxisValues axes;      // the sweep point; axes the test does not sweep stay neutral
 };
+
+// A point with the given axis values (by name); the others neutral.
+Point make_point(const std::string& layout, const std::string& variant, std::uint32_t n,
+                 const std::map<std::string, std::uint32_t>& axis_values = {});
 
 // What the runner needs to execute and check one point.
 struct Plan {
@@ -43,9 +47,22 @@ struct TestCase {
   std::string description;
   std::vector<std::string> layouts;   // empty: no layout axis
   std::vector<std::string> variants;  // at least {"scalar"}
-  Sweep sweep = Sweep::none;
+  std::vector<std::string> sweeps;    // axes (axes.h) this test sweeps; empty: none
   std::function<Plan(const Point&)> plan;
 };
+
+// Kernels with a job in every run, declared here so that the runner names none of them.
+struct SuiteKernels {
+  // The bandwidth ceiling: "% of ceiling" is each row's moved GB/s over this point's (same API,
+  // binding and block size).
+  std::string ceiling_test = "copy", ceiling_variant = "vec4";
+  // The tiny launch whose host-side cost (launch, submit, round trip) is sampled.
+  std::string host_cost_kernel = "copy";
+  // Reads a scratch buffer larger than L2 between timed repetitions, and is the clock-settling
+  // work; it stores only if a float4 of the scratch sums to the sentinel in params.aux.
+  std::string l2_flush_kernel = "l2_flush";
+};
+const SuiteKernels& suite_kernels();
 
 const std::vector<TestCase>& catalogue();
 const TestCase* find_test(const std::string& name);
@@ -54,7 +71,16 @@ const TestCase* find_test(const std::string& name);
 std::string kernel_name(const std::string& test, const std::string& layout,
                         const std::string& variant);
 
-// Every kernel a catalogue entry can ask for (for the start-up consistency check).
+// The points of `t` at size n: layouts x variants x the product of its swept axes' values
+// (`axis_values` by axis name; a missing axis sweeps its defaults), filtered by `layouts` and
+// `variants` (empty: all).
+std::vector<Point> points_of(const TestCase& t, std::uint32_t n,
+                             const std::map<std::string, std::vector<std::uint32_t>>& axis_values,
+                             const std::vector<std::string>& layouts,
+                             const std::vector<std::string>& variants);
+
+// Every kernel a catalogue entry can ask for, and the suite kernels (the start-up consistency
+// check).
 std::vector<std::string> catalogue_kernels();
 
 // Kernels in `required` missing from `available`; empty when all are there.

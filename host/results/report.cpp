@@ -234,7 +234,7 @@ json to_json(const RunDocument& doc) {
                 {"variant", r.variant},
                 {"kernel", r.kernel},
                 {"params",
-                 {{"n", r.n}, {"offset", r.offset}, {"stride", r.stride}, {"block_size", r.block_size},
+                 {{"n", r.n}, {"offset", r.axes.get("offset")}, {"stride", r.axes.get("stride")}, {"block_size", r.block_size},
                   {"threads", r.threads}}},
                 {"geometry",
                  {{"block_size", r.geometry.block_size}, {"grid_x", r.geometry.grid_x},
@@ -337,8 +337,8 @@ json to_json(const RunDocument& doc) {
         {"target_ci", c.target_ci},
         {"max_time_s", doc.outcome.max_time_s},
         {"settle_ms", c.settle_ms},
-        {"offsets", c.offsets},
-        {"strides", c.strides},
+        {"offsets", c.axis_values.at("offset")},
+        {"strides", c.axis_values.at("stride")},
         {"seed", c.seed},
         {"l2", c.l2 == L2Mode::cold ? "cold" : "warm"},
         {"l2_flush_bytes", doc.outcome.flush_bytes},
@@ -383,7 +383,7 @@ std::string format_run(const RunDocument& doc, Format format) {
         const bool ok = r.status == Status::ok;
         auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
         out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ','
-            << r.n << ',' << r.offset << ',' << r.stride << ',' << r.block_size << ','
+            << r.n << ',' << r.axes.get("offset") << ',' << r.axes.get("stride") << ',' << r.block_size << ','
             << status_name(r.status) << ',' << csv_escape(r.reason) << ','
             << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ','
             << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max)

@@ -71,8 +71,8 @@ json point_json(const ResultRow& r) {
           {"variant", r.variant},
           {"point", point_text(r)},
           {"n", r.n},
-          {"offset", r.offset},
-          {"stride", r.stride},
+          {"offset", r.axes.get("offset")},
+          {"stride", r.axes.get("stride")},
           {"block_size", r.block_size}};
 }
 
@@ -100,7 +100,7 @@ std::string csv_line(const char* comparison, const ResultRow& p, const std::stri
   std::ostringstream out;
   out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
       << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
-      << p.offset << ',' << p.stride << ',' << p.block_size << ',' << csv_ms(num, &Summary::median)
+      << p.axes.get("offset") << ',' << p.axes.get("stride") << ',' << p.block_size << ',' << csv_ms(num, &Summary::median)
       << ',' << csv_ms(num, &Summary::ci_low) << ',' << csv_ms(num, &Summary::ci_high) << ','
       << csv_ms(den, &Summary::median) << ',' << csv_ms(den, &Summary::ci_low) << ','
       << csv_ms(den, &Summary::ci_high) << ',';

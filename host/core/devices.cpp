@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cuda_backend.h"
 #include "error.h"
 
 namespace cuvk {
@@ -32,21 +31,6 @@ bool is_index(const std::string& s) {
 }
 
 }  // namespace
-
-DeviceInventory take_inventory(const VulkanOptions& vulkan_options) {
-  DeviceInventory inv;
-  try {
-    inv.cuda = cuda_devices();
-  } catch (const std::exception& e) {
-    inv.cuda_error = e.what();
-  }
-  try {
-    inv.vulkan = vulkan_devices(vulkan_options);
-  } catch (const std::exception& e) {
-    inv.vulkan_error = e.what();
-  }
-  return inv;
-}
 
 DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec) {
   DeviceChoice c;

@@ -9,6 +9,7 @@
 #include "cmd_run.h"
 #include "compare.h"
 #include "compare_report.h"
+#include "backends.h"
 #include "devices.h"
 #include "error.h"
 
@@ -40,7 +41,7 @@ std::string missing_api(const RunArgs& a) {
     throw UsageError(
         "parity runs one GPU: give --device an index or UUID (or run `cuvk run --device "
         "all --format json --output r.json` and `cuvk parity --from` each file)");
-  const DeviceChoice c = choose_devices(take_inventory(VulkanOptions{}), a.device);
+  const DeviceChoice c = choose_devices(take_inventory(BackendOptions{}), a.device);
   std::string why;
   if (!c.cuda)
     why = "CUDA unavailable: " + (c.cuda_reason.empty() ? "no CUDA device" : c.cuda_reason);

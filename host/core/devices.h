@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "backend.h"
-#include "vulkan_backend.h"
 
 namespace cuvk {
 
@@ -15,8 +14,6 @@ struct DeviceInventory {
   std::vector<DeviceInfo> cuda, vulkan;
   std::string cuda_error, vulkan_error;  // why an API could not enumerate ("" when it could)
 };
-
-DeviceInventory take_inventory(const VulkanOptions& vulkan_options);
 
 // The chosen device for each API, or the reason it has none.
 struct DeviceChoice {

@@ -231,8 +231,8 @@ ResultRow read_row(const Checker& ck, const json& r, const std::string& path) {
   const json& params = ck.object(r, "params", path);
   constexpr std::uint64_t u32 = std::numeric_limits<std::uint32_t>::max();
   row.n = static_cast<std::uint32_t>(ck.unsigned_int(params, "n", pp, u32));
-  row.offset = static_cast<std::uint32_t>(ck.unsigned_int(params, "offset", pp, u32));
-  row.stride = static_cast<std::uint32_t>(ck.unsigned_int(params, "stride", pp, u32));
+  for (const Axis& axis : axes())  // every sweep axis is a params field
+    row.axes.set(axis.name, static_cast<std::uint32_t>(ck.unsigned_int(params, axis.name.c_str(), pp, u32)));
   row.block_size = static_cast<std::uint32_t>(ck.unsigned_int(params, "block_size", pp, u32));
 
   const std::string status = ck.string(r, "status", path);
@@ -285,8 +285,8 @@ ResultRow read_row(const Checker& ck, const json& r, const std::string& path) {
 
 std::string row_identity(const ResultRow& r) {
   return r.test + "|" + r.layout + "|" + r.variant + "|" + api_name(r.api) + "|" +
-         binding_name(r.binding) + "|" + std::to_string(r.n) + "|" + std::to_string(r.offset) +
-         "|" + std::to_string(r.stride) + "|" + std::to_string(r.block_size);
+         binding_name(r.binding) + "|" + std::to_string(r.n) + "|" + std::to_string(r.axes.get("offset")) +
+         "|" + std::to_string(r.axes.get("stride")) + "|" + std::to_string(r.block_size);
 }
 
 void check_schema(const Checker& ck, const json& doc) {
@@ -422,12 +422,7 @@ std::vector<RunFile> read_all_results(const std::vector<std::string>& paths) {
 }
 
 std::string point_text(const ResultRow& row) {
-  if (find_test(row.test)) return point_label(row);
-  std::string s;
-  if (row.offset != 0) s = "offset=" + std::to_string(row.offset);
-  if (row.stride != 1)
-    s += (s.empty() ? "" : ",") + std::string("stride=") + std::to_string(row.stride);
-  return s;
+  return point_label(row);
 }
 
 }  // namespace cuvk

@@ -6,6 +6,7 @@
 #include "cmd_run.h"
 #include "compare.h"
 #include "compare_report.h"
+#include "backends.h"
 #include "devices.h"
 #include "error.h"
 
@@ -31,7 +32,7 @@ struct Target {
 // The GPUs of this node, each once: CUDA devices (the run pairs each with its Vulkan twin by UUID);
 // without CUDA, Vulkan GPUs; without any GPU, one automatic run (e.g. lavapipe on a CPU machine).
 std::vector<Target> node_targets() {
-  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  const DeviceInventory inv = take_inventory(BackendOptions{});
   std::vector<Target> t;
   for (const DeviceInfo& d : inv.cuda)
     t.push_back(
@@ -96,7 +97,7 @@ std::optional<RunFile> load_baseline(const RunArgs& a) {
   parse_tolerance(a.tolerance);
   RunFile base = read_results(a.baseline);
   // Same GPU model as the device this run is about to use: a usage error now, not after the run.
-  const DeviceChoice choice = choose_devices(take_inventory(VulkanOptions{}), a.device);
+  const DeviceChoice choice = choose_devices(take_inventory(BackendOptions{}), a.device);
   RunFile now;
   now.name = "this run";
   now.cuda = run_device(choice.cuda);

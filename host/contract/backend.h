@@ -1,12 +1,15 @@
-// The interface between the host timing driver (host/) and an API backend (cuda/, vulkan/).
+// The contract between the host timing driver (host/) and an API backend (cuda/, vulkan/).
 // A backend is deliberately small: device facts, buffers, and "run kernel K with these parameters
 // R times and return R GPU times". Backends never print and never compute bandwidth; warm-up,
-// repetition policy, statistics, verification and reports live once, in host/.
+// repetition policy, statistics, verification and reports live once, in host/. A backend sees
+// three host headers only (this one, params.h, error.h): the build enforces it (host/CMakeLists.txt),
+// and one factory (host/factory/backends.cpp) is the only host code that names a backend.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +97,44 @@ struct HostCostSamples {
   std::vector<double> round_trip_us;  // issue one launch and wait until it has completed
 };
 
+// How a backend is created. Only the Vulkan backend uses these today.
+struct BackendOptions {
+  // Enable VK_LAYER_KHRONOS_validation (with synchronization validation) and route every
+  // message to on_message. Never used when timing for results: the layer changes timings.
+  bool validation = false;
+  std::function<void(const std::string&)> on_message;
+  // Enable VK_KHR_pipeline_executable_properties where the driver offers it and create pipelines
+  // with CAPTURE_STATISTICS, for Backend::executable_reports (`cuvk inspect`; never timed runs).
+  bool pipeline_statistics = false;
+};
+
+// ---- What a backend can tell about one kernel's machine code (`cuvk inspect`) ----
+
+// One executable of a pipeline as the driver describes it (VK_KHR_pipeline_executable_properties),
+// e.g. the register count and binary size of the compute shader's machine code.
+struct PipelineStatistic {
+  std::string name, description, value;
+};
+struct PipelineExecutableReport {
+  std::string name, description;
+  std::uint32_t subgroup_size = 0;
+  std::vector<PipelineStatistic> statistics;
+};
+
+// What the CUDA runtime says about one kernel: its attributes (cudaFuncGetAttributes) and, per
+// block size, cudaOccupancyMaxActiveBlocksPerMultiprocessor, with the limits that bound occupancy.
+struct KernelResources {
+  std::string device;             // name and compute capability
+  int registers = 0;              // per thread, of the kernel as linked into this binary
+  int binary_version = 0;         // e.g. 90: the SASS the driver runs
+  int ptx_version = 0;
+  std::size_t local_bytes = 0, shared_bytes = 0, const_bytes = 0;
+  int max_threads_per_block = 0;  // for this kernel
+  int multiprocessors = 0, max_threads_per_sm = 0, max_blocks_per_sm = 0, regs_per_sm = 0,
+      regs_per_block = 0, warp_size = 0;
+  std::vector<std::pair<std::uint32_t, int>> blocks_per_sm;  // (block size, active blocks per SM)
+};
+
 struct RunOptions {
   int reps = 1;
   // If set, this launch runs before every repetition, outside the timed interval (L2 flush).
@@ -136,6 +177,17 @@ class Backend {
   // One-time costs paid so far, in milliseconds, in the order they happened (e.g. context,
   // instance, device, pipeline creation).
   virtual std::vector<std::pair<std::string, double>> startup_ms() const = 0;
+
+  // Inspection, never used by timed runs. Each throws Error with the reason where this backend
+  // (or its driver) cannot say.
+  // The driver's statistics for the pipeline of `kernel` in `binding` at `block_size` (Vulkan,
+  // with BackendOptions::pipeline_statistics).
+  virtual std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
+                                                                   Binding binding,
+                                                                   std::uint32_t block_size);
+  // Registers and occupancy of `kernel` per block size (CUDA).
+  virtual KernelResources kernel_resources(const std::string& kernel,
+                                           const std::vector<std::uint32_t>& block_sizes);
 };
 
 }  // namespace cuvk

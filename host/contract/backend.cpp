@@ -30,6 +30,16 @@ std::string format_uuid(const Uuid& uuid) {
   return s;
 }
 
+std::vector<PipelineExecutableReport> Backend::executable_reports(const std::string&, Binding,
+                                                                 std::uint32_t) {
+  throw Error(std::string(api_name(info().api)) +
+              " backend offers no pipeline executable statistics");
+}
+
+KernelResources Backend::kernel_resources(const std::string&, const std::vector<std::uint32_t>&) {
+  throw Error(std::string(api_name(info().api)) + " backend reports no kernel resources");
+}
+
 std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {
   return std::string(call) + " failed: " + decoded + " (" + file + ":" + std::to_string(line) + ")";
 }

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ namespace cuvk {
 struct RunArgs {
   std::vector<std::string> tests, apis = {"all"}, layouts, variants;
   std::vector<std::string> vk_bindings = {"descriptor"};  // --vk-binding
-  std::string n, offsets, strides, format = "table", output, device, l2 = "cold";
+  std::string n, format = "table", output, device, l2 = "cold";
+  std::map<std::string, std::string> axis_values;  // per sweep axis (axes.h): --offsets, --strides
   int reps = 100, warmup = 10;
   std::uint32_t block_size = 256;
   std::string block_sizes;

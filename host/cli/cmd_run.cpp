@@ -10,12 +10,11 @@
 
 #include "catalogue.h"
 #include "cli.h"
-#include "cuda_backend.h"
 #include "devices.h"
 #include "error.h"
 #include "interrupt.h"
 #include "nvml.h"
-#include "vulkan_backend.h"
+#include "backends.h"
 
 namespace cuvk {
 
@@ -71,10 +70,11 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--settle-ms", a.settle_ms,
                   "GPU milliseconds of warm-up work per API before the first point, so clocks "
                   "settle (default 500)");
-  sub.add_option("--offsets", a.offsets,
-                  "offsets for read_offset/write_offset: list or ranges, e.g. 0,1,8 or 0-32 or "
-                  "0-32:4 (default 0,1,2,4,7,8,16,31,32)");
-  sub.add_option("--strides", a.strides, "strides for stride: list or ranges (default 1,2,3,4,8,16,32)");
+  for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
+    std::string defaults;
+    for (std::uint32_t v : axis.defaults) defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
+    sub.add_option(axis.option, a.axis_values[axis.name], axis.help + " (default " + defaults + ")");
+  }
   sub.add_option("--seed", a.seed, "seed of the random inputs (default 1)");
   sub.add_option("--l2", a.l2,
                   "cold: flush L2 before every timed repetition (default); warm: no flush");
@@ -108,23 +108,16 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
       throw UsageError("--n " + a.n + " overflows 32-bit indices (at most 4294967295)");
     cfg.n = static_cast<std::uint32_t>(n);
   }
-  cfg.offsets = a.offsets.empty() ? default_offsets() : parse_uint_list(a.offsets, "--offsets");
-  cfg.strides = a.strides.empty() ? default_strides() : parse_uint_list(a.strides, "--strides");
-  for (std::uint32_t s : cfg.strides)
-    if (s == 0) throw UsageError("--strides: stride 0 is not allowed");
-  if (a.reps < 1) throw UsageError("--reps must be at least 1");
-  if (a.warmup < 0) throw UsageError("--warmup must not be negative");
+  for (const Axis& axis : axes()) {
+    const auto given = a.axis_values.find(axis.name);
+    cfg.axis_values[axis.name] = given == a.axis_values.end() || given->second.empty()
+                                     ? axis.defaults
+                                     : parse_uint_list(given->second, axis.option);
+  }
   cfg.reps = a.reps;
   cfg.warmup = a.warmup;
   cfg.block_sizes = a.block_sizes.empty() ? std::vector<std::uint32_t>{a.block_size}
                                           : parse_uint_list(a.block_sizes, "--block-sizes");
-  for (std::uint32_t b : cfg.block_sizes)
-    if (b == 0 || b % 32 != 0)
-      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
-  if (!(a.target_ci > 0.0) || a.target_ci >= 100.0)
-    throw UsageError("--target-ci must be a percentage above 0 and below 100");
-  if (!(a.max_time_s >= 0.0)) throw UsageError("--max-time must be a non-negative number of seconds");
-  if (!(a.settle_ms >= 0.0)) throw UsageError("--settle-ms must not be negative");
   cfg.target_ci = a.target_ci / 100.0;
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
@@ -135,10 +128,11 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  validate_config(cfg);    // fail on a bad value before any device is opened
   parse_format(a.format);  // fail on a bad format before running anything
   if (!a.output.empty()) check_writable(a.output);
 
-  VulkanOptions vk_opts;
+  BackendOptions vk_opts;
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;
@@ -158,14 +152,14 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
   if (want_cuda && doc.choice.cuda) {
     try {
-      cuda = make_cuda_backend(doc.choice.cuda->index);
+      cuda = make_backend(Api::cuda, doc.choice.cuda->index, vk_opts);
     } catch (const std::exception& e) {
       doc.choice.cuda_reason = e.what();
     }
   }
   if (want_vk && doc.choice.vulkan) {
     try {
-      vulkan = make_vulkan_backend(doc.choice.vulkan->index, vk_opts);
+      vulkan = make_backend(Api::vulkan, doc.choice.vulkan->index, vk_opts);
     } catch (const std::exception& e) {
       doc.choice.vulkan_reason = e.what();
     }

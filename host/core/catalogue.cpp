@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "error.h"
 #include "util.h"
 
 namespace cuvk {
@@ -17,11 +18,11 @@ AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::u
   return AccessStream{base_bytes, stride_bytes, elem_bytes, count};
 }
 
-CuvkParams params(std::uint32_t threads, std::uint32_t offset = 0, std::uint32_t stride = 1) {
+// The parameter block of a point: `threads` threads do work; every sweep axis reaches its field.
+CuvkParams params(std::uint32_t threads, const Point& pt) {
   CuvkParams p{};
   p.n = threads;
-  p.offset = offset;
-  p.stride = stride;
+  apply_axes(pt.axes, p);
   return p;
 }
 
@@ -30,7 +31,7 @@ Plan plan_read_x(const Point& pt) {
   const bool aos = pt.layout == "aos";
   Plan plan;
   plan.kernel = kernel_name("read_x", pt.layout, pt.variant);
-  plan.params = params(n);
+  plan.params = params(n, pt);
   plan.in_words = 4ull * n;  // four floats per particle in both layouts
   plan.out_words = n;
   const AccessStream load = aos ? stream(0, sizeof(CuvkParticle), kFloat, n) : stream(0, kFloat, kFloat, n);
@@ -46,7 +47,7 @@ Plan plan_update_xy(const Point& pt) {
   const bool aos = pt.layout == "aos";
   Plan plan;
   plan.kernel = kernel_name("update_xy", pt.layout, pt.variant);
-  plan.params = params(n);
+  plan.params = params(n, pt);
   plan.in_words = 2ull * n;
   plan.out_words = 2ull * n;
   std::vector<AccessStream> streams;
@@ -67,10 +68,10 @@ Plan plan_update_xy(const Point& pt) {
 }
 
 Plan plan_read_offset(const Point& pt) {
-  const std::uint32_t n = pt.n, off = pt.offset;
+  const std::uint32_t n = pt.n, off = pt.axes.get("offset");
   Plan plan;
   plan.kernel = "read_offset";
-  plan.params = params(n, off);
+  plan.params = params(n, pt);
   plan.in_words = std::uint64_t{n} + off;
   plan.out_words = n;
   plan.traffic = traffic({{stream(std::uint64_t{off} * kFloat, kFloat, kFloat, n)},
@@ -82,10 +83,10 @@ Plan plan_read_offset(const Point& pt) {
 }
 
 Plan plan_write_offset(const Point& pt) {
-  const std::uint32_t n = pt.n, off = pt.offset;
+  const std::uint32_t n = pt.n, off = pt.axes.get("offset");
   Plan plan;
   plan.kernel = "write_offset";
-  plan.params = params(n, off);
+  plan.params = params(n, pt);
   plan.in_words = n;
   plan.out_words = std::uint64_t{n} + off;
   plan.traffic = traffic({{stream(0, kFloat, kFloat, n)},
@@ -99,11 +100,11 @@ Plan plan_write_offset(const Point& pt) {
 // The input holds n floats; thread i < ceil(n / stride) reads a[i * stride]. The array (and so
 // the memory footprint) stays fixed across the sweep while the useful fraction falls as 1/stride.
 Plan plan_stride(const Point& pt) {
-  const std::uint32_t s = pt.stride;
+  const std::uint32_t s = pt.axes.get("stride");
   const std::uint32_t threads = ceil_div(pt.n, s);
   Plan plan;
   plan.kernel = "stride";
-  plan.params = params(threads, 0, s);
+  plan.params = params(threads, pt);
   plan.in_words = pt.n;
   plan.out_words = threads;
   plan.traffic = traffic({{stream(0, std::uint64_t{s} * kFloat, kFloat, threads)},
@@ -123,7 +124,7 @@ Plan plan_copy(const Point& pt) {
   const std::uint64_t words = std::uint64_t{threads} * (elem / kFloat);
   Plan plan;
   plan.kernel = kernel_name("copy", "", pt.variant);
-  plan.params = params(threads);
+  plan.params = params(threads, pt);
   plan.in_words = words;
   plan.out_words = words;
   plan.traffic = traffic({{stream(0, elem, elem, threads)}, {stream(0, elem, elem, threads)}});
@@ -135,19 +136,19 @@ std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
       {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (seed 001); n particles",
-       {"aos", "soa"}, scalar, Sweep::none, plan_read_x},
+       {"aos", "soa"}, scalar, {}, plan_read_x},
       {"update_xy", "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs",
-       {"aos", "soa"}, scalar, Sweep::none, plan_update_xy},
-      {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, Sweep::offset,
+       {"aos", "soa"}, scalar, {}, plan_update_xy},
+      {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, {"offset"},
        plan_read_offset},
-      {"write_offset", "b[i + offset] = a[i] (seed 000); n threads", {}, scalar, Sweep::offset,
+      {"write_offset", "b[i + offset] = a[i] (seed 000); n threads", {}, scalar, {"offset"},
        plan_write_offset},
       {"stride", "b[i] = a[i * stride] over an array of n floats (seed 004); n/stride threads",
-       {}, scalar, Sweep::stride, plan_stride},
+       {}, scalar, {"stride"}, plan_stride},
       {"copy",
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
        "driver's own copy)",
-       {}, {"scalar", "vec4", "engine"}, Sweep::none, plan_copy},
+       {}, {"scalar", "vec4", "engine"}, {}, plan_copy},
   };
 }
 
@@ -172,8 +173,68 @@ std::string kernel_name(const std::string& test, const std::string& layout,
   return name;
 }
 
+Point make_point(const std::string& layout, const std::string& variant, std::uint32_t n,
+                 const std::map<std::string, std::uint32_t>& axis_values) {
+  Point p{layout, variant, n, {}};
+  for (const auto& [name, value] : axis_values) p.axes.set(name, value);
+  return p;
+}
+
+const SuiteKernels& suite_kernels() {
+  static const SuiteKernels kernels;
+  return kernels;
+}
+
+namespace {
+
+bool selected(const std::vector<std::string>& filter, const std::string& value) {
+  return filter.empty() || value.empty() ||
+         std::find(filter.begin(), filter.end(), value) != filter.end();
+}
+
+// Every combination of the swept axes' values, the first axis outermost.
+std::vector<AxisValues> sweep_points(
+    const std::vector<std::string>& sweeps,
+    const std::map<std::string, std::vector<std::uint32_t>>& axis_values) {
+  std::vector<AxisValues> points(1);
+  for (const std::string& name : sweeps) {
+    const Axis* axis = find_axis(name);
+    if (axis == nullptr) throw Error("catalogue: unknown sweep axis '" + name + "'");
+    const auto given = axis_values.find(name);
+    const std::vector<std::uint32_t>& values =
+        given != axis_values.end() ? given->second : axis->defaults;
+    std::vector<AxisValues> next;
+    for (const AxisValues& p : points)
+      for (std::uint32_t v : values) {
+        AxisValues q = p;
+        q.set(name, v);
+        next.push_back(q);
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+}  // namespace
+
+std::vector<Point> points_of(const TestCase& t, std::uint32_t n,
+                             const std::map<std::string, std::vector<std::uint32_t>>& axis_values,
+                             const std::vector<std::string>& layouts,
+                             const std::vector<std::string>& variants) {
+  std::vector<Point> points;
+  const std::vector<std::string> all_layouts =
+      t.layouts.empty() ? std::vector<std::string>{""} : t.layouts;
+  const std::vector<AxisValues> sweep = sweep_points(t.sweeps, axis_values);
+  for (const std::string& layout : all_layouts)
+    for (const std::string& variant : t.variants)
+      for (const AxisValues& values : sweep)
+        if (selected(layouts, layout) && selected(variants, variant))
+          points.push_back(Point{layout, variant, n, values});
+  return points;
+}
+
 std::vector<std::string> catalogue_kernels() {
-  std::vector<std::string> names = {"l2_flush"};
+  std::vector<std::string> names = {suite_kernels().l2_flush_kernel};
   for (const TestCase& t : catalogue()) {
     const std::vector<std::string> layouts =
         t.layouts.empty() ? std::vector<std::string>{""} : t.layouts;

@@ -17,14 +17,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "cuda_artifacts.h"
-#include "cuda_backend.h"
 #include "devices.h"
 #include "error.h"
 #include "inspect.h"
 #include "layout_check.h"
 #include "spirv_modules.h"
 #include "spirv_reflect.h"
-#include "vulkan_backend.h"
+#include "backends.h"
 
 namespace cuvk {
 namespace {
@@ -84,11 +83,11 @@ struct CudaSide {
   std::optional<inspect::PtxasUsage> ptxas;
   inspect::Sass sass;
   inspect::MemoryOps sass_ops;
-  std::optional<CudaKernelResources> runtime;
+  std::optional<KernelResources> runtime;
   std::string runtime_unavailable;
 };
 
-CudaSide cuda_side(const std::string& kernel, const std::optional<int>& device,
+CudaSide cuda_side(const std::string& kernel, Backend* cuda,
                    const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
   CudaSide c;
   if (cuda_artifacts().empty()) {
@@ -110,11 +109,11 @@ CudaSide cuda_side(const std::string& kernel, const std::optional<int>& device,
   }
   if (c.artifact == nullptr && c.unavailable.empty())
     c.unavailable = "no embedded PTX has a kernel named " + kernel;
-  if (!device) {
+  if (cuda == nullptr) {
     c.runtime_unavailable = "needs a CUDA GPU (" + no_device + ")";
   } else {
     try {
-      c.runtime = cuda_kernel_resources(*device, kernel, blocks);
+      c.runtime = cuda->kernel_resources(kernel, blocks);
     } catch (const std::exception& e) {
       c.runtime_unavailable = e.what();
     }
@@ -153,7 +152,7 @@ VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulk
   }
   try {
     for (std::uint32_t b : blocks)
-      v.statistics.emplace_back(b, vulkan_pipeline_statistics(*vulkan, kernel, binding, b));
+      v.statistics.emplace_back(b, vulkan->executable_reports(kernel, binding, b));
   } catch (const std::exception& e) {
     v.statistics.clear();
     v.statistics_unavailable = e.what();
@@ -341,21 +340,28 @@ int do_inspect(const InspectArgs& a) {
   const std::vector<std::string> layouts = test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
   for (const std::string& layout : layouts)
     for (const std::string& variant : test->variants) {
-      const std::string k = test->plan(Point{layout, variant, 1024, 0, 1}).kernel;
+      const std::string k = test->plan(make_point(layout, variant, 1024)).kernel;
       if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
     }
 
-  const DeviceInventory inv = take_inventory(VulkanOptions{});
+  const DeviceInventory inv = take_inventory(BackendOptions{});
   const DeviceChoice choice = choose_devices(inv, a.device);
-  std::optional<int> cuda_index;
-  if (choice.cuda) cuda_index = choice.cuda->index;
+  std::unique_ptr<Backend> cuda;
+  std::string cuda_reason = choice.cuda_reason;
+  if (choice.cuda) {
+    try {
+      cuda = make_backend(Api::cuda, choice.cuda->index, BackendOptions{});
+    } catch (const std::exception& e) {
+      cuda_reason = e.what();
+    }
+  }
   std::unique_ptr<Backend> vulkan;
   std::string vulkan_reason = choice.vulkan_reason;
   if (choice.vulkan) {
-    VulkanOptions options;
+    BackendOptions options;
     options.pipeline_statistics = true;  // inspection only: never for timed runs
     try {
-      vulkan = make_vulkan_backend(choice.vulkan->index, options);
+      vulkan = make_backend(Api::vulkan, choice.vulkan->index, options);
     } catch (const std::exception& e) {
       vulkan_reason = e.what();
     }
@@ -384,7 +390,7 @@ int do_inspect(const InspectArgs& a) {
 
   for (const std::string& kernel : kernels) {
     if (kernel == kCopyEngine) continue;
-    const CudaSide c = cuda_side(kernel, cuda_index, choice.cuda_reason, blocks);
+    const CudaSide c = cuda_side(kernel, cuda.get(), cuda_reason, blocks);
     std::vector<VulkanSide> vks;
     for (Binding b : bindings) vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks));
     inspect::SmLimits limits = inspect::hopper_limits();

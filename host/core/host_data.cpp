@@ -1,0 +1,75 @@
+#include "host_data.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "catalogue.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+constexpr unsigned kMaxWorkers = 16;
+
+template <typename F>
+void parallel_for(std::uint64_t count, F&& body) {
+  const unsigned workers = std::max(1u, std::min(kMaxWorkers, std::thread::hardware_concurrency()));
+  const std::uint64_t chunk = ceil_div<std::uint64_t>(count, workers);
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w) {
+    const std::uint64_t lo = w * chunk, hi = std::min(count, lo + chunk);
+    if (lo >= hi) break;
+    threads.emplace_back([lo, hi, &body] { body(lo, hi); });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
+  std::vector<float> v(words);
+  parallel_for(words, [&](std::uint64_t lo, std::uint64_t hi) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
+      const std::uint32_t bits = static_cast<std::uint32_t>(((h >> 63) << 31) | 0x3F800000u |
+                                                            ((h >> 20) & 0x7FFFFFu));
+      std::memcpy(&v[i], &bits, sizeof bits);
+    }
+  });
+  return v;
+}
+
+float poison_float() {
+  float f;
+  std::memcpy(&f, &kPoisonWord, sizeof f);
+  return f;
+}
+
+std::uint64_t fnv1a64(const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  return h;
+}
+
+void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row) {
+  row.checked = expected.size();
+  row.mismatches = 0;
+  for (std::uint64_t i = 0; i < expected.size(); ++i) {
+    if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
+      if (row.mismatches == 0) row.first_bad_index = i;
+      ++row.mismatches;
+    }
+  }
+  row.verified = row.mismatches == 0;
+}
+
+}  // namespace cuvk

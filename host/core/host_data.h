@@ -1,0 +1,27 @@
+// The host side of correctness: fresh random inputs, the poisoned expected output, the bit-exact
+// check of every element, and the output hash that tells whether two APIs wrote the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "row.h"
+
+namespace cuvk {
+
+// Fresh non-zero random floats: a random sign and a random mantissa in [1, 2); spread over the
+// cores. The same (words, seed) always gives the same values.
+std::vector<float> random_input(std::uint64_t words, std::uint64_t seed);
+
+std::uint64_t splitmix64(std::uint64_t x);
+
+float poison_float();  // kPoisonWord as a float: a NaN no kernel produces from the inputs
+
+// Bitwise comparison of every element: data movement and the +10/+20 adds are exact in IEEE
+// float, so any difference is an error. Sets row.checked, mismatches, first_bad_index, verified.
+void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row);
+
+std::uint64_t fnv1a64(const void* data, std::size_t bytes);
+
+}  // namespace cuvk

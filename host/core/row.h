@@ -1,0 +1,56 @@
+// One measured row: a test x layout x variant x sweep point x block size on one API and binding.
+// The runner fills it; the results layer writes, reads, compares and prints it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "axes.h"
+#include "backend.h"
+#include "nvml.h"
+#include "stats.h"
+
+namespace cuvk {
+
+enum class Status { ok, failed, unavailable };
+const char* status_name(Status s);
+
+struct ResultRow {
+  std::string test, layout, variant, kernel;  // layout "" where none
+  Api api = Api::cuda;
+  Binding binding = Binding::pointer;  // how the kernel reached its buffers (CUDA: pointer)
+  std::uint32_t n = 0, block_size = 0;  // the problem size and the launch's block size
+  AxisValues axes;                      // the sweep point (offset, stride, ...)
+  std::uint32_t threads = 0;  // params.n: threads that do work
+  Geometry geometry;
+  Status status = Status::unavailable;
+  std::string reason;
+  Summary time_ms;
+  std::uint64_t useful_bytes = 0, moved_bytes = 0;
+  double gbps_useful = 0.0, gbps_moved = 0.0;
+  std::uint32_t sectors_per_request = 0;
+  double request_efficiency = 0.0;
+  std::optional<double> pct_of_ceiling;  // gbps_moved over the same API's copy vec4 gbps_moved
+  bool verified = false;
+  std::uint64_t mismatches = 0, checked = 0;
+  std::optional<std::uint64_t> first_bad_index;
+  // FNV-1a 64 of the output buffer's bytes after the correctness run: equal hashes on two APIs
+  // mean bit-identical outputs (both are also checked element by element against the CPU).
+  std::optional<std::uint64_t> output_hash;
+  std::string stop_reason;  // converged | time_budget | sample_budget
+  std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
+  // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
+  // clock_below_start, throttled, ci_not_met.
+  std::vector<std::string> flags;
+};
+
+// Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
+std::string point_label(const ResultRow& row);
+
+// Whether two rows measured the same point (API and binding aside): test, layout, variant, n,
+// sweep axes, block size. Parity, baselines and the run summary pair rows with it.
+bool same_point(const ResultRow& a, const ResultRow& b);
+
+}  // namespace cuvk

@@ -1,0 +1,547 @@
+// The one timing driver, as named phases (nvbench's measure_cold idea):
+//   validate -> plan -> check resources -> settle clocks -> per point: prepare inputs, then per
+//   API lane: correctness run + verify -> measure -> summarise (ceilings, host cost).
+// Each phase is one function below; run_suite only sequences them. Tests, the ceiling, the
+// host-cost kernel and the L2 flush all come from the catalogue: nothing here names a test.
+#include "runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include "error.h"
+#include "host_data.h"
+#include "interrupt.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+constexpr std::uint64_t kIndexLimit = std::uint64_t{1} << 32;  // kernels index with 32-bit uints
+constexpr std::uint64_t kCpuFlushBytes = 8ull << 20;           // a CPU device's last-level cache
+constexpr std::uint64_t kUnknownL2FlushBytes = 256ull << 20;   // Vulkan does not report L2 size
+constexpr std::uint64_t kMinGpuFlushBytes = 64ull << 20;
+constexpr std::uint64_t kFlushL2Multiple = 3;  // read 3x the L2 size to evict it
+constexpr std::uint64_t kFlushVecBytes = 16;
+constexpr int kSettleBatch = 20;       // flush launches per settling batch
+constexpr float kFlushSentinel = 1.0f;  // the zeroed scratch never sums to it
+
+using WallClock = std::chrono::steady_clock;
+
+double seconds_since(WallClock::time_point t0) {
+  return std::chrono::duration<double>(WallClock::now() - t0).count();
+}
+
+// Adds the wall time of its scope to the named phase of RunOutcome::phase_s.
+class PhaseTimer {
+ public:
+  PhaseTimer(std::vector<std::pair<std::string, double>>& phases, const char* name)
+      : phases_(phases), name_(name), start_(WallClock::now()) {}
+  ~PhaseTimer() {
+    const double s = seconds_since(start_);
+    for (auto& [phase, total] : phases_)
+      if (phase == name_) {
+        total += s;
+        return;
+      }
+    phases_.emplace_back(name_, s);
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, double>>& phases_;
+  const char* name_;
+  WallClock::time_point start_;
+};
+
+const char* stop_name(StopReason r) {
+  switch (r) {
+    case StopReason::converged: return "converged";
+    case StopReason::time_budget: return "time_budget";
+    case StopReason::sample_budget: return "sample_budget";
+    case StopReason::more: break;
+  }
+  return "more";
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// One API taking part in the run, with its L2-flush scratch (also the clock-settling work).
+struct ApiState {
+  Api api;
+  Backend* backend;
+  std::string reason;  // why there is no backend
+  std::unique_ptr<DeviceBuffer> scratch, sink;
+  Launch flush;
+};
+
+// One row per point: an API and, for Vulkan, a binding mode (descriptor, bda).
+struct Lane {
+  ApiState* state;
+  Binding binding;
+};
+
+// Limits common to every device that will run, so both APIs get identical geometry.
+struct Limits {
+  std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
+  std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t l2_bytes = 0, bus_bits = 0;
+  bool any_gpu = false, any_backend = false, any_cpu = false;
+};
+
+struct Job {
+  const TestCase* test;
+  Point point;
+  Plan plan;
+};
+
+// What one point's lanes share: the input and the expected output (poisoned where the kernel
+// must not write).
+struct Inputs {
+  std::vector<float> input, expected;
+};
+
+Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
+  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
+  Geometry g;
+  g.block_size = block;
+  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, lim.max_x);
+  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
+  if (gy > lim.max_y)
+    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
+  g.grid_x = static_cast<std::uint32_t>(gx);
+  g.grid_y = static_cast<std::uint32_t>(gy);
+  return g;
+}
+
+// ---- plan ----
+
+Limits device_limits(const std::vector<ApiState>& apis) {
+  Limits lim;
+  for (const ApiState& a : apis) {
+    if (!a.backend) continue;
+    const DeviceInfo& d = a.backend->info();
+    lim.any_backend = true;
+    lim.any_gpu = lim.any_gpu || !d.is_cpu;
+    lim.any_cpu = lim.any_cpu || d.is_cpu;
+    lim.max_x = std::min(lim.max_x, d.max_grid_x);
+    lim.max_y = std::min(lim.max_y, d.max_grid_y);
+    lim.max_block = std::min(lim.max_block, d.max_block_size);
+    lim.max_buffer = std::min(lim.max_buffer, d.max_buffer_bytes);
+    lim.l2_bytes = std::max(lim.l2_bytes, d.l2_bytes);
+    lim.bus_bits = std::max<std::uint64_t>(lim.bus_bits, d.memory_bus_bits);
+  }
+  return lim;
+}
+
+// The flush scratch: 3x the L2 (both APIs run on one GPU, so an L2 size reported by either
+// applies to both), a fixed size where the L2 is unknown, a CPU's last-level cache on a CPU.
+std::uint64_t flush_scratch_bytes(const Limits& lim) {
+  if (!lim.any_backend) return 0;
+  std::uint64_t bytes = lim.any_cpu ? kCpuFlushBytes : 0;
+  if (lim.any_gpu)
+    bytes = std::max(bytes, lim.l2_bytes ? std::max(kMinGpuFlushBytes, kFlushL2Multiple * lim.l2_bytes)
+                                         : kUnknownL2FlushBytes);
+  return bytes;
+}
+
+// The run-wide choices: problem size, time budget, flush size, clocks and the DRAM peak.
+void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limits& lim,
+                         RunOutcome& out) {
+  for (std::uint32_t b : cfg.block_sizes)
+    if (lim.any_backend && b > lim.max_block)
+      throw UsageError("block size " + std::to_string(b) + " exceeds the device limit " +
+                       std::to_string(lim.max_block));
+  out.l2_bytes = lim.l2_bytes;
+  out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_scratch_bytes(lim) : 0;
+  out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;
+  if (set.clocks && set.clocks->max_mem_mhz() > 0 && lim.bus_bits > 0)
+    out.dram_peak_gbps = 2.0 * set.clocks->max_mem_mhz() * 1e6 * static_cast<double>(lim.bus_bits) /
+                         8.0 / kBytesPerGB;
+  out.n = cfg.n ? cfg.n : (lim.any_gpu ? kDefaultGpuN : kDefaultCpuN);
+  out.n_rule = cfg.n            ? "--n"
+               : lim.any_gpu    ? "default for GPUs (well beyond L2)"
+                                : "default for CPU devices";
+  out.max_time_s = cfg.max_time_s > 0.0 ? cfg.max_time_s
+                   : lim.any_gpu        ? kDefaultGpuMaxTimeS
+                                        : kDefaultCpuMaxTimeS;
+}
+
+// Every point of every selected test, planned before anything runs so a bad size fails first.
+std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_t n) {
+  std::vector<Job> jobs;
+  for (const std::string& name : cfg.tests) {
+    const TestCase* t = find_test(name);
+    if (!t) throw UsageError("unknown test '" + name + "'");
+    for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
+      Plan plan = t->plan(p);
+      for (std::uint64_t words : {plan.in_words, plan.out_words}) {
+        if (words > kIndexLimit)
+          throw UsageError(name + " at n=" + std::to_string(n) + ": " + std::to_string(words) +
+                           " elements overflow 32-bit indices");
+        if (words * sizeof(float) > lim.max_buffer)
+          throw UsageError(name + " at n=" + std::to_string(n) + " needs a buffer of " +
+                           std::to_string(words * sizeof(float)) + " bytes; the device allows " +
+                           std::to_string(lim.max_buffer));
+      }
+      jobs.push_back({t, p, std::move(plan)});
+    }
+  }
+  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty");
+  return jobs;
+}
+
+// Enough device memory for the largest point plus the flush scratch, and every kernel the
+// selection needs on every backend that runs; checked before anything is allocated.
+void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& apis,
+                     std::uint64_t scratch_bytes, std::uint32_t n) {
+  std::uint64_t need_bytes = 0;
+  for (const Job& j : jobs)
+    need_bytes = std::max<std::uint64_t>(need_bytes, (j.plan.in_words + j.plan.out_words) * sizeof(float));
+  need_bytes += scratch_bytes + kFlushVecBytes;
+  std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
+  for (const Job& j : jobs) required.push_back(j.plan.kernel);
+  for (const ApiState& a : apis) {
+    if (!a.backend) continue;
+    if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
+      throw UsageError("n = " + std::to_string(n) + " needs " + std::to_string(need_bytes) +
+                       " bytes of " + api_name(a.api) + " device memory; " +
+                       std::to_string(free_bytes) + " bytes are free");
+    if (auto missing = missing_kernels(required, a.backend->kernels()); !missing.empty())
+      throw Error(std::string(api_name(a.api)) + " backend lacks kernels: " + join(missing));
+  }
+}
+
+std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
+  std::vector<Lane> lanes;
+  for (ApiState& a : apis) {
+    if (a.api != Api::vulkan) lanes.push_back({&a, native_binding(a.api)});
+    else
+      for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
+  }
+  return lanes;
+}
+
+// ---- settle clocks ----
+
+// Allocates the flush scratch and runs the flush until `settle_ms` of GPU time has passed, so
+// the first point does not meet idle clocks.
+void settle_clocks(ApiState& a, const RunConfig& cfg, const Limits& lim, std::uint64_t scratch_bytes,
+                   RunOutcome& out) {
+  Backend& b = *a.backend;
+  a.scratch = b.allocate(scratch_bytes);
+  a.sink = b.allocate(kFlushVecBytes);
+  b.fill(*a.scratch, 0);
+  const auto vecs = static_cast<std::uint32_t>(scratch_bytes / kFlushVecBytes);
+  a.flush.kernel = suite_kernels().l2_flush_kernel;
+  a.flush.geometry = geometry_for(vecs, cfg.block_sizes.front(), lim);
+  a.flush.params.n = vecs;
+  std::memcpy(&a.flush.params.aux, &kFlushSentinel, sizeof kFlushSentinel);
+  a.flush.in = a.scratch.get();
+  a.flush.out = a.sink.get();
+  double settled_ms = 0.0;
+  while (settled_ms < cfg.settle_ms)
+    for (double t : b.run(a.flush, RunOptions{kSettleBatch, nullptr})) settled_ms += t;
+  out.settle[api_name(a.api)] = settled_ms;
+}
+
+// ---- per point ----
+
+Inputs prepare_inputs(const Plan& plan, std::uint64_t seed) {
+  Inputs in;
+  in.input = random_input(plan.in_words, seed);
+  in.expected.assign(plan.out_words, poison_float());
+  plan.reference(in.input, in.expected);
+  return in;
+}
+
+ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
+  ResultRow row;
+  row.test = job.test->name;
+  row.layout = job.point.layout;
+  row.variant = job.point.variant;
+  row.kernel = job.plan.kernel;
+  row.api = lane.state->api;
+  row.binding = lane.binding;
+  row.n = n;
+  row.axes = job.point.axes;
+  row.block_size = geom.block_size;
+  row.threads = job.plan.params.n;
+  row.geometry = geom;
+  row.useful_bytes = job.plan.traffic.useful_bytes;
+  row.moved_bytes = job.plan.traffic.moved_bytes;
+  row.sectors_per_request = job.plan.traffic.sectors_per_request;
+  row.request_efficiency = job.plan.traffic.request_efficiency;
+  return row;
+}
+
+// The untimed correctness run on freshly uploaded input and a poisoned output, every element
+// checked. Returns false (row failed) on a mismatch.
+bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
+                     ResultRow& row, RunOutcome& out) {
+  {
+    PhaseTimer t(out.phase_s, "upload");
+    b.upload(inbuf, in.input.data(), in.input.size() * sizeof(float));
+    b.fill(*launch.out, kPoisonWord);
+  }
+  {
+    PhaseTimer t(out.phase_s, "correctness run");
+    b.run(launch, RunOptions{1, nullptr});
+  }
+  std::vector<float> got(in.expected.size());
+  {
+    PhaseTimer t(out.phase_s, "download");
+    b.download(*launch.out, got.data(), got.size() * sizeof(float));
+  }
+  PhaseTimer t(out.phase_s, "verify");
+  verify(got, in.expected, row);
+  row.output_hash = fnv1a64(got.data(), got.size() * sizeof(float));
+  if (row.verified) return true;
+  row.status = Status::failed;
+  row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
+               " elements wrong, first at index " + std::to_string(*row.first_bad_index);
+  return false;
+}
+
+// Flags that qualify a measured row: what a reader must know before trusting the number.
+void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
+  if (cfg.l2 == L2Mode::warm && out.l2_bytes > 0 && row.moved_bytes <= out.l2_bytes)
+    row.flags.push_back("cache_resident");
+  if (out.dram_peak_gbps && row.gbps_moved > *out.dram_peak_gbps)
+    row.flags.push_back("above_dram_peak");
+  if (row.clocks_start && row.clocks_end) {
+    if (row.clocks_end->sm_mhz < row.clocks_start->sm_mhz) row.flags.push_back("clock_below_start");
+    if ((row.clocks_start->event_reasons | row.clocks_end->event_reasons) & kThrottleMask)
+      row.flags.push_back("throttled");
+  }
+  if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
+}
+
+// Warm-up, then batches of cfg.reps timed repetitions until the stopping rule says enough.
+void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
+             ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  PhaseTimer timer(out.phase_s, "measure");
+  const StopRule rule{static_cast<std::size_t>(cfg.reps),
+                      std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
+                      out.max_time_s};
+  if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
+  if (clocks) row.clocks_start = clocks->sample();
+  std::vector<double> samples;
+  const auto t0 = WallClock::now();
+  StopReason stop = StopReason::more;
+  while (stop == StopReason::more) {
+    const int batch = static_cast<int>(std::min<std::size_t>(
+        static_cast<std::size_t>(cfg.reps), rule.max_samples - samples.size()));
+    for (double t : b.run(launch, RunOptions{batch, before})) samples.push_back(t);
+    row.time_ms = summarize(samples);
+    stop = should_stop(row.time_ms, seconds_since(t0), rule);
+  }
+  if (clocks) row.clocks_end = clocks->sample();
+  row.stop_reason = stop_name(stop);
+  row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
+  row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
+  row.status = Status::ok;
+  add_flags(row, cfg, out);
+}
+
+// One lane of one point: check, then time. Any failure becomes the row's reason.
+void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
+              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  ApiState& a = *lane.state;
+  if (!a.backend) {
+    row.status = Status::unavailable;
+    row.reason = a.reason;
+    return;
+  }
+  if (const std::string why = a.backend->binding_unsupported(lane.binding); !why.empty()) {
+    row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
+    row.reason = why;
+    return;
+  }
+  Backend& b = *a.backend;
+  try {
+    auto inbuf = b.allocate(job.plan.in_words * sizeof(float));
+    auto outbuf = b.allocate(job.plan.out_words * sizeof(float));
+    const Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
+                        lane.binding};
+    if (!correctness_run(b, launch, *inbuf, in, row, out)) return;
+    measure(b, launch, cfg.l2 == L2Mode::cold ? &a.flush : nullptr, cfg, clocks, out, row);
+  } catch (const std::exception& e) {
+    row.status = Status::failed;
+    row.reason = e.what();
+  }
+}
+
+std::string progress_line(std::size_t step, std::size_t steps, const ResultRow& row) {
+  const std::string label = point_label(row);
+  return "[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + row.kernel +
+         (label.empty() ? "" : " " + label) + " block " + std::to_string(row.block_size) + " " +
+         api_name(row.api) +
+         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "");
+}
+
+// Every lane of one point at one block size, alternating which API goes first so slow drift
+// does not favour one of them. Returns false when an interrupt stopped it.
+bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
+               std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
+               const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
+  const Geometry geom = geometry_for(job.plan.params.n, block, lim);
+  std::vector<ResultRow> rows(lanes.size());
+  bool stopped = false;
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const std::size_t k = turn % 2 ? lanes.size() - 1 - i : i;
+    const Lane& lane = lanes[k];
+    // The copy engine is no shader: it has no binding mode, so it gets the native lane only.
+    if (job.plan.kernel == kCopyEngine && lane.binding != native_binding(lane.state->api)) continue;
+    rows[k] = row_of(job, lane, geom, out.n);
+    ++step;
+    if (interrupted()) {
+      stopped = true;
+      break;
+    }
+    if (cfg.progress && lane.state->backend &&
+        lane.state->backend->binding_unsupported(lane.binding).empty())
+      cfg.progress(progress_line(step, steps, rows[k]));
+    run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
+  }
+  for (ResultRow& r : rows)
+    if (!r.test.empty() && (r.status != Status::unavailable || !stopped)) {
+      if (cfg.on_row) cfg.on_row(r);
+      out.rows.push_back(std::move(r));
+    }
+  return !stopped;
+}
+
+// ---- summarise ----
+
+// % of ceiling: each API and binding mode against its own ceiling point at the same block size,
+// in this run (the copy engine rows have their API's native binding).
+void fill_ceilings(std::vector<ResultRow>& rows) {
+  const SuiteKernels& sk = suite_kernels();
+  for (ResultRow& r : rows) {
+    if (r.status != Status::ok) continue;
+    auto ceiling = std::find_if(rows.begin(), rows.end(), [&](const ResultRow& c) {
+      return c.api == r.api && c.test == sk.ceiling_test && c.variant == sk.ceiling_variant &&
+             c.status == Status::ok && c.block_size == r.block_size && c.binding == r.binding;
+    });
+    if (ceiling != rows.end() && ceiling->gbps_moved > 0)
+      r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling->gbps_moved;
+  }
+}
+
+// Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times.
+void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const Limits& lim,
+                       RunOutcome& out) {
+  for (ApiState& a : apis) {
+    if (!a.backend || cfg.host_cost_samples <= 0) continue;
+    Backend& b = *a.backend;
+    const std::uint32_t block = cfg.block_sizes.front();
+    auto in = b.allocate(block * sizeof(float));
+    auto outbuf = b.allocate(block * sizeof(float));
+    b.fill(*in, 0x3F800000u);  // 1.0f
+    const Launch tiny{suite_kernels().host_cost_kernel, geometry_for(block, block, lim),
+                      CuvkParams{block, 0, 1, 0}, in.get(), outbuf.get()};
+    HostCostSamples samples = b.host_cost(tiny, cfg.host_cost_samples);
+    out.host.push_back({a.api, summarize(samples.launch_us), summarize(samples.submit_us),
+                        summarize(samples.round_trip_us), b.startup_ms()});
+  }
+}
+
+}  // namespace
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::failed: return "failed";
+    case Status::unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+bool same_point(const ResultRow& a, const ResultRow& b) {
+  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
+         a.axes == b.axes && a.block_size == b.block_size;
+}
+
+std::string point_label(const ResultRow& row) {
+  const TestCase* t = find_test(row.test);
+  return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
+}
+
+void validate_config(const RunConfig& cfg) {
+  if (cfg.reps < 1) throw UsageError("--reps must be at least 1");
+  if (cfg.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (cfg.block_sizes.empty()) throw UsageError("no block size given");
+  for (std::uint32_t b : cfg.block_sizes)
+    if (b == 0 || b % kWarpSize != 0)
+      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
+  for (Binding b : cfg.vk_bindings)
+    if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
+  if (!(cfg.target_ci > 0.0) || cfg.target_ci >= 1.0)
+    throw UsageError("--target-ci must be a percentage above 0 and below 100");
+  if (!(cfg.max_time_s >= 0.0)) throw UsageError("--max-time must be a non-negative number of seconds");
+  if (!(cfg.settle_ms >= 0.0)) throw UsageError("--settle-ms must not be negative");
+  for (const auto& [name, values] : cfg.axis_values) {
+    const Axis* axis = find_axis(name);
+    if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
+    if (values.empty()) throw UsageError(axis->option + ": no values given");
+    for (std::uint32_t v : values)
+      if (v < axis->min_value)
+        throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
+                         " is not allowed (at least " + std::to_string(axis->min_value) + ")");
+  }
+}
+
+RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
+  validate_config(cfg);
+  RunOutcome out;
+  std::vector<ApiState> apis;
+  for (Api a : cfg.apis)
+    apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}});
+  std::vector<Job> jobs;
+  Limits lim;
+  {
+    PhaseTimer t(out.phase_s, "plan");
+    lim = device_limits(apis);
+    choose_run_settings(cfg, set, lim, out);
+    jobs = plan_jobs(cfg, lim, out.n);
+    check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
+  }
+  {
+    PhaseTimer t(out.phase_s, "settle");
+    for (ApiState& a : apis)
+      if (a.backend) settle_clocks(a, cfg, lim, flush_scratch_bytes(lim), out);
+    if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
+  }
+  std::vector<Lane> lanes = lanes_of(apis, cfg);
+  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
+  std::size_t step = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    Inputs in;
+    if (lim.any_backend) {
+      PhaseTimer t(out.phase_s, "inputs");
+      in = prepare_inputs(jobs[j].plan, splitmix64(cfg.seed) + j);
+    }
+    for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi)
+      if (!run_point(jobs[j], j + bi, cfg.block_sizes[bi], in, lanes, cfg, set, lim, step, steps, out)) {
+        out.interrupted = true;
+        return out;
+      }
+  }
+  fill_ceilings(out.rows);
+  {
+    PhaseTimer t(out.phase_s, "host cost");
+    sample_host_costs(apis, cfg, lim, out);
+  }
+  return out;
+}
+
+}  // namespace cuvk

@@ -1,0 +1,35 @@
+#include "backends.h"
+
+#include "cuda_backend.h"
+#include "spirv_modules.h"
+#include "vulkan_backend.h"
+
+namespace cuvk {
+
+DeviceInventory take_inventory(const BackendOptions& options) {
+  DeviceInventory inv;
+  try {
+    inv.cuda = cuda_devices();
+  } catch (const std::exception& e) {
+    inv.cuda_error = e.what();
+  }
+  try {
+    inv.vulkan = vulkan_devices(options);
+  } catch (const std::exception& e) {
+    inv.vulkan_error = e.what();
+  }
+  return inv;
+}
+
+std::unique_ptr<Backend> make_backend(Api api, int index, const BackendOptions& options) {
+  return api == Api::cuda ? make_cuda_backend(index) : make_vulkan_backend(index, options);
+}
+
+std::vector<std::string> built_kernels(Api api) {
+  if (api == Api::cuda) return cuda_kernel_names();
+  std::vector<std::string> names;
+  for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  return names;
+}
+
+}  // namespace cuvk
