@@ -2,8 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // copy: the bandwidth ceiling. VARIANT_VEC4: 16 bytes per thread (the seed's LDG.E.128 idea);
 // otherwise one float per thread. p.n counts elements of the chosen width.
-// The kernels this file builds (cmake/EmbedShaders.cmake reads these lines; a file without them
-// builds one kernel named after the file, with no defines):
+// The kernels built from this file, with their defines (read by cmake/EmbedShaders.cmake):
 // cuvk kernel copy
 // cuvk kernel copy_vec4: VARIANT_VEC4
 #include "common.glsl"

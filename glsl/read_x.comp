@@ -2,8 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // read_x: out[i] = x of particle i (seed 001). LAYOUT_AOS: {x,y,z,w} structs, 16-byte stride;
 // otherwise SoA: four planes of n floats, x plane first.
-// The kernels this file builds (cmake/EmbedShaders.cmake reads these lines; a file without them
-// builds one kernel named after the file, with no defines):
+// The kernels built from this file, with their defines (read by cmake/EmbedShaders.cmake):
 // cuvk kernel read_x_aos: LAYOUT_AOS
 // cuvk kernel read_x_soa
 #include "common.glsl"

@@ -2,8 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // update_xy: x += 10, y += 20 into a result buffer (seeds 000, 003). LAYOUT_AOS: {x,y} structs;
 // otherwise SoA: an x plane of n floats followed by a y plane of n floats.
-// The kernels this file builds (cmake/EmbedShaders.cmake reads these lines; a file without them
-// builds one kernel named after the file, with no defines):
+// The kernels built from this file, with their defines (read by cmake/EmbedShaders.cmake):
 // cuvk kernel update_xy_aos: LAYOUT_AOS
 // cuvk kernel update_xy_soa
 #include "common.glsl"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 #include "params.h"
 
@@ -32,6 +33,23 @@ const CppLayout* twin(const std::vector<CppLayout>& cpp, const std::string& glsl
   const auto it = std::find_if(cpp.begin(), cpp.end(),
                                [&glsl_name](const CppLayout& l) { return l.glsl_name == glsl_name; });
   return it == cpp.end() ? nullptr : &*it;
+}
+
+// A GLSL struct of 32-bit scalars only (float, uint) has, in C and CUDA, the layout of a struct of
+// the same members: member k at 4*k, size 4*count. Such a struct needs no hand-kept twin: the twin
+// is derived here, so a test's element struct lives in its .comp and .cu alone. Anything else
+// (a vec3, a nested struct) still needs an entry in cpp_layouts().
+std::optional<CppLayout> derived_twin(const spirv::Module& m, std::uint32_t id) {
+  const spirv::Type* s = m.type(id);
+  if (s == nullptr || s->kind != spirv::Type::Kind::struct_ || s->members.empty()) return std::nullopt;
+  CppLayout layout{s->name, s->name + " (derived: C struct of the same 32-bit scalars)", 0, {}};
+  for (const spirv::Member& mem : s->members) {
+    const std::string type = m.type_name(mem.type);
+    if (type != "float" && type != "uint") return std::nullopt;
+    layout.members.push_back({mem.name, layout.size, u32(sizeof(float))});
+    layout.size += u32(sizeof(float));
+  }
+  return layout;
 }
 
 class Checker {
@@ -71,8 +89,8 @@ class Checker {
     if (t->kind == spirv::Type::Kind::array || t->kind == spirv::Type::Kind::runtime_array) {
       compare_element(t->element, t->array_stride.value_or(0), where + "[]");
     } else if (t->kind == spirv::Type::Kind::struct_) {
-      const CppLayout* c = twin(cpp_, t->name);
-      if (c == nullptr) {
+      const std::optional<CppLayout> c = twin_of(id);
+      if (!c) {
         add(where + " type", t->name, "no C++ twin");
       } else {
         compare_struct(id, *c, where + " (" + t->name + ")");
@@ -80,10 +98,16 @@ class Checker {
     }
   }
 
+  // The hand-kept twin, else one derived for a struct of 32-bit scalars.
+  std::optional<CppLayout> twin_of(std::uint32_t id) const {
+    if (const CppLayout* c = twin(cpp_, m_.type_name(id))) return *c;
+    return derived_twin(m_, id);
+  }
+
   void compare_element(std::uint32_t element, std::uint32_t stride, const std::string& where) {
     const std::string name = m_.type_name(element);
-    const CppLayout* c = twin(cpp_, name);
-    if (c == nullptr) {
+    const std::optional<CppLayout> c = twin_of(element);
+    if (!c) {
       add(where + " element type", name, "no C++ twin");
       return;
     }

@@ -35,7 +35,8 @@ struct LayoutCheck {
 
 // Compares every block of `module` (named `module_name` in the findings) with `cpp`: a runtime
 // array's stride with sizeof its element's twin, struct members' names, offsets and sizes, and a
-// push-constant block's size. A GLSL type without a C++ twin is a failed check.
+// push-constant block's size. A GLSL type without a C++ twin is a failed check, except a struct of
+// 32-bit scalars only, whose C twin (member k at offset 4*k) is derived.
 std::vector<LayoutCheck> check_layouts(const spirv::Module& module, const std::string& module_name,
                                        const std::vector<CppLayout>& cpp = cpp_layouts());
 
