@@ -42,6 +42,25 @@ Plan plan_read_x(const Point& pt) {
   return plan;
 }
 
+// read_x3: particles {x, y, z} of 12 bytes; the AoS load strides by 3 floats (seed 004).
+Plan plan_read_x3(const Point& pt) {
+  const std::uint32_t n = pt.n;
+  const bool aos = pt.layout == "aos";
+  constexpr std::uint32_t kFields = 3;
+  Plan plan;
+  plan.kernel = kernel_name("read_x3", pt.layout, pt.variant);
+  plan.params = params(n, pt);
+  plan.in_words = std::uint64_t{kFields} * n;  // three floats per particle in both layouts
+  plan.out_words = n;
+  const AccessStream load =
+      aos ? stream(0, kFields * kFloat, kFloat, n) : stream(0, kFloat, kFloat, n);
+  plan.traffic = traffic({{load}, {stream(0, kFloat, kFloat, n)}});
+  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = aos ? in[std::uint64_t{kFields} * i] : in[i];
+  };
+  return plan;
+}
+
 Plan plan_update_xy(const Point& pt) {
   const std::uint32_t n = pt.n;
   const bool aos = pt.layout == "aos";
@@ -137,6 +156,10 @@ std::vector<TestCase> make_catalogue() {
   return {
       {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (seed 001); n particles",
        {"aos", "soa"}, scalar, {}, plan_read_x},
+      {"read_x3",
+       "particles {x,y,z} of 12 bytes: out[i] = x of particle i (seed 004: AoS with 3 fields "
+       "behaves like stride 3); n particles",
+       {"aos", "soa"}, scalar, {}, plan_read_x3},
       {"update_xy", "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs",
        {"aos", "soa"}, scalar, {}, plan_update_xy},
       {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, {"offset"},
