@@ -49,6 +49,25 @@ TEST(SectorModel, ReadXAosNeedsFourTimesTheSectorsOfSoa) {  // seed 001
   EXPECT_EQ(aos.useful_bytes, soa.useful_bytes);
 }
 
+// Seed 004: "AoS with 3 fields behaves like stride 3". read_x3's AoS load is the stride test at
+// stride 3: 12 sectors per warp request, a third of them useful; SoA needs 4.
+TEST(SectorModel, ReadX3AosBehavesLikeStride3) {
+  const std::uint32_t n = 1 << 20;
+  const auto aos = plan("read_x3", cuvk::make_point("aos", "scalar", n)).traffic;
+  const auto soa = plan("read_x3", cuvk::make_point("soa", "scalar", n)).traffic;
+  const auto stride3 = plan("stride", cuvk::make_point("", "scalar", 3 * n, {{"stride", 3}})).traffic;
+  EXPECT_EQ(aos.sectors_per_request, 12u);
+  EXPECT_EQ(aos.sectors_per_request, stride3.sectors_per_request);
+  EXPECT_DOUBLE_EQ(aos.request_efficiency, 1.0 / 3.0);
+  EXPECT_EQ(soa.sectors_per_request, 4u);
+  // DRAM reads every byte of the 12-byte particles (12 B) and writes x (4 B) per particle, like
+  // stride 3 over 3n floats; SoA reads the x plane only.
+  EXPECT_EQ(aos.moved_bytes, 16ull * n);
+  EXPECT_EQ(aos.moved_bytes, stride3.moved_bytes);
+  EXPECT_EQ(soa.moved_bytes, 8ull * n);
+  EXPECT_EQ(aos.useful_bytes, soa.useful_bytes);
+}
+
 TEST(SectorModel, UpdateXyAosHalvesRequestEfficiency) {  // seeds 000/003: 50% vs 100%
   Point p = cuvk::make_point("aos", "scalar", 1 << 20);
   const auto aos = plan("update_xy", p).traffic;
