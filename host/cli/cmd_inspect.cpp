@@ -175,13 +175,10 @@ std::optional<int> vulkan_registers(const VulkanSide& v, std::uint32_t block) {
 
 std::string label(const VulkanSide& v) { return std::string("Vulkan ") + binding_name(v.binding); }
 
-void print_kernel(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
-                  const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
-                  const std::string& limits_source, bool listings) {
-  std::cout << "\n== " << kernel << " ==\n";
-  // Statistics and listings of one block size: the run's default where it was asked for.
-  const std::uint32_t shown =
-      std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock : blocks.front();
+// The side-by-side summary of one kernel: registers, memory instructions, parameter loads, code
+// size and the layout check, for block size `shown`.
+std::vector<std::vector<std::string>> summary_rows(const CudaSide& c, const std::vector<VulkanSide>& vks,
+                                                   std::uint32_t shown) {
   const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
   auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
   std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
@@ -252,8 +249,12 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                     bad.empty() ? std::to_string(v.layout.size()) + " checks, all match"
                                 : std::to_string(bad.size()) + " MISMATCHES: " + join(bad, "; ")});
   }
-  std::cout << columns(rows);
+  return rows;
+}
 
+void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
+                     const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
+                     const std::string& limits_source) {
   // Occupancy per block size.
   std::cout << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
                "threads, blocks and registers limit it). Model: "
@@ -294,7 +295,10 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
     std::cout << "  Vulkan registers: n/a = the driver reports no pipeline statistics here "
                  "(VK_KHR_pipeline_executable_properties); NVIDIA's driver does.\n";
 
-  if (!listings) return;
+}
+
+void print_listings(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
+                    std::uint32_t shown) {
   if (c.artifact) {
     std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc " << c.artifact->flags
               << ") ---\n"
@@ -321,6 +325,18 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
       std::cout << "unavailable: " << e.what() << '\n';
     }
   }
+}
+
+void print_kernel(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
+                  const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
+                  const std::string& limits_source, bool listings) {
+  std::cout << "\n== " << kernel << " ==\n";
+  // Statistics and listings of one block size: the run's default where it was asked for.
+  const std::uint32_t shown =
+      std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock : blocks.front();
+  std::cout << columns(summary_rows(c, vks, shown));
+  print_occupancy(c, vks, blocks, limits, limits_source);
+  if (listings) print_listings(kernel, c, vks, shown);
 }
 
 int do_inspect(const InspectArgs& a) {

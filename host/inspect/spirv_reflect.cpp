@@ -165,11 +165,10 @@ std::uint32_t Module::size_of(std::uint32_t id) const {
   }
 }
 
-Module reflect(const std::uint32_t* words, std::size_t count) {
-  if (words == nullptr || count < kHeaderWords || words[0] != kMagic)
-    throw Error("not a SPIR-V module (bad magic number or too short)");
-  Module m;
-  m.version = words[1];
+namespace {
+
+// What one pass over the instructions collects before types, blocks and accesses are resolved.
+struct Parse {
   std::map<std::uint32_t, std::string> names;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> member_names;
   std::map<std::uint32_t, std::uint32_t> constants;   // id -> first value word
@@ -188,105 +187,111 @@ Module reflect(const std::uint32_t* words, std::size_t count) {
     std::uint32_t type_or_zero, pointer, alignment;
   };
   std::vector<RawAccess> raw;
+};
 
-  for (std::size_t i = kHeaderWords; i < count;) {
-    const std::uint32_t wc = words[i] >> 16U, op = words[i] & 0xFFFFu;
-    if (wc == 0 || i + wc > count) throw Error("malformed SPIR-V: instruction runs past the end");
-    const std::uint32_t* w = words + i;
-    ++m.instructions;
-    auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
-    switch (op) {
-      case kOpName: names[arg(1)] = literal_string(w + 2, wc - 2); break;
-      case kOpMemberName: member_names[{arg(1), arg(2)}] = literal_string(w + 3, wc - 3); break;
-      case kOpDecorate: decorations.push_back({arg(1), 0, arg(2), arg(3), false}); break;
-      case kOpMemberDecorate: decorations.push_back({arg(1), arg(2), arg(3), arg(4), true}); break;
-      case kOpTypeVoid: m.types[arg(1)].kind = Type::Kind::void_; break;
-      case kOpTypeBool: m.types[arg(1)].kind = Type::Kind::bool_; break;
-      case kOpTypeInt: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::int_;
-        t.width = arg(2);
-        t.is_signed = arg(3) != 0;
-        break;
-      }
-      case kOpTypeFloat: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::float_;
-        t.width = arg(2);
-        break;
-      }
-      case kOpTypeVector:
-      case kOpTypeMatrix: {
-        Type& t = m.types[arg(1)];
-        t.kind = op == kOpTypeVector ? Type::Kind::vector : Type::Kind::matrix;
-        t.element = arg(2);
-        t.count = arg(3);
-        break;
-      }
-      case kOpTypeArray: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::array;
-        t.element = arg(2);
-        t.count = constants.count(arg(3)) ? constants[arg(3)] : 0;
-        break;
-      }
-      case kOpTypeRuntimeArray: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::runtime_array;
-        t.element = arg(2);
-        break;
-      }
-      case kOpTypeStruct: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::struct_;
-        for (std::uint32_t k = 2; k < wc; ++k) t.members.push_back(Member{"", w[k], {}, false, false, false});
-        break;
-      }
-      case kOpTypePointer: {
-        Type& t = m.types[arg(1)];
-        t.kind = Type::Kind::pointer;
-        t.storage_class = arg(2);
-        t.element = arg(3);
-        break;
-      }
-      case kOpTypeFunction: m.types[arg(1)].kind = Type::Kind::function; break;
-      case kOpConstant: constants[arg(2)] = arg(3); break;
-      case kOpVariable:
-        value_type[arg(2)] = arg(1);
-        variables.push_back({arg(2), arg(1), arg(3)});
-        break;
-      case kOpLoad:
-        value_type[arg(2)] = arg(1);
-        raw.push_back({false, arg(1), arg(3), (wc > 5 && (arg(4) & kMemoryAligned)) ? arg(5) : 0u});
-        break;
-      case kOpStore:
-        raw.push_back({true, 0, arg(1), (wc > 4 && (arg(3) & kMemoryAligned)) ? arg(4) : 0u});
-        break;
-      case kOpFunctionParameter:
-      case kOpFunctionCall:
-      case kOpAccessChain:
-      case kOpInBoundsAccessChain:
-      case kOpPtrAccessChain:
-      case kOpInBoundsPtrAccessChain:
-      case kOpCopyObject:
-      case kOpConvertUToPtr:
-      case kOpBitcast:
-      case kOpSelect:
-      case kOpPhi: value_type[arg(2)] = arg(1); break;
-      default: break;
+// One OpType* instruction; false when `op` declares no type.
+bool parse_type(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Module& m, Parse& p) {
+  auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
+  switch (op) {
+    case kOpTypeVoid: m.types[arg(1)].kind = Type::Kind::void_; return true;
+    case kOpTypeBool: m.types[arg(1)].kind = Type::Kind::bool_; return true;
+    case kOpTypeFunction: m.types[arg(1)].kind = Type::Kind::function; return true;
+    case kOpTypeInt: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::int_;
+      t.width = arg(2);
+      t.is_signed = arg(3) != 0;
+      return true;
     }
-    i += wc;
+    case kOpTypeFloat: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::float_;
+      t.width = arg(2);
+      return true;
+    }
+    case kOpTypeVector:
+    case kOpTypeMatrix: {
+      Type& t = m.types[arg(1)];
+      t.kind = op == kOpTypeVector ? Type::Kind::vector : Type::Kind::matrix;
+      t.element = arg(2);
+      t.count = arg(3);
+      return true;
+    }
+    case kOpTypeArray: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::array;
+      t.element = arg(2);
+      t.count = p.constants.count(arg(3)) ? p.constants[arg(3)] : 0;
+      return true;
+    }
+    case kOpTypeRuntimeArray: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::runtime_array;
+      t.element = arg(2);
+      return true;
+    }
+    case kOpTypeStruct: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::struct_;
+      for (std::uint32_t k = 2; k < wc; ++k) t.members.push_back(Member{"", w[k], {}, false, false, false});
+      return true;
+    }
+    case kOpTypePointer: {
+      Type& t = m.types[arg(1)];
+      t.kind = Type::Kind::pointer;
+      t.storage_class = arg(2);
+      t.element = arg(3);
+      return true;
+    }
+    default: return false;
   }
+}
 
+// Every other instruction cuvk reads: names, decorations, constants, variables, loads, stores
+// and the instructions whose result type lets a pointer be followed.
+void parse_instruction(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Parse& p) {
+  auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
+  switch (op) {
+    case kOpName: p.names[arg(1)] = literal_string(w + 2, wc - 2); break;
+    case kOpMemberName: p.member_names[{arg(1), arg(2)}] = literal_string(w + 3, wc - 3); break;
+    case kOpDecorate: p.decorations.push_back({arg(1), 0, arg(2), arg(3), false}); break;
+    case kOpMemberDecorate: p.decorations.push_back({arg(1), arg(2), arg(3), arg(4), true}); break;
+    case kOpConstant: p.constants[arg(2)] = arg(3); break;
+    case kOpVariable:
+      p.value_type[arg(2)] = arg(1);
+      p.variables.push_back({arg(2), arg(1), arg(3)});
+      break;
+    case kOpLoad:
+      p.value_type[arg(2)] = arg(1);
+      p.raw.push_back({false, arg(1), arg(3), (wc > 5 && (arg(4) & kMemoryAligned)) ? arg(5) : 0u});
+      break;
+    case kOpStore:
+      p.raw.push_back({true, 0, arg(1), (wc > 4 && (arg(3) & kMemoryAligned)) ? arg(4) : 0u});
+      break;
+    case kOpFunctionParameter:
+    case kOpFunctionCall:
+    case kOpAccessChain:
+    case kOpInBoundsAccessChain:
+    case kOpPtrAccessChain:
+    case kOpInBoundsPtrAccessChain:
+    case kOpCopyObject:
+    case kOpConvertUToPtr:
+    case kOpBitcast:
+    case kOpSelect:
+    case kOpPhi: p.value_type[arg(2)] = arg(1); break;
+    default: break;
+  }
+}
+
+void apply_names_and_decorations(Module& m, const Parse& p) {
   for (auto& [id, t] : m.types) {
-    if (t.kind == Type::Kind::struct_) {
-      if (const auto n = names.find(id); n != names.end()) t.name = n->second;
-      for (std::uint32_t k = 0; k < t.members.size(); ++k)
-        if (const auto n = member_names.find({id, k}); n != member_names.end())
-          t.members[k].name = n->second;
-    }
+    if (t.kind != Type::Kind::struct_) continue;
+    if (const auto n = p.names.find(id); n != p.names.end()) t.name = n->second;
+    for (std::uint32_t k = 0; k < t.members.size(); ++k)
+      if (const auto n = p.member_names.find({id, k}); n != p.member_names.end())
+        t.members[k].name = n->second;
   }
-  for (const Decor& d : decorations) {
+  for (const Parse::Decor& d : p.decorations) {
     const auto it = m.types.find(d.target);
     if (it == m.types.end()) continue;
     Type& t = it->second;
@@ -301,22 +306,23 @@ Module reflect(const std::uint32_t* words, std::size_t count) {
       if (d.decoration == kRestrict) mem.restrict_ = true;
     }
   }
+}
 
-  // Blocks: descriptor-bound buffers and push constants (variables), then buffer-reference
-  // blocks (pointee structs of PhysicalStorageBuffer pointers), named after the member holding
-  // the pointer.
-  for (const Var& v : variables) {
-    const Type* p = m.type(v.type);
-    const Type* s = p ? m.type(p->element) : nullptr;
+// Blocks: descriptor-bound buffers and push constants (variables), then buffer-reference blocks
+// (pointee structs of PhysicalStorageBuffer pointers), named after the member holding the pointer.
+void collect_blocks(Module& m, const Parse& p) {
+  for (const Parse::Var& v : p.variables) {
+    const Type* ptr = m.type(v.type);
+    const Type* s = ptr ? m.type(ptr->element) : nullptr;
     if (!s || s->kind != Type::Kind::struct_ || !s->block) continue;
     if (v.storage_class != kStorageBuffer && v.storage_class != kUniform &&
         v.storage_class != kPushConstant)
       continue;
     Block b;
     b.storage_class = v.storage_class;
-    b.struct_type = p->element;
-    if (const auto n = names.find(v.id); n != names.end()) b.variable = n->second;
-    for (const Decor& d : decorations) {
+    b.struct_type = ptr->element;
+    if (const auto n = p.names.find(v.id); n != p.names.end()) b.variable = n->second;
+    for (const Parse::Decor& d : p.decorations) {
       if (d.is_member || d.target != v.id) continue;
       if (d.decoration == kDescriptorSet) b.set = d.value;
       if (d.decoration == kBinding) b.binding = d.value;
@@ -336,13 +342,35 @@ Module reflect(const std::uint32_t* words, std::size_t count) {
           if (mem.type == id) b.variable = mem.name;
     m.blocks.push_back(b);
   }
+}
 
-  for (const RawAccess& a : raw) {
-    const auto vt = value_type.find(a.pointer);
-    const Type* p = vt == value_type.end() ? nullptr : m.type(vt->second);
-    if (!p || p->kind != Type::Kind::pointer) continue;
-    m.accesses.push_back({a.store, a.store ? p->element : a.type_or_zero, p->storage_class, a.alignment});
+void collect_accesses(Module& m, const Parse& p) {
+  for (const Parse::RawAccess& a : p.raw) {
+    const auto vt = p.value_type.find(a.pointer);
+    const Type* ptr = vt == p.value_type.end() ? nullptr : m.type(vt->second);
+    if (!ptr || ptr->kind != Type::Kind::pointer) continue;
+    m.accesses.push_back({a.store, a.store ? ptr->element : a.type_or_zero, ptr->storage_class, a.alignment});
   }
+}
+
+}  // namespace
+
+Module reflect(const std::uint32_t* words, std::size_t count) {
+  if (words == nullptr || count < kHeaderWords || words[0] != kMagic)
+    throw Error("not a SPIR-V module (bad magic number or too short)");
+  Module m;
+  m.version = words[1];
+  Parse p;
+  for (std::size_t i = kHeaderWords; i < count;) {
+    const std::uint32_t wc = words[i] >> 16U, op = words[i] & 0xFFFFu;
+    if (wc == 0 || i + wc > count) throw Error("malformed SPIR-V: instruction runs past the end");
+    ++m.instructions;
+    if (!parse_type(op, words + i, wc, m, p)) parse_instruction(op, words + i, wc, p);
+    i += wc;
+  }
+  apply_names_and_decorations(m, p);
+  collect_blocks(m, p);
+  collect_accesses(m, p);
   return m;
 }
 
