@@ -62,12 +62,22 @@ std::uint64_t fnv1a64(const void* data, std::size_t bytes) {
 
 void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row) {
   row.checked = expected.size();
+  // Every element, spread over the cores: per chunk the count of wrong elements and the first.
+  const unsigned chunks = std::max(1u, std::min(kMaxWorkers, std::thread::hardware_concurrency()));
+  std::vector<std::uint64_t> wrong(chunks, 0), first(chunks, expected.size());
+  const std::uint64_t per = ceil_div<std::uint64_t>(expected.size(), chunks);
+  parallel_for(chunks, [&](std::uint64_t lo, std::uint64_t hi) {
+    for (std::uint64_t c = lo; c < hi; ++c)
+      for (std::uint64_t i = c * per; i < std::min<std::uint64_t>(expected.size(), (c + 1) * per); ++i)
+        if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
+          if (wrong[c] == 0) first[c] = i;
+          ++wrong[c];
+        }
+  });
   row.mismatches = 0;
-  for (std::uint64_t i = 0; i < expected.size(); ++i) {
-    if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
-      if (row.mismatches == 0) row.first_bad_index = i;
-      ++row.mismatches;
-    }
+  for (unsigned c = 0; c < chunks; ++c) {
+    if (wrong[c] != 0 && row.mismatches == 0) row.first_bad_index = first[c];
+    row.mismatches += wrong[c];
   }
   row.verified = row.mismatches == 0;
 }
