@@ -216,10 +216,12 @@ std::string fleet_text(const FleetView& v, const std::vector<RunFile>& runs, boo
   out << h3 << "CUDA vs Vulkan parity verdicts per GPU model and driver\n\n"
       << format_text_table(groups_table(v), md) << "\n";
   out << h3 << "Boards against their siblings (the other boards of the same GPU model)\n\n"
-      << "Per point, the board's median over the median sibling's, with the ratio's 95% interval "
-         "and the parity rule (SLOWER/FASTER: the interval lies beyond the tolerance). A board "
-         "with any SLOWER or FASTER point is flagged; with two boards of a model each is the "
-         "other's only sibling, so both are flagged; three or more tell which one is odd.\n\n"
+      << "Per point, the board's median over its siblings' median (for an even number of "
+         "siblings the midpoint of the middle two, its interval spanning both), with the ratio's "
+         "95% interval and the parity rule (SLOWER/FASTER: the interval lies beyond the "
+         "tolerance). A board with any SLOWER or FASTER point is flagged; with two boards of a "
+         "model each is the other's only sibling, so both are flagged; three or more tell which "
+         "one is odd.\n\n"
       << format_text_table(boards_table(v), md) << "\n";
   out << h3 << "Failed tasks\n\n";
   if (v.failed.empty())
