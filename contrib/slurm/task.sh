@@ -9,6 +9,8 @@
 #   CUVK_BIN          the cuvk binary (default: cuvk on PATH)
 #   CUVK_FLEET_RUNS   the results folder (default: runs)
 #   CUVK_FLEET_FORCE  1: measure again even where RUNS/<node>-<uuid>.json exists (default: skip)
+#   CUVK_FLEET_NODE   the <node> of the file names (default: SLURMD_NODENAME, else hostname -s;
+#                     contrib/kubernetes/ sets it to the pod's node)
 #   CUVK_FLEET_UUIDS  replaces GPU discovery: UUIDs or UUID prefixes, comma- or space-separated
 #                     (what the scheduler would have handed out; tests/fleet_slurm.sh uses it)
 #
@@ -28,7 +30,7 @@ set -uo pipefail
 
 cuvk=${CUVK_BIN:-cuvk}
 runs=${CUVK_FLEET_RUNS:-runs}
-node=${SLURMD_NODENAME:-$(hostname -s)}
+node=${CUVK_FLEET_NODE:-${SLURMD_NODENAME:-$(hostname -s)}}
 mkdir -p "$runs"
 
 # UUIDs from `cuvk devices` (section "CUDA" or "Vulkan"), one a line.
