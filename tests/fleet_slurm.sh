@@ -43,18 +43,23 @@ chmod 755 "$tmp"  # munged wants every folder above its socket searchable by all
 export SLURM_CONF=$tmp/slurm.conf  # every Slurm client here
 torn_down=""
 
-# Our processes: the daemons (and what they start) carry CUVK_FLEET_TEST=$tmp; the jobs' processes
-# carry this script's SLURM_CONF and a SLURM_JOB_ID.
+# Our processes: the daemons carry CUVK_FLEET_TEST=$tmp in their environment; slurmstepd (which
+# slurmd starts with an environment of its own) has its log or working folder in $tmp; the jobs'
+# processes carry this script's SLURM_CONF and a SLURM_JOB_ID.
 ours() {
   local e env
-  for e in /proc/[0-9]*/environ; do
-    env=$({ tr '\0' '\n' <"$e"; } 2>/dev/null) || continue
-    if grep -qxF "CUVK_FLEET_TEST=$tmp" <<<"$env" ||
-      { grep -qxF "SLURM_CONF=$SLURM_CONF" <<<"$env" && grep -q '^SLURM_JOB_ID=' <<<"$env"; }; then
-      e=${e#/proc/}
-      echo "${e%/environ}"
-    fi
-  done
+  {
+    find /proc/[0-9]*/fd /proc/[0-9]*/cwd -maxdepth 1 \( -lname "$tmp" -o -lname "$tmp/*" \) \
+      2>/dev/null | cut -d/ -f3
+    for e in /proc/[0-9]*/environ; do
+      env=$({ tr '\0' '\n' <"$e"; } 2>/dev/null) || continue
+      if grep -qxF "CUVK_FLEET_TEST=$tmp" <<<"$env" ||
+        { grep -qxF "SLURM_CONF=$SLURM_CONF" <<<"$env" && grep -q '^SLURM_JOB_ID=' <<<"$env"; }; then
+        e=${e#/proc/}
+        echo "${e%/environ}"
+      fi
+    done
+  } | sort -u | grep -vx "$$" || true
 }
 
 stop_pid() {  # pid: TERM, up to 20 s, then KILL
