@@ -54,8 +54,9 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
   return out;
 }
 
-// A `cuvk parity --format json` or `cuvk report --format json` file (schema cuvk.parity/N or
-// cuvk.report/N). Anything else, unreadable files included, is left to the results reader.
+// A `cuvk parity`, `cuvk report` or `cuvk report --fleet` JSON file (schema cuvk.parity/N,
+// cuvk.report/N or cuvk.fleet/N). Anything else, unreadable files included, is left to the
+// results reader.
 bool is_derived_report(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
@@ -63,7 +64,8 @@ bool is_derived_report(const std::string& path) {
   const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
-  return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0;
+  return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0 ||
+         schema.rfind("cuvk.fleet/", 0) == 0;
 }
 
 int write_index(const ReportArgs& a) {
