@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "error.h"
+#include "fleet.h"
 #include "merge_report.h"
 #include "results_io.h"
 
@@ -25,6 +26,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> files;
   std::string index_dir, format = "md", output, tolerance = "3";
+  bool fleet = false;
 };
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -52,8 +54,9 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
   return out;
 }
 
-// A `cuvk parity --format json` or `cuvk report --format json` file (schema cuvk.parity/N or
-// cuvk.report/N). Anything else, unreadable files included, is left to the results reader.
+// A `cuvk parity`, `cuvk report` or `cuvk report --fleet` JSON file (schema cuvk.parity/N,
+// cuvk.report/N or cuvk.fleet/N). Anything else, unreadable files included, is left to the
+// results reader.
 bool is_derived_report(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
@@ -61,7 +64,8 @@ bool is_derived_report(const std::string& path) {
   const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
-  return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0;
+  return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0 ||
+         schema.rfind("cuvk.fleet/", 0) == 0;
 }
 
 int write_index(const ReportArgs& a) {
@@ -108,14 +112,22 @@ int write_index(const ReportArgs& a) {
 int report_command(const ReportArgs& a) {
   if (!a.index_dir.empty()) {
     if (!a.files.empty()) throw UsageError("give run files or --index DIR, not both");
+    if (a.fleet) throw UsageError("give --fleet or --index DIR, not both");
     return write_index(a);
   }
   if (a.files.empty()) throw UsageError("report: give one or more run files (or --index DIR)");
   const Format format = parse_format(a.format);
   parse_tolerance(a.tolerance);
   if (!a.output.empty()) check_writable(a.output);
-  const std::vector<RunFile> runs = read_all_results(a.files);  // all checked before printing
-  const std::string text = format_merged(runs, format);
+  std::string text;
+  if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
+    const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
+    text =
+        format_fleet(fleet_view(in.runs, in.failed, parse_tolerance(a.tolerance)), in.runs, format);
+    for (const std::string& d : in.not_runs) std::cerr << "not a run, left out: " << d << '\n';
+  } else {
+    text = format_merged(read_all_results(a.files), format);  // all checked before printing
+  }
   if (a.output.empty()) {
     std::cout << text << std::flush;
   } else {
@@ -138,11 +150,16 @@ Command add_report_command(CLI::App& app) {
       "--index", a->index_dir,
       "write DIR/README.md: an index of every run file in DIR, its parity table, the plots "
       "in DIR/plots and the merged tables");
+  sub->add_flag(
+      "--fleet", a->fleet,
+      "a fleet: FILES may be folders (their *.json runs and *.failed task markers); "
+      "prints parity verdicts per GPU model and driver, boards that differ from the other "
+      "boards of their model, failed tasks, then the merged tables (table, md or json)");
   sub->add_option("--format", a->format, "md (default), table, csv or json");
   sub->add_option("--output", a->output,
                   "write here (atomically) instead of stdout (--index: DIR/README.md)");
   sub->add_option("--tolerance", a->tolerance,
-                  "percent: the SAME band of the index's parity tables (default 3)");
+                  "percent: the SAME band of the index's parity tables and of --fleet (default 3)");
   return {sub, [a] { return report_command(*a); }};
 }
 
