@@ -7,6 +7,17 @@ CUVK_KERNEL(copy) {
   out[i] = in[i];
 }
 
+// Grid-stride: the launch is smaller than p.n (host/core/catalogue.cpp), each thread copies every
+// (threads in the grid)-th float. The same loop as glsl/copy.comp's VARIANT_GRID, written so the
+// 32-bit index never wraps.
+CUVK_KERNEL(copy_grid) {
+  const unsigned step = gridDim.x * gridDim.y * blockDim.x;
+  for (unsigned i = cuvk_global_index(); i < p.n; i += step) {
+    out[i] = in[i];
+    if (p.n - i <= step) break;
+  }
+}
+
 // p.n counts float4 elements (the seed's LDG.E.128 idea).
 CUVK_KERNEL(copy_vec4) {
   const unsigned i = cuvk_global_index();

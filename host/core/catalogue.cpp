@@ -136,6 +136,10 @@ Plan plan_stride(const Point& pt) {
 
 // copy: n floats; the vec4 form copies ceil(n / 4) 16-byte elements (buffers rounded up to them);
 // the engine form is the API's own buffer copy (cudaMemcpyAsync / vkCmdCopyBuffer) of n floats.
+// The grid-stride copy launches this many threads (about one wave on an H100: 132 SMs x 2048),
+// each looping, on both APIs: few workgroups instead of one per 256 elements.
+constexpr std::uint32_t kGridStrideThreads = 1u << 18;
+
 Plan plan_copy(const Point& pt) {
   const bool wide = pt.variant == "vec4";
   const std::uint32_t elem = wide ? 4 * kFloat : kFloat;
@@ -144,6 +148,7 @@ Plan plan_copy(const Point& pt) {
   Plan plan;
   plan.kernel = kernel_name("copy", "", pt.variant);
   plan.params = params(threads, pt);
+  if (pt.variant == "grid") plan.launch_threads = std::min(threads, kGridStrideThreads);
   plan.in_words = words;
   plan.out_words = words;
   plan.traffic = traffic({{stream(0, elem, elem, threads)}, {stream(0, elem, elem, threads)}});
@@ -170,8 +175,8 @@ std::vector<TestCase> make_catalogue() {
        {}, scalar, {"stride"}, plan_stride},
       {"copy",
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
-       "driver's own copy)",
-       {}, {"scalar", "vec4", "engine"}, {}, plan_copy},
+       "driver's own copy; grid: 256K threads in a grid-stride loop, few workgroups)",
+       {}, {"scalar", "vec4", "engine", "grid"}, {}, plan_copy},
   };
 }
 

@@ -33,7 +33,10 @@ Point make_point(const std::string& layout, const std::string& variant, std::uin
 // What the runner needs to execute and check one point.
 struct Plan {
   std::string kernel;          // CUDA kernel name == SPIR-V module name
-  CuvkParams params{};         // params.n = threads that do work
+  CuvkParams params{};         // params.n = elements (threads that do work, one each)
+  // Threads launched, when fewer than params.n: a grid-stride kernel, each thread looping over
+  // every launch_threads-th element. 0: params.n threads, one element each.
+  std::uint32_t launch_threads = 0;
   std::uint64_t in_words = 0;  // 32-bit words of the input buffer
   std::uint64_t out_words = 0;
   Traffic traffic;

@@ -109,6 +109,10 @@ struct Inputs {
   std::uint64_t expected_hash = 0;
 };
 
+std::uint32_t launch_threads(const Plan& plan) {
+  return plan.launch_threads ? plan.launch_threads : plan.params.n;
+}
+
 Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
   const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
   Geometry g;
@@ -318,7 +322,7 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   row.n = n;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;
-  row.threads = job.plan.params.n;
+  row.threads = launch_threads(job.plan);
   row.geometry = geom;
   row.useful_bytes = job.plan.traffic.useful_bytes;
   row.moved_bytes = job.plan.traffic.moved_bytes;
@@ -438,7 +442,7 @@ std::string progress_line(std::size_t step, std::size_t steps, const ResultRow& 
 bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
                std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
                const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
-  const Geometry geom = geometry_for(job.plan.params.n, block, lim);
+  const Geometry geom = geometry_for(launch_threads(job.plan), block, lim);
   std::vector<ResultRow> rows(lanes.size());
   bool stopped = false;
   for (std::size_t i = 0; i < lanes.size(); ++i) {
