@@ -55,8 +55,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                   "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
                   "64M on a GPU, 1M on a CPU device");
   sub.add_option("--reps", a.reps,
-                  "timed repetitions per batch and the minimum sample count (default 100)");
-  sub.add_option("--warmup", a.warmup, "untimed repetitions before timing (default 10)");
+                  "timed repetitions per batch and the minimum sample count (default 100 on a "
+                  "GPU, 20 on a CPU device)");
+  sub.add_option("--warmup", a.warmup,
+                 "untimed repetitions before timing (default 10 on a GPU, 3 on a CPU device)");
   sub.add_option("--block-size", a.block_size,
                   "threads per block = Vulkan workgroup size, a multiple of 32 (default 256)");
   sub.add_option("--block-sizes", a.block_sizes,
@@ -114,8 +116,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
                                      ? axis.defaults
                                      : parse_uint_list(given->second, axis.option);
   }
-  cfg.reps = a.reps;
-  cfg.warmup = a.warmup;
+  cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: below, once the device is known
+  cfg.warmup = a.warmup.value_or(kDefaultGpuWarmup);
   cfg.block_sizes = a.block_sizes.empty() ? std::vector<std::uint32_t>{a.block_size}
                                           : parse_uint_list(a.block_sizes, "--block-sizes");
   cfg.target_ci = a.target_ci / 100.0;
@@ -141,6 +143,10 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   const DeviceInventory inv = take_inventory(vk_opts);
   RunDocument doc;
   doc.choice = choose_devices(inv, a.device);
+  // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
+  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
+  if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
+  if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
   doc.config = cfg;
   doc.command_line = cmdline;
   doc.date_utc = now_utc();

@@ -20,7 +20,7 @@ struct RunArgs {
   std::vector<std::string> vk_bindings = {"descriptor"};  // --vk-binding
   std::string n, format = "table", output, device, l2 = "cold";
   std::map<std::string, std::string> axis_values;  // per sweep axis (axes.h): --offsets, --strides
-  int reps = 100, warmup = 10;
+  std::optional<int> reps, warmup;  // unset: kDefault{Gpu,Cpu}{Reps,Warmup} by device
   std::uint32_t block_size = 256;
   std::string block_sizes;
   double target_ci = 0.5, max_time_s = 0.0, settle_ms = 500.0;

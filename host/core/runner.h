@@ -51,6 +51,8 @@ void validate_config(const RunConfig& config);
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
 constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds
+constexpr int kDefaultGpuReps = 100, kDefaultGpuWarmup = 10;
+constexpr int kDefaultCpuReps = 20, kDefaultCpuWarmup = 3;  // lavapipe: timing is not its point
 constexpr double kDefaultGpuMaxTimeS = 2.0;
 constexpr double kDefaultCpuMaxTimeS = 0.2;  // lavapipe's timings are noisy and never converge
 
