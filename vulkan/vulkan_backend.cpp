@@ -22,15 +22,11 @@
 
 #include <volk.h>
 
-#if !defined(_WIN32)
-#include <dlfcn.h>
-#endif
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -43,7 +39,10 @@
 #include "error.h"
 #include "spirv_modules.h"
 #include "vk_check.h"
+#include "vk_instance.h"
+#include "vk_physical_device.h"
 #include "vk_raii.h"
+#include "vk_util.h"
 
 namespace {
 constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
@@ -52,27 +51,9 @@ constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_
 namespace cuvk {
 namespace {
 
-constexpr std::uint32_t make_version(std::uint32_t major, std::uint32_t minor,
-                                     std::uint32_t patch) {
-  return (major << 22U) | (minor << 12U) | patch;
-}
-constexpr std::uint32_t version_major(std::uint32_t v) {
-  return (v >> 22U) & 0x7FU;
-}
-constexpr std::uint32_t version_minor(std::uint32_t v) {
-  return (v >> 12U) & 0x3FFU;
-}
-constexpr std::uint32_t version_patch(std::uint32_t v) {
-  return v & 0xFFFU;
-}
+// Instance and physical-device facts: vk_instance.h, vk_physical_device.h; helpers: vk_util.h.
+using namespace vk;  // NOLINT(google-build-using-namespace): private to this file
 
-constexpr std::uint32_t kVulkan11 = make_version(1, 1, 0);
-constexpr std::uint32_t kVulkan12 = make_version(1, 2, 0);
-constexpr std::uint32_t kVulkan13 = make_version(1, 3, 0);
-
-constexpr std::uint32_t kVendorNvidia = 0x10DE;
-constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
-constexpr const char* kPortabilitySubset = "VK_KHR_portability_subset";  // a beta extension
 constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 
 // One staging buffer serves every upload and download, chunk by chunk.
@@ -86,39 +67,11 @@ constexpr double kNsPerMs = 1e6;
 constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
 constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
 constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
-constexpr std::uint32_t kNoFamily = ~0U;
 
 static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
 static_assert(kPushConstantBytes == 16, "push-constant block");
 constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
 static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
-
-using MessageSink = std::function<void(const std::string&)>;
-
-std::string format_version(std::uint32_t v) {
-  return std::to_string(version_major(v)) + "." + std::to_string(version_minor(v)) + "." +
-         std::to_string(version_patch(v));
-}
-
-std::string hex32(std::uint32_t v) {
-  char text[16];
-  std::snprintf(text, sizeof(text), "0x%04x", v);
-  return text;
-}
-
-std::string format_double(double v) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.9g", v);
-  return text;
-}
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-double us_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-}
 
 // Access masks of the stages cuvk records work in (compute shaders and transfers).
 VkAccessFlags write_access(VkPipelineStageFlags stages) {
@@ -135,425 +88,6 @@ VkAccessFlags read_write_access(VkPipelineStageFlags stages) {
 }
 constexpr VkPipelineStageFlags kWorkStages =
     VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-
-const char* device_type_name(VkPhysicalDeviceType type) {
-  switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-      return "integrated_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-      return "discrete_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-      return "virtual_gpu";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-      return "cpu";
-    default:
-      return "other";
-  }
-}
-
-// Calls f(&count, data) the Vulkan way until the list is complete.
-template <typename T, typename F>
-std::vector<T> enumerate(const char* call, const char* file, int line, F&& f) {
-  for (;;) {
-    std::uint32_t count = 0;
-    vk::check(f(&count, nullptr), call, file, line);
-    std::vector<T> items(count);
-    if (count == 0) return items;
-    VkResult result = f(&count, items.data());
-    if (result == VK_INCOMPLETE) continue;  // the list grew between the two calls
-    vk::check(result, call, file, line);
-    items.resize(count);
-    return items;
-  }
-}
-
-bool has_extension(const std::vector<VkExtensionProperties>& extensions, const char* name) {
-  return std::any_of(extensions.begin(), extensions.end(), [name](const VkExtensionProperties& e) {
-    return std::strcmp(e.extensionName, name) == 0;
-  });
-}
-
-std::vector<VkExtensionProperties> instance_extensions(const char* layer) {
-  return enumerate<VkExtensionProperties>(
-      "vkEnumerateInstanceExtensionProperties", __FILE__, __LINE__,
-      [layer](std::uint32_t* n, VkExtensionProperties* p) {
-        return vkEnumerateInstanceExtensionProperties(layer, n, p);
-      });
-}
-
-// Never throws: the layer calls it from inside Vulkan calls.
-VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                VkDebugUtilsMessageTypeFlagsEXT types,
-                                                const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                void* user) {
-  try {
-    const auto* sink = static_cast<const MessageSink*>(user);
-    if (sink == nullptr || !*sink) return VK_FALSE;
-    std::string text = "Vulkan ";
-    if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT) != 0) {
-      text += "validation ";
-    } else if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) != 0) {
-      text += "performance ";
-    }
-    text +=
-        (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0 ? "error: " : "warning: ";
-    text += (data != nullptr && data->pMessage != nullptr) ? data->pMessage : "(no message)";
-    (*sink)(text);
-  } catch (...) {  // NOLINT(bugprone-empty-catch): an exception must not cross the layer
-  }
-  return VK_FALSE;
-}
-
-// Opens the loader once per process. Not volkInitialize(): volk 1.3.239 calls a null
-// vkGetInstanceProcAddr (and crashes) when a libvulkan.so.1 without that symbol is found.
-std::string load_loader() {
-#if defined(_WIN32)
-  if (volkInitialize() != VK_SUCCESS) return "Vulkan loader (vulkan-1.dll) not found";
-#else
-  // CUVK_VULKAN_LOADER names another loader (tests use it to simulate a machine without one).
-  const char* chosen = std::getenv("CUVK_VULKAN_LOADER");
-  const char* defaults[] = {"libvulkan.so.1", "libvulkan.so"};
-  const char* override_names[] = {chosen, nullptr};
-  void* library = nullptr;
-  for (const char* name : chosen != nullptr ? override_names : defaults) {
-    if (name == nullptr) break;
-    library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (library != nullptr) break;
-  }
-  if (library == nullptr) {
-    const char* why = dlerror();
-    return std::string("Vulkan loader (libvulkan.so.1) not found") +
-           (why != nullptr ? std::string(": ") + why : std::string());
-  }
-  // The loader stays open for the life of the process, as volk would keep it.
-  void* symbol = dlsym(library, "vkGetInstanceProcAddr");
-  if (symbol == nullptr) return "the Vulkan loader (libvulkan.so.1) has no vkGetInstanceProcAddr";
-  PFN_vkGetInstanceProcAddr get_proc = nullptr;
-  static_assert(sizeof(get_proc) == sizeof(symbol), "POSIX: object and function pointers");
-  std::memcpy(&get_proc, &symbol, sizeof(get_proc));
-  volkInitializeCustom(get_proc);
-#endif
-  if (vkCreateInstance == nullptr || vkEnumerateInstanceExtensionProperties == nullptr ||
-      vkEnumerateInstanceLayerProperties == nullptr) {
-    return "the Vulkan loader (libvulkan.so.1) lacks vkCreateInstance";
-  }
-  return {};
-}
-
-void open_loader() {
-  static const std::string failure = load_loader();
-  if (!failure.empty()) throw Error(failure);
-}
-
-// An instance, with the validation layer and a messenger when asked. Not movable: the messenger
-// keeps a pointer to sink_.
-class VulkanInstance {
- public:
-  explicit VulkanInstance(const BackendOptions& options)
-      : sink_(std::make_unique<MessageSink>(options.on_message)) {
-    open_loader();
-    const std::uint32_t loader_version = volkGetInstanceVersion();
-    if (loader_version < kVulkan11) {
-      throw Error("the Vulkan loader supports only Vulkan " + format_version(loader_version) +
-                  "; cuvk needs 1.1");
-    }
-    const std::uint32_t api_version = std::min(
-        make_version(version_major(loader_version), version_minor(loader_version), 0), kVulkan13);
-    api_version_ = api_version;
-
-    std::vector<const char*> layers;
-    std::vector<const char*> extensions;
-    const std::vector<VkExtensionProperties> available = instance_extensions(nullptr);
-    VkInstanceCreateFlags flags = 0;
-    if (has_extension(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
-      extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
-      flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
-    }
-
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info{};
-    messenger_info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
-    messenger_info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                                     VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                                 VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    messenger_info.pfnUserCallback = on_debug_message;
-    messenger_info.pUserData = sink_.get();
-
-    const VkValidationFeatureEnableEXT enables[] = {
-        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
-    VkValidationFeaturesEXT features{};
-    features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
-    features.enabledValidationFeatureCount = 1;
-    features.pEnabledValidationFeatures = enables;
-    features.pNext = &messenger_info;  // also reports on vkCreateInstance / vkDestroyInstance
-
-    if (options.validation) {
-      const auto layer_list =
-          enumerate<VkLayerProperties>("vkEnumerateInstanceLayerProperties", __FILE__, __LINE__,
-                                       [](std::uint32_t* n, VkLayerProperties* p) {
-                                         return vkEnumerateInstanceLayerProperties(n, p);
-                                       });
-      const bool have_layer =
-          std::any_of(layer_list.begin(), layer_list.end(), [](const VkLayerProperties& l) {
-            return std::strcmp(l.layerName, kValidationLayer) == 0;
-          });
-      if (!have_layer) {
-        throw Error(std::string("Vulkan validation requested but layer ") + kValidationLayer +
-                    " is not installed (Debian: vulkan-validationlayers)");
-      }
-      layers.push_back(kValidationLayer);
-      const std::vector<VkExtensionProperties> layer_ext = instance_extensions(kValidationLayer);
-      if (!has_extension(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) &&
-          !has_extension(layer_ext, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
-        throw Error("Vulkan validation requested but VK_EXT_debug_utils is not available");
-      }
-      if (!has_extension(layer_ext, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
-        throw Error(std::string("Vulkan validation requested but ") + kValidationLayer +
-                    " lacks VK_EXT_validation_features (needed for synchronization validation)");
-      }
-      extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-    }
-
-    VkApplicationInfo app{};
-    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "cuvk";
-    app.applicationVersion = make_version(0, 1, 0);
-    app.pEngineName = "cuvk";
-    app.engineVersion = make_version(0, 1, 0);
-    app.apiVersion = api_version;
-
-    VkInstanceCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-    info.pNext = options.validation ? &features : nullptr;
-    info.flags = flags;
-    info.pApplicationInfo = &app;
-    info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
-    info.ppEnabledLayerNames = layers.data();
-    info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
-    info.ppEnabledExtensionNames = extensions.data();
-
-    VkInstance raw = VK_NULL_HANDLE;
-    const VkResult result = vkCreateInstance(&info, nullptr, &raw);
-    if (result != VK_SUCCESS) {
-      const std::string failure =
-          call_failure("vkCreateInstance", vk::decode(result), __FILE__, __LINE__);
-      if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-        throw Error("no Vulkan driver (ICD) found: " + failure);
-      }
-      throw Error("cannot create a Vulkan instance: " + failure);
-    }
-    volkLoadInstanceOnly(raw);  // instance-level pointers (loader trampolines)
-    instance_ = vk::Instance(raw, vkDestroyInstance);
-
-    if (options.validation) {
-      VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-      if (vkCreateDebugUtilsMessengerEXT == nullptr) {
-        throw Error("Vulkan validation requested but vkCreateDebugUtilsMessengerEXT is missing");
-      }
-      CUVK_VK(vkCreateDebugUtilsMessengerEXT, raw, &messenger_info, nullptr, &messenger);
-      messenger_ = vk::Messenger(raw, messenger, vkDestroyDebugUtilsMessengerEXT);
-    }
-  }
-  VulkanInstance(const VulkanInstance&) = delete;
-  VulkanInstance& operator=(const VulkanInstance&) = delete;
-  ~VulkanInstance() = default;
-
-  VkInstance get() const { return instance_.get(); }
-
-  std::vector<VkPhysicalDevice> physical_devices() const {
-    VkInstance instance = instance_.get();
-    std::uint32_t count = 0;
-    const VkResult result = vkEnumeratePhysicalDevices(instance, &count, nullptr);
-    if (result != VK_SUCCESS) {
-      throw Error("no Vulkan physical devices: " + call_failure("vkEnumeratePhysicalDevices",
-                                                                vk::decode(result), __FILE__,
-                                                                __LINE__));
-    }
-    auto devices = enumerate<VkPhysicalDevice>("vkEnumeratePhysicalDevices", __FILE__, __LINE__,
-                                               [instance](std::uint32_t* n, VkPhysicalDevice* p) {
-                                                 return vkEnumeratePhysicalDevices(instance, n, p);
-                                               });
-    if (devices.empty()) throw Error("no Vulkan physical devices (the loader found no driver)");
-    return devices;
-  }
-
-  std::uint32_t api_version() const { return api_version_; }  // what the instance asked for
-
- private:
-  std::uint32_t api_version_ = 0;
-  // Declaration order is destruction order reversed: messenger, then instance, then the sink the
-  // instance's create-info messenger still points to during vkDestroyInstance.
-  std::unique_ptr<MessageSink> sink_;
-  vk::Instance instance_;
-  vk::Messenger messenger_;
-};
-
-// Everything describe() learns about a physical device, including what device creation needs.
-struct PhysicalFacts {
-  DeviceInfo info;
-  std::uint32_t api_version = 0;
-  std::uint32_t compute_family = kNoFamily;
-  std::uint32_t timestamp_valid_bits = 0;
-  double timestamp_period_ns = 0.0;
-  bool portability_subset = false;
-  bool memory_budget = false;  // VK_EXT_memory_budget: the driver reports what is still free
-  // The `bda` binding mode: the bufferDeviceAddress feature (core in Vulkan 1.2; on a 1.1 device
-  // through VK_KHR_buffer_device_address, bda_extension).
-  bool buffer_device_address = false;
-  bool bda_extension = false;
-  // `cuvk inspect`: VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
-  bool pipeline_executable_info = false;
-  VkPhysicalDeviceMemoryProperties memory{};
-};
-
-PhysicalFacts describe(VkPhysicalDevice physical, int index) {
-  PhysicalFacts facts;
-  DeviceInfo& info = facts.info;
-  info.api = Api::vulkan;
-  info.index = index;
-
-  VkPhysicalDeviceProperties base{};
-  vkGetPhysicalDeviceProperties(physical, &base);
-  facts.api_version = base.apiVersion;
-
-  const auto device_ext = enumerate<VkExtensionProperties>(
-      "vkEnumerateDeviceExtensionProperties", __FILE__, __LINE__,
-      [physical](std::uint32_t* n, VkExtensionProperties* p) {
-        return vkEnumerateDeviceExtensionProperties(physical, nullptr, n, p);
-      });
-  facts.portability_subset = has_extension(device_ext, kPortabilitySubset);
-  facts.memory_budget = has_extension(device_ext, "VK_EXT_memory_budget");
-
-  VkPhysicalDeviceIDProperties id{};
-  id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-  VkPhysicalDeviceMaintenance3Properties maintenance3{};
-  maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
-  VkPhysicalDeviceDriverProperties driver{};
-  driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
-  const bool is_11 = base.apiVersion >= kVulkan11;
-  const bool have_driver_props =
-      is_11 && (base.apiVersion >= kVulkan12 ||
-                has_extension(device_ext, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME));
-  VkDeviceSize max_allocation = 0;
-  if (is_11) {
-    VkPhysicalDeviceProperties2 props2{};
-    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    props2.pNext = &id;
-    id.pNext = &maintenance3;
-    if (have_driver_props) maintenance3.pNext = &driver;
-    vkGetPhysicalDeviceProperties2(physical, &props2);
-    base = props2.properties;
-    std::copy(std::begin(id.deviceUUID), std::end(id.deviceUUID), info.uuid.begin());
-    max_allocation = maintenance3.maxMemoryAllocationSize;
-  }
-
-  // Optional features: bufferDeviceAddress (the bda binding mode) and pipelineExecutableInfo
-  // (`cuvk inspect`). A feature struct may be chained only where its version or extension is.
-  const bool bda_core = base.apiVersion >= kVulkan12;
-  const bool bda_ext = has_extension(device_ext, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
-  const bool exec_ext =
-      has_extension(device_ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  if (is_11 && (bda_core || bda_ext || exec_ext)) {
-    VkPhysicalDeviceBufferDeviceAddressFeatures bda{};
-    bda.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
-    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{};
-    exec.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
-    VkPhysicalDeviceFeatures2 features{};
-    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-    void** next = &features.pNext;
-    if (bda_core || bda_ext) {
-      *next = &bda;
-      next = &bda.pNext;
-    }
-    if (exec_ext) *next = &exec;
-    vkGetPhysicalDeviceFeatures2(physical, &features);
-    facts.buffer_device_address = (bda_core || bda_ext) && bda.bufferDeviceAddress == VK_TRUE;
-    facts.bda_extension = facts.buffer_device_address && !bda_core;
-    facts.pipeline_executable_info = exec_ext && exec.pipelineExecutableInfo == VK_TRUE;
-  }
-
-  const VkPhysicalDeviceLimits& limits = base.limits;
-  info.name = base.deviceName;
-  info.is_cpu = base.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-
-  vkGetPhysicalDeviceMemoryProperties(physical, &facts.memory);
-  for (std::uint32_t h = 0; h < facts.memory.memoryHeapCount; ++h) {
-    if ((facts.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0) {
-      info.memory_bytes += facts.memory.memoryHeaps[h].size;
-    }
-  }
-
-  // Whole 32-bit words, so that allocate()'s rounding up never passes the limit.
-  std::uint64_t max_buffer = limits.maxStorageBufferRange;
-  if (max_allocation != 0) max_buffer = std::min<std::uint64_t>(max_buffer, max_allocation);
-  info.max_buffer_bytes = max_buffer & ~std::uint64_t{3};
-  info.max_block_size =
-      std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations);
-  info.max_grid_x = limits.maxComputeWorkGroupCount[0];
-  info.max_grid_y = limits.maxComputeWorkGroupCount[1];
-  info.l2_bytes = 0;  // Vulkan does not report cache sizes
-
-  std::uint32_t family_count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(family_count);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
-  for (std::uint32_t f = 0; f < family_count; ++f) {
-    if ((families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) {
-      facts.compute_family = f;
-      facts.timestamp_valid_bits = families[f].timestampValidBits;
-      break;
-    }
-  }
-  facts.timestamp_period_ns = static_cast<double>(limits.timestampPeriod);
-
-  std::string driver_version = std::to_string(base.driverVersion);
-  if (base.vendorID == kVendorNvidia) {  // NVIDIA packs major.minor into 10.8 bits
-    driver_version += " (" + std::to_string(base.driverVersion >> 22U) + "." +
-                      std::to_string((base.driverVersion >> 14U) & 0xFFU) + ")";
-  }
-  if (have_driver_props) {
-    info.driver = std::string(driver.driverName) + " " + driver.driverInfo;
-  } else {
-    info.driver = "vendor " + hex32(base.vendorID) + " driver " + driver_version;
-  }
-
-  auto& p = info.properties;
-  p.emplace_back("api_version", format_version(base.apiVersion));
-  p.emplace_back("driver_version", driver_version);
-  if (have_driver_props) {
-    const VkConformanceVersion& c = driver.conformanceVersion;
-    p.emplace_back("driver_name", driver.driverName);
-    p.emplace_back("driver_info", driver.driverInfo);
-    p.emplace_back("conformance_version", std::to_string(c.major) + "." + std::to_string(c.minor) +
-                                              "." + std::to_string(c.subminor) + "." +
-                                              std::to_string(c.patch));
-  } else {
-    p.emplace_back("driver_name", "unknown (no VkPhysicalDeviceDriverProperties)");
-    p.emplace_back("driver_info", "unknown");
-    p.emplace_back("conformance_version", "unknown");
-  }
-  p.emplace_back("vendor_id", hex32(base.vendorID));
-  p.emplace_back("device_id", hex32(base.deviceID));
-  p.emplace_back("device_type", device_type_name(base.deviceType));
-  p.emplace_back("timestamp_period_ns", format_double(facts.timestamp_period_ns));
-  if (facts.compute_family == kNoFamily) {
-    p.emplace_back("timestamp_valid_bits", "no compute queue");
-  } else {
-    p.emplace_back("timestamp_valid_bits", std::to_string(facts.timestamp_valid_bits));
-    p.emplace_back("compute_queue_family", std::to_string(facts.compute_family));
-  }
-  p.emplace_back("buffer_device_address",
-                 !facts.buffer_device_address ? "no"
-                 : facts.bda_extension        ? "yes (VK_KHR_buffer_device_address)"
-                                              : "yes (Vulkan 1.2)");
-  p.emplace_back("pipeline_executable_properties", facts.pipeline_executable_info ? "yes" : "no");
-  if (!is_11) {
-    p.emplace_back("unsupported", "device supports only Vulkan " + format_version(base.apiVersion));
-  }
-  return facts;
-}
 
 // A memory type allowed by type_bits with every `required` flag; among those, the first with the
 // most `preferred` and fewest `avoided` flags; ~0U when there is none.
@@ -704,8 +238,8 @@ class VulkanBackend final : public Backend {
   vk::DescriptorPool descriptor_pool_;
   // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
   std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
-  bool bda_ = false;            // bufferDeviceAddress enabled: bda launches can run
-  std::string bda_unsupported_;  // why not, when !bda_
+  bool bda_ = false;                 // bufferDeviceAddress enabled: bda launches can run
+  std::string bda_unsupported_;      // why not, when !bda_
   bool capture_statistics_ = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
   BoundBuffer staging_;
   void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
@@ -932,8 +466,8 @@ std::unique_ptr<DeviceBuffer> VulkanBackend::allocate(std::size_t bytes) {
   // Whole words (vkCmdFillBuffer, VK_WHOLE_SIZE descriptors), never zero (Vulkan forbids it).
   const VkDeviceSize size =
       std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
-  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   if (bda_) usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;  // same buffers for both modes
   BoundBuffer bound =
       make_buffer(size, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
@@ -1111,9 +645,12 @@ std::vector<std::string> VulkanBackend::kernels() const {
 
 std::string VulkanBackend::binding_unsupported(Binding binding) const {
   switch (binding) {
-    case Binding::descriptor: return {};
-    case Binding::bda: return bda_ ? std::string() : bda_unsupported_;
-    case Binding::pointer: break;
+    case Binding::descriptor:
+      return {};
+    case Binding::bda:
+      return bda_ ? std::string() : bda_unsupported_;
+    case Binding::pointer:
+      break;
   }
   return "Vulkan shaders take a descriptor set or buffer device addresses, not pointers";
 }
