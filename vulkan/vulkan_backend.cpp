@@ -39,9 +39,13 @@
 #include "error.h"
 #include "spirv_modules.h"
 #include "vk_check.h"
+#include "vk_commands.h"
+#include "vk_context.h"
 #include "vk_instance.h"
+#include "vk_memory.h"
 #include "vk_physical_device.h"
 #include "vk_raii.h"
+#include "vk_staging.h"
 #include "vk_util.h"
 
 namespace {
@@ -51,18 +55,16 @@ constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_
 namespace cuvk {
 namespace {
 
-// Instance and physical-device facts: vk_instance.h, vk_physical_device.h; helpers: vk_util.h.
+// Instance and physical-device facts: vk_instance.h, vk_physical_device.h; device context:
+// vk_context.h; memory and staging: vk_memory.h, vk_staging.h; command buffers, barriers, submit
+// and wait: vk_commands.h; helpers: vk_util.h.
 using namespace vk;  // NOLINT(google-build-using-namespace): private to this file
 
 constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 
-// One staging buffer serves every upload and download, chunk by chunk.
-constexpr VkDeviceSize kStagingBytes = VkDeviceSize{64} << 20U;
 // Repetitions recorded into one command buffer (two timestamp queries each).
 constexpr int kMaxRepsPerBatch = 1024;
 constexpr std::uint32_t kQueriesPerRep = 2;
-// Generous but finite: a GPU that has not finished a submission by then is reported, not waited on.
-constexpr std::uint64_t kFenceTimeoutNs = 120ULL * 1000 * 1000 * 1000;
 constexpr double kNsPerMs = 1e6;
 constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
 constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
@@ -73,115 +75,32 @@ static_assert(kPushConstantBytes == 16, "push-constant block");
 constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
 static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
 
-// Access masks of the stages cuvk records work in (compute shaders and transfers).
-VkAccessFlags write_access(VkPipelineStageFlags stages) {
-  VkAccessFlags access = 0;
-  if ((stages & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) != 0) access |= VK_ACCESS_SHADER_WRITE_BIT;
-  if ((stages & VK_PIPELINE_STAGE_TRANSFER_BIT) != 0) access |= VK_ACCESS_TRANSFER_WRITE_BIT;
-  return access;
-}
-VkAccessFlags read_write_access(VkPipelineStageFlags stages) {
-  VkAccessFlags access = write_access(stages);
-  if ((stages & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) != 0) access |= VK_ACCESS_SHADER_READ_BIT;
-  if ((stages & VK_PIPELINE_STAGE_TRANSFER_BIT) != 0) access |= VK_ACCESS_TRANSFER_READ_BIT;
-  return access;
-}
-constexpr VkPipelineStageFlags kWorkStages =
-    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-
-// A memory type allowed by type_bits with every `required` flag; among those, the first with the
-// most `preferred` and fewest `avoided` flags; ~0U when there is none.
-std::uint32_t find_memory_type(const VkPhysicalDeviceMemoryProperties& memory,
-                               std::uint32_t type_bits, VkMemoryPropertyFlags required,
-                               VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags avoided) {
-  std::uint32_t best = ~0U;
-  int best_score = -1;
-  for (std::uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
-    const VkMemoryPropertyFlags flags = memory.memoryTypes[t].propertyFlags;
-    if ((type_bits & (1U << t)) == 0 || (flags & required) != required) continue;
-    const int score = ((flags & preferred) == preferred ? 2 : 0) + ((flags & avoided) == 0 ? 1 : 0);
-    if (score > best_score) {
-      best = t;
-      best_score = score;
-    }
-  }
-  return best;
-}
-
-// The device and what outlives the backend object: buffers keep it alive through a shared_ptr, so
-// freeing a buffer after the backend is still valid.
-struct DeviceContext {
-  explicit DeviceContext(const BackendOptions& options) : instance(options) {}
-  VulkanInstance instance;  // first: destroyed last
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VolkDeviceTable table{};
-  vk::Device device;  // destroyed before the instance, after every child (they hold the context)
-  VkQueue queue = VK_NULL_HANDLE;
-};
-
-class VulkanBuffer final : public DeviceBuffer {
- public:
-  VulkanBuffer(std::shared_ptr<DeviceContext> context, std::size_t bytes, vk::Buffer buffer,
-               vk::Memory memory, VkDeviceAddress address)
-      : DeviceBuffer(bytes),
-        context_(std::move(context)),
-        memory_(std::move(memory)),
-        buffer_(std::move(buffer)),
-        address_(address) {}
-  VkBuffer handle() const { return buffer_.get(); }
-  VkDeviceAddress address() const { return address_; }  // 0 without bufferDeviceAddress
-  const DeviceContext* context() const { return context_.get(); }
-
- private:
-  std::shared_ptr<DeviceContext> context_;  // first: outlives the handles below
-  vk::Memory memory_;                       // freed after the buffer bound to it
-  vk::Buffer buffer_;
-  VkDeviceAddress address_ = 0;
-};
-
-struct BoundBuffer {
-  vk::Memory memory;  // declared first: the buffer is destroyed before its memory is freed
-  vk::Buffer buffer;
-};
-
 class VulkanBackend final : public Backend {
  public:
-  VulkanBackend(int index, const BackendOptions& options);
+  VulkanBackend(int index, const BackendOptions& options)
+      : VulkanBackend(open_device(index, options)) {}
   ~VulkanBackend() override;
   VulkanBackend(const VulkanBackend&) = delete;
   VulkanBackend& operator=(const VulkanBackend&) = delete;
 
   const DeviceInfo& info() const override { return info_; }
-  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override;
-  void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override;
-  void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override;
-  void fill(DeviceBuffer& dst, std::uint32_t word) override;
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+    commands_.ensure_usable();
+    return allocator_.allocate(bytes);
+  }
+  void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override {
+    staging_.upload(dst, src, bytes);
+  }
+  void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override {
+    staging_.download(src, dst, bytes);
+  }
+  void fill(DeviceBuffer& dst, std::uint32_t word) override { staging_.fill(dst, word); }
+  std::uint64_t free_memory_bytes() const override { return allocator_.free_memory_bytes(); }
   std::vector<std::string> kernels() const override;
   std::string binding_unsupported(Binding binding) const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
-
-  // Budget minus usage of the device-local heaps (VK_EXT_memory_budget), else their size.
-  std::uint64_t free_memory_bytes() const override {
-    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{};
-    budget.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT;
-    VkPhysicalDeviceMemoryProperties2 props{};
-    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2;
-    if (facts_.memory_budget) props.pNext = &budget;
-    vkGetPhysicalDeviceMemoryProperties2(context_->physical, &props);
-    std::uint64_t free_bytes = 0;
-    for (std::uint32_t h = 0; h < props.memoryProperties.memoryHeapCount; ++h) {
-      const VkMemoryHeap& heap = props.memoryProperties.memoryHeaps[h];
-      if ((heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) == 0) continue;
-      if (!facts_.memory_budget) {
-        free_bytes += heap.size;
-      } else if (budget.heapBudget[h] > budget.heapUsage[h]) {
-        free_bytes += budget.heapBudget[h] - budget.heapUsage[h];
-      }
-    }
-    return free_bytes;
-  }
 
   // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see backend.h).
   std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
@@ -204,33 +123,23 @@ class VulkanBackend final : public Backend {
     VkDescriptorSet set = VK_NULL_HANDLE;
   };
 
+  explicit VulkanBackend(OpenedDevice opened);
   const VolkDeviceTable& vk() const { return context_->table; }
   VkDevice device() const { return context_->device.get(); }
-  BoundBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
-                          VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
-                          VkMemoryPropertyFlags avoided, bool dedicated);
-  const VulkanBuffer& own(const DeviceBuffer& buffer, const char* what) const;
-  void ensure_usable() const;
-  void ensure_staging();
   VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size, Binding binding);
   Resolved resolve(const Launch& launch, const char* what);
   void prepare_descriptor_sets(std::vector<Resolved>& launches);
-  VkCommandBuffer begin();
-  void begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags);
-  void submit(VkCommandBuffer cb);
-  void wait();
-  void submit_and_wait();
-  void barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-               VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
   void record(VkCommandBuffer cb, const Resolved& r);
-  void serialise(VkCommandBuffer cb, VkPipelineStageFlags stages);
 
+  // Declaration order is creation order (the device's children after the context) and, reversed,
+  // destruction order.
   std::shared_ptr<DeviceContext> context_;  // first: outlives every handle below
   DeviceInfo info_;
   PhysicalFacts facts_;
-  vk::CommandPool command_pool_;
-  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with its pool
-  vk::Fence fence_;
+  EnabledFeatures features_;
+  std::vector<std::pair<std::string, double>> startup_;  // one-time costs, in order
+  Clock::time_point device_start_;
+  CommandStream commands_;  // command pool, command buffer, fence
   vk::QueryPool query_pool_;
   vk::DescriptorSetLayout set_layout_;
   vk::PipelineLayout pipeline_layout_;
@@ -238,111 +147,21 @@ class VulkanBackend final : public Backend {
   vk::DescriptorPool descriptor_pool_;
   // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
   std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
-  bool bda_ = false;                 // bufferDeviceAddress enabled: bda launches can run
-  std::string bda_unsupported_;      // why not, when !bda_
-  bool capture_statistics_ = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
-  BoundBuffer staging_;
-  void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
-  bool hung_ = false;  // a submission missed its deadline: the device cannot be used safely
-  std::vector<std::pair<std::string, double>> startup_;  // one-time costs, in order
+  Allocator allocator_;
+  Staging staging_;  // staging buffer, made at the first transfer
 };
 
-VulkanBackend::VulkanBackend(int index, const BackendOptions& options) {
-  const Clock::time_point instance_start = Clock::now();
-  context_ = std::make_shared<DeviceContext>(options);
-  startup_.emplace_back("instance", ms_since(instance_start));
-  const std::vector<VkPhysicalDevice> physicals = context_->instance.physical_devices();
-  if (index < 0 || static_cast<std::size_t>(index) >= physicals.size()) {
-    throw Error("Vulkan device index " + std::to_string(index) + " out of range (" +
-                std::to_string(physicals.size()) + " device(s))");
-  }
-  context_->physical = physicals[static_cast<std::size_t>(index)];
-  facts_ = describe(context_->physical, index);
-  info_ = facts_.info;
-  if (facts_.api_version < kVulkan11) {
-    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name +
-                ") supports only Vulkan " + format_version(facts_.api_version) +
-                "; cuvk needs 1.1");
-  }
-  if (facts_.compute_family == kNoFamily) {
-    throw Error("Vulkan device " + std::to_string(index) + " (" + info_.name +
-                ") has no compute queue");
-  }
-  if (facts_.timestamp_valid_bits == 0) {
-    throw Error("queue family " + std::to_string(facts_.compute_family) +
-                " has no timestamps (timestampValidBits = 0)");
-  }
-
-  const float priority = 1.0F;
-  VkDeviceQueueCreateInfo queue_info{};
-  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  queue_info.queueFamilyIndex = facts_.compute_family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
-  std::vector<const char*> extensions;
-  if (facts_.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
-  // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
-  // instance too; a 1.1 device gets it through VK_KHR_buffer_device_address.
-  const void* features_chain = nullptr;
-  VkPhysicalDeviceBufferDeviceAddressFeatures bda_features{};
-  bda_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
-  const bool core12 = std::min(facts_.api_version, context_->instance.api_version()) >= kVulkan12;
-  if (facts_.buffer_device_address && (core12 || facts_.bda_extension)) {
-    bda_features.bufferDeviceAddress = VK_TRUE;
-    features_chain = &bda_features;
-    if (!core12) extensions.push_back(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
-    bda_ = true;
-  } else {
-    bda_unsupported_ = "Vulkan device " + info_.name + " has no bufferDeviceAddress feature";
-  }
-  // Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
-  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
-  exec_features.sType =
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
-  if (options.pipeline_statistics && facts_.pipeline_executable_info) {
-    exec_features.pipelineExecutableInfo = VK_TRUE;
-    exec_features.pNext = const_cast<void*>(features_chain);
-    features_chain = &exec_features;
-    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-    capture_statistics_ = true;
-  }
-  VkDeviceCreateInfo device_info{};
-  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  device_info.pNext = features_chain;
-  device_info.queueCreateInfoCount = 1;
-  device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
-  device_info.ppEnabledExtensionNames = extensions.data();
-  device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
-  const Clock::time_point device_start = Clock::now();
-  VkDevice raw_device = VK_NULL_HANDLE;
-  CUVK_VK(vkCreateDevice, context_->physical, &device_info, nullptr, &raw_device);
-  volkLoadDeviceTable(&context_->table, raw_device);
-  context_->device = vk::Device(raw_device, context_->table.vkDestroyDevice);
-  vk().vkGetDeviceQueue(device(), facts_.compute_family, 0, &context_->queue);
-
+VulkanBackend::VulkanBackend(OpenedDevice opened)
+    : context_(std::move(opened.context)),
+      info_(opened.facts.info),
+      facts_(std::move(opened.facts)),
+      features_(std::move(opened.features)),
+      startup_(std::move(opened.startup)),
+      device_start_(opened.device_start),
+      commands_(*context_, facts_.compute_family, info_.name),
+      allocator_(context_, facts_, features_.bda),
+      staging_(*context_, allocator_, commands_) {
   const VolkDeviceTable* table = &context_->table;
-  VkCommandPoolCreateInfo pool_info{};
-  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  pool_info.queueFamilyIndex = facts_.compute_family;
-  VkCommandPool raw_pool = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
-  command_pool_ = vk::CommandPool(table, device(), raw_pool);
-
-  VkCommandBufferAllocateInfo cb_info{};
-  cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  cb_info.commandPool = raw_pool;
-  cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cb_info.commandBufferCount = 1;
-  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, &command_buffer_);
-
-  VkFenceCreateInfo fence_info{};
-  fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  VkFence raw_fence = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateFence, device(), &fence_info, nullptr, &raw_fence);
-  fence_ = vk::Fence(table, device(), raw_fence);
-
   VkQueryPoolCreateInfo query_info{};
   query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
   query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -403,230 +222,12 @@ VulkanBackend::VulkanBackend(int index, const BackendOptions& options) {
   VkDescriptorPool raw_dpool = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateDescriptorPool, device(), &dpool_info, nullptr, &raw_dpool);
   descriptor_pool_ = vk::DescriptorPool(table, device(), raw_dpool);
-  startup_.emplace_back("device", ms_since(device_start));  // and its pools, fence and layouts
+  startup_.emplace_back("device", ms_since(device_start_));  // and its pools, fence and layouts
 }
 
 VulkanBackend::~VulkanBackend() {
   // Nothing is in flight after a completed call; after an exception or a timeout something may be.
   if (device() != VK_NULL_HANDLE) vk().vkDeviceWaitIdle(device());
-}
-
-BoundBuffer VulkanBackend::make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
-                                       VkMemoryPropertyFlags required,
-                                       VkMemoryPropertyFlags preferred,
-                                       VkMemoryPropertyFlags avoided, bool dedicated) {
-  const VolkDeviceTable* table = &context_->table;
-  VkBufferCreateInfo buffer_info{};
-  buffer_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-  buffer_info.size = size;
-  buffer_info.usage = usage;
-  buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkBuffer raw_buffer = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateBuffer, device(), &buffer_info, nullptr, &raw_buffer);
-  BoundBuffer bound;
-  bound.buffer = vk::Buffer(table, device(), raw_buffer);
-
-  VkMemoryRequirements requirements{};
-  vk().vkGetBufferMemoryRequirements(device(), raw_buffer, &requirements);
-  const std::uint32_t type =
-      find_memory_type(facts_.memory, requirements.memoryTypeBits, required, preferred, avoided);
-  if (type == ~0U) {
-    throw Error("Vulkan device " + info_.name + " has no suitable memory type for a buffer of " +
-                std::to_string(size) + " bytes");
-  }
-  VkMemoryDedicatedAllocateInfo dedicated_info{};
-  dedicated_info.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO;
-  dedicated_info.buffer = raw_buffer;
-  VkMemoryAllocateInfo alloc_info{};
-  alloc_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  alloc_info.pNext = dedicated ? &dedicated_info : nullptr;
-  alloc_info.allocationSize = requirements.size;
-  alloc_info.memoryTypeIndex = type;
-  VkMemoryAllocateFlagsInfo flags_info{};  // a buffer with a device address needs it on its memory
-  flags_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
-  flags_info.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  if ((usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0) {
-    flags_info.pNext = alloc_info.pNext;
-    alloc_info.pNext = &flags_info;
-  }
-  VkDeviceMemory raw_memory = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkAllocateMemory, device(), &alloc_info, nullptr, &raw_memory);
-  bound.memory = vk::Memory(table, device(), raw_memory);
-  CUVK_VK(vk().vkBindBufferMemory, device(), raw_buffer, raw_memory, 0);
-  return bound;
-}
-
-std::unique_ptr<DeviceBuffer> VulkanBackend::allocate(std::size_t bytes) {
-  ensure_usable();
-  if (bytes > info_.max_buffer_bytes) {
-    throw Error("buffer of " + std::to_string(bytes) +
-                " bytes exceeds the largest Vulkan storage buffer of " + info_.name + " (" +
-                std::to_string(info_.max_buffer_bytes) + " bytes)");
-  }
-  // Whole words (vkCmdFillBuffer, VK_WHOLE_SIZE descriptors), never zero (Vulkan forbids it).
-  const VkDeviceSize size =
-      std::max<VkDeviceSize>((static_cast<VkDeviceSize>(bytes) + 3) & ~VkDeviceSize{3}, 4);
-  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                             VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  if (bda_) usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;  // same buffers for both modes
-  BoundBuffer bound =
-      make_buffer(size, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
-                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
-                  /*dedicated=*/true);
-  VkDeviceAddress address = 0;
-  if (bda_) {
-    VkBufferDeviceAddressInfo address_info{};
-    address_info.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
-    address_info.buffer = bound.buffer.get();
-    const PFN_vkGetBufferDeviceAddress get_address = vk().vkGetBufferDeviceAddress != nullptr
-                                                         ? vk().vkGetBufferDeviceAddress
-                                                         : vk().vkGetBufferDeviceAddressKHR;
-    address = get_address(device(), &address_info);
-  }
-  return std::make_unique<VulkanBuffer>(context_, bytes, std::move(bound.buffer),
-                                        std::move(bound.memory), address);
-}
-
-const VulkanBuffer& VulkanBackend::own(const DeviceBuffer& buffer, const char* what) const {
-  const auto* vb = dynamic_cast<const VulkanBuffer*>(&buffer);
-  if (vb == nullptr || vb->context() != context_.get()) {
-    throw Error(std::string("Vulkan backend: ") + what + " is not a buffer of this backend");
-  }
-  return *vb;
-}
-
-void VulkanBackend::ensure_usable() const {
-  if (hung_) {
-    throw Error("Vulkan device " + info_.name +
-                " is unusable: an earlier submission did not finish in time");
-  }
-}
-
-void VulkanBackend::ensure_staging() {
-  if (staging_.buffer) return;
-  BoundBuffer bound = make_buffer(
-      kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-      VK_MEMORY_PROPERTY_HOST_CACHED_BIT,  // fast host reads for download()
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, /*dedicated=*/false);
-  void* mapped = nullptr;
-  CUVK_VK(vk().vkMapMemory, device(), bound.memory.get(), 0, VK_WHOLE_SIZE, 0, &mapped);
-  staging_ = std::move(bound);
-  staging_map_ = mapped;
-}
-
-VkCommandBuffer VulkanBackend::begin() {
-  ensure_usable();
-  CUVK_VK(vk().vkResetCommandPool, device(), command_pool_.get(), 0);
-  begin(command_buffer_, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
-  return command_buffer_;
-}
-
-void VulkanBackend::begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags) {
-  VkCommandBufferBeginInfo begin_info{};
-  begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  begin_info.flags = flags;
-  CUVK_VK(vk().vkBeginCommandBuffer, cb, &begin_info);
-  // Order this submission after every earlier one on the device: their transfer and shader writes
-  // become visible here (RAW, WAW) and their reads finish before anything here writes (WAR).
-  barrier(cb, kWorkStages, write_access(kWorkStages), kWorkStages, read_write_access(kWorkStages));
-}
-
-// The fence is unsignalled here: created so, and reset by every successful wait().
-void VulkanBackend::submit(VkCommandBuffer cb) {
-  VkSubmitInfo submit_info{};
-  submit_info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit_info.commandBufferCount = 1;
-  submit_info.pCommandBuffers = &cb;
-  CUVK_VK(vk().vkQueueSubmit, context_->queue, 1, &submit_info, fence_.get());
-}
-
-void VulkanBackend::wait() {
-  VkFence fence = fence_.get();
-  const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, kFenceTimeoutNs);
-  if (result == VK_TIMEOUT) {
-    hung_ = true;
-    throw Error("GPU did not finish within " + std::to_string(kFenceTimeoutNs / 1000000000ULL) +
-                " s (vkWaitForFences timed out on " + info_.name + ")");
-  }
-  vk::check(result, "vkWaitForFences", __FILE__, __LINE__);
-  CUVK_VK(vk().vkResetFences, device(), 1, &fence);
-}
-
-void VulkanBackend::submit_and_wait() {
-  CUVK_VK(vk().vkEndCommandBuffer, command_buffer_);
-  submit(command_buffer_);
-  wait();
-}
-
-void VulkanBackend::barrier(VkCommandBuffer cb, VkPipelineStageFlags src_stage,
-                            VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-                            VkAccessFlags dst_access) {
-  VkMemoryBarrier memory_barrier{};
-  memory_barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  memory_barrier.srcAccessMask = src_access;
-  memory_barrier.dstAccessMask = dst_access;
-  vk().vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &memory_barrier, 0, nullptr, 0,
-                            nullptr);
-}
-
-void VulkanBackend::upload(DeviceBuffer& dst, const void* src, std::size_t bytes) {
-  const VulkanBuffer& buffer = own(dst, "upload destination");
-  if (bytes > dst.bytes()) {
-    throw Error("upload of " + std::to_string(bytes) + " bytes into a buffer of " +
-                std::to_string(dst.bytes()) + " bytes");
-  }
-  if (bytes == 0) return;
-  if (src == nullptr) throw Error("upload from a null host pointer");
-  ensure_usable();
-  ensure_staging();
-  const auto* from = static_cast<const unsigned char*>(src);
-  for (std::size_t done = 0; done < bytes;) {
-    const std::size_t chunk = std::min<std::size_t>(bytes - done, kStagingBytes);
-    std::memcpy(staging_map_, from + done, chunk);  // coherent: visible to the submit below
-    VkCommandBuffer cb = begin();
-    VkBufferCopy region{};
-    region.srcOffset = 0;
-    region.dstOffset = done;
-    region.size = chunk;
-    vk().vkCmdCopyBuffer(cb, staging_.buffer.get(), buffer.handle(), 1, &region);
-    submit_and_wait();
-    done += chunk;
-  }
-}
-
-void VulkanBackend::download(const DeviceBuffer& src, void* dst, std::size_t bytes) {
-  const VulkanBuffer& buffer = own(src, "download source");
-  if (bytes > src.bytes()) {
-    throw Error("download of " + std::to_string(bytes) + " bytes from a buffer of " +
-                std::to_string(src.bytes()) + " bytes");
-  }
-  if (bytes == 0) return;
-  if (dst == nullptr) throw Error("download into a null host pointer");
-  ensure_usable();
-  ensure_staging();
-  auto* to = static_cast<unsigned char*>(dst);
-  for (std::size_t done = 0; done < bytes;) {
-    const std::size_t chunk = std::min<std::size_t>(bytes - done, kStagingBytes);
-    VkCommandBuffer cb = begin();
-    VkBufferCopy region{};
-    region.srcOffset = done;
-    region.dstOffset = 0;
-    region.size = chunk;
-    vk().vkCmdCopyBuffer(cb, buffer.handle(), staging_.buffer.get(), 1, &region);
-    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    submit_and_wait();
-    std::memcpy(to + done, staging_map_, chunk);
-    done += chunk;
-  }
-}
-
-void VulkanBackend::fill(DeviceBuffer& dst, std::uint32_t word) {
-  const VulkanBuffer& buffer = own(dst, "fill destination");
-  VkCommandBuffer cb = begin();
-  vk().vkCmdFillBuffer(cb, buffer.handle(), 0, VK_WHOLE_SIZE, word);
-  submit_and_wait();
 }
 
 // The catalogue's kernel names: the `<kernel>_bda` modules are the bda forms of these, chosen by
@@ -648,7 +249,7 @@ std::string VulkanBackend::binding_unsupported(Binding binding) const {
     case Binding::descriptor:
       return {};
     case Binding::bda:
-      return bda_ ? std::string() : bda_unsupported_;
+      return features_.bda ? std::string() : features_.bda_unsupported;
     case Binding::pointer:
       break;
   }
@@ -696,7 +297,8 @@ VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t bloc
   pipeline_info.stage.pName = "main";
   pipeline_info.stage.pSpecializationInfo = &specialization;
   pipeline_info.layout = binding == Binding::bda ? bda_layout_.get() : pipeline_layout_.get();
-  if (capture_statistics_) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (features_.capture_statistics)
+    pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
           &raw_pipeline);
@@ -713,8 +315,8 @@ VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char*
     throw Error(where + "input and output buffers are required");
   }
   Resolved r;
-  r.in = own(*launch.in, "launch input").handle();
-  r.out = own(*launch.out, "launch output").handle();
+  r.in = allocator_.own(*launch.in, "launch input").handle();
+  r.out = allocator_.own(*launch.out, "launch output").handle();
   r.params = launch.params;
   r.geometry = g;
   if (launch.kernel == kCopyEngine) {  // geometry and params do not apply
@@ -746,8 +348,8 @@ VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char*
   }
   r.binding = launch.binding;
   if (r.binding == Binding::bda) {
-    r.in_address = own(*launch.in, "launch input").address();
-    r.out_address = own(*launch.out, "launch output").address();
+    r.in_address = allocator_.own(*launch.in, "launch input").address();
+    r.out_address = allocator_.own(*launch.out, "launch output").address();
   }
   r.pipeline = pipeline(launch.kernel, g.block_size, launch.binding);
   return r;
@@ -773,12 +375,6 @@ void VulkanBackend::record(VkCommandBuffer cb, const Resolved& r) {
   vk().vkCmdPushConstants(cb, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           kPushConstantBytes, &r.params);
   vk().vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
-}
-
-// Serialises work like a CUDA stream: what follows sees the earlier writes and never overtakes.
-// `stages` are those the run's work uses, so kernel-only runs get a compute->compute barrier.
-void VulkanBackend::serialise(VkCommandBuffer cb, VkPipelineStageFlags stages) {
-  barrier(cb, stages, write_access(stages), stages, read_write_access(stages));
 }
 
 // One descriptor set per kernel launch, from a pool reset each time (nothing is in flight now).
@@ -810,7 +406,7 @@ void VulkanBackend::prepare_descriptor_sets(std::vector<Resolved>& launches) {
 }
 
 std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& opt) {
-  ensure_usable();
+  commands_.ensure_usable();
   if (opt.reps < 1) {
     throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
   }
@@ -834,21 +430,21 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
   for (int first = 0; first < opt.reps; first += kMaxRepsPerBatch) {
     const int count = std::min(kMaxRepsPerBatch, opt.reps - first);
     const std::uint32_t queries = kQueriesPerRep * static_cast<std::uint32_t>(count);
-    VkCommandBuffer cb = begin();
+    VkCommandBuffer cb = commands_.begin();
     vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, queries);
     for (std::uint32_t rep = 0; rep < static_cast<std::uint32_t>(count); ++rep) {
       if (flush != nullptr) {  // outside the interval, with its barrier
         record(cb, *flush);
-        serialise(cb, stages);
+        commands_.serialise(cb, stages);
       }
       // BOTTOM_OF_PIPE latches once every earlier command has completed entirely, whatever its
       // stages (a dispatch has no TRANSFER stage to wait for): the semantics of a CUDA event.
       vk().vkCmdWriteTimestamp(cb, kTimestampStage, query_pool_.get(), kQueriesPerRep * rep);
       record(cb, timed);
       vk().vkCmdWriteTimestamp(cb, kTimestampStage, query_pool_.get(), kQueriesPerRep * rep + 1);
-      serialise(cb, stages);
+      commands_.serialise(cb, stages);
     }
-    submit_and_wait();
+    commands_.submit_and_wait();
 
     stamps.assign(queries, 0);
     CUVK_VK(vk().vkGetQueryPoolResults, device(), query_pool_.get(), 0, queries,
@@ -871,7 +467,7 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
 // round_trip_us = launch_us's work plus vkWaitForFences until the GPU has finished.
 // The pipeline and descriptor set are made once, before any sample.
 HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
-  ensure_usable();
+  commands_.ensure_usable();
   if (samples < 1) {
     throw Error("Vulkan host_cost: samples must be at least 1, got " + std::to_string(samples));
   }
@@ -880,10 +476,10 @@ HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
   prepare_descriptor_sets(resolved);
   const Resolved& r = resolved[0];
   const auto issue = [this, &r]() {
-    VkCommandBuffer cb = begin();
+    VkCommandBuffer cb = commands_.begin();
     record(cb, r);
     CUVK_VK(vk().vkEndCommandBuffer, cb);
-    submit(cb);
+    commands_.submit(cb);
   };
 
   HostCostSamples cost;
@@ -894,10 +490,10 @@ HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
     Clock::time_point start = Clock::now();
     issue();
     cost.launch_us.push_back(us_since(start));
-    wait();
+    commands_.wait();
     start = Clock::now();
     issue();
-    wait();
+    commands_.wait();
     cost.round_trip_us.push_back(us_since(start));
   }
 
@@ -916,14 +512,14 @@ HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
   cb_info.commandBufferCount = 1;
   VkCommandBuffer recorded = VK_NULL_HANDLE;
   CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, &recorded);
-  begin(recorded, 0);
+  commands_.begin(recorded, 0);
   record(recorded, r);
   CUVK_VK(vk().vkEndCommandBuffer, recorded);
   for (int i = 0; i < samples; ++i) {
     const Clock::time_point start = Clock::now();
-    submit(recorded);
+    commands_.submit(recorded);
     cost.submit_us.push_back(us_since(start));
-    wait();
+    commands_.wait();
   }
   return cost;
 }
@@ -946,8 +542,8 @@ std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
 std::vector<PipelineExecutableReport> VulkanBackend::executable_reports(const std::string& kernel,
                                                                         Binding binding,
                                                                         std::uint32_t block_size) {
-  ensure_usable();
-  if (!capture_statistics_) {
+  commands_.ensure_usable();
+  if (!features_.capture_statistics) {
     throw Error(facts_.pipeline_executable_info
                     ? "this Vulkan backend was made without pipeline_statistics"
                     : info_.driver + " does not offer VK_KHR_pipeline_executable_properties");
