@@ -37,13 +37,14 @@
 #include <vector>
 
 #include "error.h"
-#include "spirv_modules.h"
 #include "vk_check.h"
 #include "vk_commands.h"
 #include "vk_context.h"
 #include "vk_instance.h"
 #include "vk_memory.h"
 #include "vk_physical_device.h"
+#include "vk_pipeline_statistics.h"
+#include "vk_pipelines.h"
 #include "vk_raii.h"
 #include "vk_staging.h"
 #include "vk_util.h"
@@ -57,23 +58,14 @@ namespace {
 
 // Instance and physical-device facts: vk_instance.h, vk_physical_device.h; device context:
 // vk_context.h; memory and staging: vk_memory.h, vk_staging.h; command buffers, barriers, submit
-// and wait: vk_commands.h; helpers: vk_util.h.
+// and wait: vk_commands.h; pipelines, layouts and descriptor sets: vk_pipelines.h; pipeline
+// executable statistics: vk_pipeline_statistics.h; helpers: vk_util.h.
 using namespace vk;  // NOLINT(google-build-using-namespace): private to this file
-
-constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 
 // Repetitions recorded into one command buffer (two timestamp queries each).
 constexpr int kMaxRepsPerBatch = 1024;
 constexpr std::uint32_t kQueriesPerRep = 2;
 constexpr double kNsPerMs = 1e6;
-constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
-constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
-constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
-
-static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
-static_assert(kPushConstantBytes == 16, "push-constant block");
-constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
-static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
 
 class VulkanBackend final : public Backend {
  public:
@@ -96,11 +88,11 @@ class VulkanBackend final : public Backend {
   }
   void fill(DeviceBuffer& dst, std::uint32_t word) override { staging_.fill(dst, word); }
   std::uint64_t free_memory_bytes() const override { return allocator_.free_memory_bytes(); }
-  std::vector<std::string> kernels() const override;
+  std::vector<std::string> kernels() const override { return Pipelines::kernel_names(); }
   std::string binding_unsupported(Binding binding) const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
-  std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
+  std::vector<std::pair<std::string, double>> startup_ms() const override;
 
   // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see backend.h).
   std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
@@ -126,7 +118,7 @@ class VulkanBackend final : public Backend {
   explicit VulkanBackend(OpenedDevice opened);
   const VolkDeviceTable& vk() const { return context_->table; }
   VkDevice device() const { return context_->device.get(); }
-  VkPipeline pipeline(const std::string& kernel, std::uint32_t block_size, Binding binding);
+  vk::QueryPool make_query_pool() const;
   Resolved resolve(const Launch& launch, const char* what);
   void prepare_descriptor_sets(std::vector<Resolved>& launches);
   void record(VkCommandBuffer cb, const Resolved& r);
@@ -141,12 +133,7 @@ class VulkanBackend final : public Backend {
   Clock::time_point device_start_;
   CommandStream commands_;  // command pool, command buffer, fence
   vk::QueryPool query_pool_;
-  vk::DescriptorSetLayout set_layout_;
-  vk::PipelineLayout pipeline_layout_;
-  vk::PipelineLayout bda_layout_;  // bda modules: no set, CuvkBdaPush push constants
-  vk::DescriptorPool descriptor_pool_;
-  // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
-  std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  Pipelines pipelines_;  // set layout, pipeline layouts, descriptor pool, pipelines
   Allocator allocator_;
   Staging staging_;  // staging buffer, made at the first transfer
 };
@@ -159,89 +146,26 @@ VulkanBackend::VulkanBackend(OpenedDevice opened)
       startup_(std::move(opened.startup)),
       device_start_(opened.device_start),
       commands_(*context_, facts_.compute_family, info_.name),
+      query_pool_(make_query_pool()),
+      pipelines_(*context_, features_.capture_statistics),
       allocator_(context_, facts_, features_.bda),
       staging_(*context_, allocator_, commands_) {
-  const VolkDeviceTable* table = &context_->table;
+  startup_.emplace_back("device", ms_since(device_start_));  // and its pools, fence and layouts
+}
+
+vk::QueryPool VulkanBackend::make_query_pool() const {
   VkQueryPoolCreateInfo query_info{};
   query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
   query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
   query_info.queryCount = kQueriesPerRep * static_cast<std::uint32_t>(kMaxRepsPerBatch);
   VkQueryPool raw_query = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateQueryPool, device(), &query_info, nullptr, &raw_query);
-  query_pool_ = vk::QueryPool(table, device(), raw_query);
-
-  // Every kernel has the same interface: (params) push constant, binding 0 in, binding 1 out.
-  VkDescriptorSetLayoutBinding bindings[kBindingsPerSet]{};
-  for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
-    bindings[b].binding = b;
-    bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    bindings[b].descriptorCount = 1;
-    bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  }
-  VkDescriptorSetLayoutCreateInfo set_info{};
-  set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  set_info.bindingCount = kBindingsPerSet;
-  set_info.pBindings = bindings;
-  VkDescriptorSetLayout raw_set_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateDescriptorSetLayout, device(), &set_info, nullptr, &raw_set_layout);
-  set_layout_ = vk::DescriptorSetLayout(table, device(), raw_set_layout);
-
-  VkPushConstantRange push{};
-  push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  push.offset = 0;
-  push.size = kPushConstantBytes;
-  VkPipelineLayoutCreateInfo layout_info{};
-  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &raw_set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &push;
-  VkPipelineLayout raw_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreatePipelineLayout, device(), &layout_info, nullptr, &raw_layout);
-  pipeline_layout_ = vk::PipelineLayout(table, device(), raw_layout);
-
-  // The bda modules' layout: no descriptor set; params and the two buffer addresses pushed.
-  VkPushConstantRange bda_push = push;
-  bda_push.size = kBdaPushConstantBytes;
-  VkPipelineLayoutCreateInfo bda_layout_info = layout_info;
-  bda_layout_info.setLayoutCount = 0;
-  bda_layout_info.pSetLayouts = nullptr;
-  bda_layout_info.pPushConstantRanges = &bda_push;
-  VkPipelineLayout raw_bda_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreatePipelineLayout, device(), &bda_layout_info, nullptr, &raw_bda_layout);
-  bda_layout_ = vk::PipelineLayout(table, device(), raw_bda_layout);
-
-  VkDescriptorPoolSize pool_size{};
-  pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_size.descriptorCount = kBindingsPerSet * kSetsPerRun;
-  VkDescriptorPoolCreateInfo dpool_info{};
-  dpool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-  dpool_info.maxSets = kSetsPerRun;
-  dpool_info.poolSizeCount = 1;
-  dpool_info.pPoolSizes = &pool_size;
-  VkDescriptorPool raw_dpool = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateDescriptorPool, device(), &dpool_info, nullptr, &raw_dpool);
-  descriptor_pool_ = vk::DescriptorPool(table, device(), raw_dpool);
-  startup_.emplace_back("device", ms_since(device_start_));  // and its pools, fence and layouts
+  return vk::QueryPool(&context_->table, device(), raw_query);
 }
 
 VulkanBackend::~VulkanBackend() {
   // Nothing is in flight after a completed call; after an exception or a timeout something may be.
   if (device() != VK_NULL_HANDLE) vk().vkDeviceWaitIdle(device());
-}
-
-// The catalogue's kernel names: the `<kernel>_bda` modules are the bda forms of these, chosen by
-// Launch::binding rather than by name.
-std::vector<std::string> VulkanBackend::kernels() const {
-  std::vector<std::string> names;
-  for (const SpirvModule& m : spirv_modules()) {
-    const std::string name = m.name;
-    if (name.size() <= kBdaSuffix.size() ||
-        name.compare(name.size() - kBdaSuffix.size(), kBdaSuffix.size(), kBdaSuffix) != 0)
-      names.push_back(name);
-  }
-  names.emplace_back(kCopyEngine);
-  return names;
 }
 
 std::string VulkanBackend::binding_unsupported(Binding binding) const {
@@ -256,56 +180,11 @@ std::string VulkanBackend::binding_unsupported(Binding binding) const {
   return "Vulkan shaders take a descriptor set or buffer device addresses, not pointers";
 }
 
-VkPipeline VulkanBackend::pipeline(const std::string& kernel, std::uint32_t block_size,
-                                   Binding binding) {
-  const std::string name = binding == Binding::bda ? kernel + std::string(kBdaSuffix) : kernel;
-  const auto key = std::make_pair(name, block_size);
-  const auto found = pipelines_.find(key);
-  if (found != pipelines_.end()) return found->second.get();
-
-  const auto& modules = spirv_modules();
-  const auto module = std::find_if(modules.begin(), modules.end(),
-                                   [&name](const SpirvModule& m) { return name == m.name; });
-  if (module == modules.end()) {
-    throw Error("unknown Vulkan kernel '" + name + "' (no embedded SPIR-V module of that name)");
-  }
-  const VolkDeviceTable* table = &context_->table;
-  VkShaderModuleCreateInfo module_info{};
-  module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  module_info.codeSize = module->words * sizeof(std::uint32_t);
-  module_info.pCode = module->code;
-  VkShaderModule raw_module = VK_NULL_HANDLE;
-  const Clock::time_point start = Clock::now();
-  CUVK_VK(vk().vkCreateShaderModule, device(), &module_info, nullptr, &raw_module);
-  const vk::ShaderModule shader(table, device(), raw_module);  // not needed after creation
-
-  VkSpecializationMapEntry entry{};
-  entry.constantID = CUVK_SPEC_BLOCK_SIZE;
-  entry.offset = 0;
-  entry.size = sizeof(std::uint32_t);
-  VkSpecializationInfo specialization{};
-  specialization.mapEntryCount = 1;
-  specialization.pMapEntries = &entry;
-  specialization.dataSize = sizeof(block_size);
-  specialization.pData = &block_size;
-
-  VkComputePipelineCreateInfo pipeline_info{};
-  pipeline_info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-  pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  pipeline_info.stage.module = raw_module;
-  pipeline_info.stage.pName = "main";
-  pipeline_info.stage.pSpecializationInfo = &specialization;
-  pipeline_info.layout = binding == Binding::bda ? bda_layout_.get() : pipeline_layout_.get();
-  if (features_.capture_statistics)
-    pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  VkPipeline raw_pipeline = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
-          &raw_pipeline);
-  vk::Pipeline owned(table, device(), raw_pipeline);
-  startup_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
-                        ms_since(start));
-  return pipelines_.emplace(key, std::move(owned)).first->second.get();
+std::vector<std::pair<std::string, double>> VulkanBackend::startup_ms() const {
+  std::vector<std::pair<std::string, double>> all = startup_;
+  const auto& pipelines = pipelines_.creation_ms();
+  all.insert(all.end(), pipelines.begin(), pipelines.end());
+  return all;
 }
 
 VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char* what) {
@@ -351,7 +230,7 @@ VulkanBackend::Resolved VulkanBackend::resolve(const Launch& launch, const char*
     r.in_address = allocator_.own(*launch.in, "launch input").address();
     r.out_address = allocator_.own(*launch.out, "launch output").address();
   }
-  r.pipeline = pipeline(launch.kernel, g.block_size, launch.binding);
+  r.pipeline = pipelines_.get(launch.kernel, g.block_size, launch.binding);
   return r;
 }
 
@@ -365,43 +244,24 @@ void VulkanBackend::record(VkCommandBuffer cb, const Resolved& r) {
   vk().vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
   if (r.binding == Binding::bda) {  // no descriptor set: the addresses travel with the params
     const CuvkBdaPush push{r.params, r.in_address, r.out_address};
-    vk().vkCmdPushConstants(cb, bda_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+    vk().vkCmdPushConstants(cb, pipelines_.layout(Binding::bda), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                             kBdaPushConstantBytes, &push);
     vk().vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
     return;
   }
-  vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_.get(), 0, 1,
-                               &r.set, 0, nullptr);
-  vk().vkCmdPushConstants(cb, pipeline_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                          kPushConstantBytes, &r.params);
+  vk().vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+                               pipelines_.layout(Binding::descriptor), 0, 1, &r.set, 0, nullptr);
+  vk().vkCmdPushConstants(cb, pipelines_.layout(Binding::descriptor), VK_SHADER_STAGE_COMPUTE_BIT,
+                          0, kPushConstantBytes, &r.params);
   vk().vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
 }
 
 // One descriptor set per kernel launch, from a pool reset each time (nothing is in flight now).
 void VulkanBackend::prepare_descriptor_sets(std::vector<Resolved>& launches) {
-  CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
+  pipelines_.reset_sets();
   for (Resolved& r : launches) {
     if (r.engine || r.binding == Binding::bda) continue;
-    const VkDescriptorSetLayout layout = set_layout_.get();
-    VkDescriptorSetAllocateInfo alloc{};
-    alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-    alloc.descriptorPool = descriptor_pool_.get();
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &layout;
-    CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &r.set);
-    VkDescriptorBufferInfo buffers[kBindingsPerSet]{};
-    buffers[CUVK_BINDING_IN] = {r.in, 0, VK_WHOLE_SIZE};
-    buffers[CUVK_BINDING_OUT] = {r.out, 0, VK_WHOLE_SIZE};
-    VkWriteDescriptorSet writes[kBindingsPerSet]{};
-    for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
-      writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      writes[b].dstSet = r.set;
-      writes[b].dstBinding = b;
-      writes[b].descriptorCount = 1;
-      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[b].pBufferInfo = &buffers[b];
-    }
-    vk().vkUpdateDescriptorSets(device(), kBindingsPerSet, writes, 0, nullptr);
+    r.set = pipelines_.make_set(r.in, r.out);
   }
 }
 
@@ -524,21 +384,6 @@ HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {
   return cost;
 }
 
-std::string statistic_value(const VkPipelineExecutableStatisticKHR& s) {
-  switch (s.format) {
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
-      return s.value.b32 == VK_TRUE ? "true" : "false";
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
-      return std::to_string(s.value.i64);
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-      return std::to_string(s.value.u64);
-    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
-      return format_double(s.value.f64);
-    default:
-      return "?";
-  }
-}
-
 std::vector<PipelineExecutableReport> VulkanBackend::executable_reports(const std::string& kernel,
                                                                         Binding binding,
                                                                         std::uint32_t block_size) {
@@ -549,43 +394,8 @@ std::vector<PipelineExecutableReport> VulkanBackend::executable_reports(const st
                     : info_.driver + " does not offer VK_KHR_pipeline_executable_properties");
   }
   if (const std::string why = binding_unsupported(binding); !why.empty()) throw Error(why);
-  VkPipelineInfoKHR pipeline_info{};
-  pipeline_info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
-  pipeline_info.pipeline = pipeline(kernel, block_size, binding);
-  VkDevice dev = device();
-  const auto executables = enumerate<VkPipelineExecutablePropertiesKHR>(
-      "vkGetPipelineExecutablePropertiesKHR", __FILE__, __LINE__,
-      [this, dev, &pipeline_info](std::uint32_t* n, VkPipelineExecutablePropertiesKHR* p) {
-        for (std::uint32_t i = 0; p != nullptr && i < *n; ++i) {
-          p[i] = {};
-          p[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR;
-        }
-        return vk().vkGetPipelineExecutablePropertiesKHR(dev, &pipeline_info, n, p);
-      });
-  std::vector<PipelineExecutableReport> reports;
-  for (std::uint32_t e = 0; e < executables.size(); ++e) {
-    PipelineExecutableReport report;
-    report.name = executables[e].name;
-    report.description = executables[e].description;
-    report.subgroup_size = executables[e].subgroupSize;
-    VkPipelineExecutableInfoKHR exec_info{};
-    exec_info.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
-    exec_info.pipeline = pipeline_info.pipeline;
-    exec_info.executableIndex = e;
-    const auto stats = enumerate<VkPipelineExecutableStatisticKHR>(
-        "vkGetPipelineExecutableStatisticsKHR", __FILE__, __LINE__,
-        [this, dev, &exec_info](std::uint32_t* n, VkPipelineExecutableStatisticKHR* p) {
-          for (std::uint32_t i = 0; p != nullptr && i < *n; ++i) {
-            p[i] = {};
-            p[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
-          }
-          return vk().vkGetPipelineExecutableStatisticsKHR(dev, &exec_info, n, p);
-        });
-    for (const VkPipelineExecutableStatisticKHR& s : stats)
-      report.statistics.push_back({s.name, s.description, statistic_value(s)});
-    reports.push_back(std::move(report));
-  }
-  return reports;
+  const VkPipeline pipeline = pipelines_.get(kernel, block_size, binding);
+  return executable_statistics(vk(), device(), pipeline);
 }
 
 }  // namespace
