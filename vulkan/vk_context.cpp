@@ -1,0 +1,111 @@
+// open_device(): instance, physical device checks, logical device with the optional features
+// (bufferDeviceAddress, pipeline executable properties) and the compute queue.
+#include "vk_context.h"
+
+#include <volk.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "vk_check.h"
+
+namespace cuvk::vk {
+namespace {
+
+// Device `index` must offer Vulkan 1.1 and a compute queue family with timestamps.
+void check_usable(const PhysicalFacts& facts, int index) {
+  const DeviceInfo& info = facts.info;
+  if (facts.api_version < kVulkan11) {
+    throw Error("Vulkan device " + std::to_string(index) + " (" + info.name +
+                ") supports only Vulkan " + format_version(facts.api_version) + "; cuvk needs 1.1");
+  }
+  if (facts.compute_family == kNoFamily) {
+    throw Error("Vulkan device " + std::to_string(index) + " (" + info.name +
+                ") has no compute queue");
+  }
+  if (facts.timestamp_valid_bits == 0) {
+    throw Error("queue family " + std::to_string(facts.compute_family) +
+                " has no timestamps (timestampValidBits = 0)");
+  }
+}
+
+// The logical device with one queue of the compute family, its dispatch table and the queue.
+// No robustness features: no bounds checks, as in CUDA. `start`: set just before vkCreateDevice.
+EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts,
+                              const BackendOptions& options, Clock::time_point& start) {
+  EnabledFeatures enabled;
+  const float priority = 1.0F;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = facts.compute_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  std::vector<const char*> extensions;
+  if (facts.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
+  // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
+  // instance too; a 1.1 device gets it through VK_KHR_buffer_device_address.
+  const void* features_chain = nullptr;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda_features{};
+  bda_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
+  const bool core12 = std::min(facts.api_version, context.instance.api_version()) >= kVulkan12;
+  if (facts.buffer_device_address && (core12 || facts.bda_extension)) {
+    bda_features.bufferDeviceAddress = VK_TRUE;
+    features_chain = &bda_features;
+    if (!core12) extensions.push_back(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
+    enabled.bda = true;
+  } else {
+    enabled.bda_unsupported =
+        "Vulkan device " + facts.info.name + " has no bufferDeviceAddress feature";
+  }
+  // Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
+  exec_features.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  if (options.pipeline_statistics && facts.pipeline_executable_info) {
+    exec_features.pipelineExecutableInfo = VK_TRUE;
+    exec_features.pNext = const_cast<void*>(features_chain);
+    features_chain = &exec_features;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    enabled.capture_statistics = true;
+  }
+  VkDeviceCreateInfo device_info{};
+  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.pNext = features_chain;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.data();
+  device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
+  start = Clock::now();
+  VkDevice raw_device = VK_NULL_HANDLE;
+  CUVK_VK(vkCreateDevice, context.physical, &device_info, nullptr, &raw_device);
+  volkLoadDeviceTable(&context.table, raw_device);
+  context.device = vk::Device(raw_device, context.table.vkDestroyDevice);
+  context.table.vkGetDeviceQueue(raw_device, facts.compute_family, 0, &context.queue);
+  return enabled;
+}
+
+}  // namespace
+
+OpenedDevice open_device(int index, const BackendOptions& options) {
+  OpenedDevice opened;
+  const Clock::time_point instance_start = Clock::now();
+  opened.context = std::make_shared<DeviceContext>(options);
+  opened.startup.emplace_back("instance", ms_since(instance_start));
+  DeviceContext& context = *opened.context;
+  const std::vector<VkPhysicalDevice> physicals = context.instance.physical_devices();
+  if (index < 0 || static_cast<std::size_t>(index) >= physicals.size()) {
+    throw Error("Vulkan device index " + std::to_string(index) + " out of range (" +
+                std::to_string(physicals.size()) + " device(s))");
+  }
+  context.physical = physicals[static_cast<std::size_t>(index)];
+  opened.facts = describe(context.physical, index);
+  check_usable(opened.facts, index);
+  opened.features = create_device(context, opened.facts, options, opened.device_start);
+  return opened;
+}
+
+}  // namespace cuvk::vk

@@ -1,0 +1,118 @@
+// Launch checks (device limits, binding mode, the copy engine's buffers) and launch recording:
+// bind pipeline, descriptor set or bda push constants, push params, dispatch; or vkCmdCopyBuffer.
+#include "vk_launch.h"
+
+#include <volk.h>
+
+#include <string>
+#include <vector>
+
+#include "error.h"
+
+namespace cuvk::vk {
+namespace {
+
+// The copy engine copies the output's bytes from the input; geometry and params do not apply.
+void resolve_copy_engine(const Launch& launch, const std::string& where, ResolvedLaunch& r) {
+  if (r.in == r.out) throw Error(where + "input and output must be different buffers");
+  if (launch.out->bytes() == 0 || launch.in->bytes() < launch.out->bytes()) {
+    throw Error(where + "copies the output's " + std::to_string(launch.out->bytes()) +
+                " bytes, so the input needs at least as many (it has " +
+                std::to_string(launch.in->bytes()) + ")");
+  }
+  r.engine = true;
+  r.stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  r.copy_bytes = launch.out->bytes();
+}
+
+void check_geometry(const Geometry& g, const DeviceInfo& info, const std::string& where) {
+  if (g.block_size == 0 || g.block_size > info.max_block_size) {
+    throw Error(where + "block size " + std::to_string(g.block_size) + " outside 1.." +
+                std::to_string(info.max_block_size) + " on " + info.name);
+  }
+  if (g.grid_x == 0 || g.grid_x > info.max_grid_x) {
+    throw Error(where + "grid_x " + std::to_string(g.grid_x) + " outside 1.." +
+                std::to_string(info.max_grid_x) + " on " + info.name);
+  }
+  if (g.grid_y == 0 || g.grid_y > info.max_grid_y) {
+    throw Error(where + "grid_y " + std::to_string(g.grid_y) + " outside 1.." +
+                std::to_string(info.max_grid_y) + " on " + info.name);
+  }
+}
+
+}  // namespace
+
+std::string binding_unsupported(Binding binding, const EnabledFeatures& features) {
+  switch (binding) {
+    case Binding::descriptor:
+      return {};
+    case Binding::bda:
+      return features.bda ? std::string() : features.bda_unsupported;
+    case Binding::pointer:
+      break;
+  }
+  return "Vulkan shaders take a descriptor set or buffer device addresses, not pointers";
+}
+
+ResolvedLaunch resolve_launch(const Launch& launch, const char* what, const DeviceInfo& info,
+                              const EnabledFeatures& features, const Allocator& allocator,
+                              Pipelines& pipelines) {
+  const Geometry& g = launch.geometry;
+  const std::string where = std::string(what) + " '" + launch.kernel + "': ";
+  if (launch.in == nullptr || launch.out == nullptr) {
+    throw Error(where + "input and output buffers are required");
+  }
+  ResolvedLaunch r;
+  r.in = allocator.own(*launch.in, "launch input").handle();
+  r.out = allocator.own(*launch.out, "launch output").handle();
+  r.params = launch.params;
+  r.geometry = g;
+  if (launch.kernel == kCopyEngine) {
+    resolve_copy_engine(launch, where, r);
+    return r;
+  }
+  check_geometry(g, info, where);
+  if (const std::string why = binding_unsupported(launch.binding, features); !why.empty()) {
+    throw Error(where + why);
+  }
+  r.binding = launch.binding;
+  if (r.binding == Binding::bda) {
+    r.in_address = allocator.own(*launch.in, "launch input").address();
+    r.out_address = allocator.own(*launch.out, "launch output").address();
+  }
+  r.pipeline = pipelines.get(launch.kernel, g.block_size, launch.binding);
+  r.layout = pipelines.layout(launch.binding);
+  return r;
+}
+
+void prepare_descriptor_sets(Pipelines& pipelines, std::vector<ResolvedLaunch>& launches) {
+  pipelines.reset_sets();
+  for (ResolvedLaunch& r : launches) {
+    if (r.engine || r.binding == Binding::bda) continue;
+    r.set = pipelines.make_set(r.in, r.out);
+  }
+}
+
+void record_launch(const VolkDeviceTable& table, VkCommandBuffer cb, const ResolvedLaunch& r) {
+  if (r.engine) {
+    VkBufferCopy region{};
+    region.size = r.copy_bytes;
+    table.vkCmdCopyBuffer(cb, r.in, r.out, 1, &region);
+    return;
+  }
+  table.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  if (r.binding == Binding::bda) {  // no descriptor set: the addresses travel with the params
+    const CuvkBdaPush push{r.params, r.in_address, r.out_address};
+    table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kBdaPushConstantBytes,
+                             &push);
+    table.vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
+    return;
+  }
+  table.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, 0, 1, &r.set, 0,
+                                nullptr);
+  table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes,
+                           &r.params);
+  table.vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
+}
+
+}  // namespace cuvk::vk

@@ -1,0 +1,39 @@
+// What a physical device is and offers: describe() turns its properties, extensions, features,
+// memory heaps and queue families into a DeviceInfo plus what device creation needs.
+// Private to vulkan/.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+
+#include "backend.h"
+
+namespace cuvk::vk {
+
+constexpr std::uint32_t kNoFamily = ~0U;
+constexpr const char* kPortabilitySubset = "VK_KHR_portability_subset";  // a beta extension
+
+// Everything describe() learns about a physical device, including what device creation needs.
+struct PhysicalFacts {
+  DeviceInfo info;
+  std::uint32_t api_version = 0;
+  std::uint32_t compute_family = kNoFamily;
+  std::uint32_t timestamp_valid_bits = 0;
+  double timestamp_period_ns = 0.0;
+  bool portability_subset = false;
+  bool memory_budget = false;  // VK_EXT_memory_budget: the driver reports what is still free
+  // The `bda` binding mode: the bufferDeviceAddress feature (core in Vulkan 1.2; on a 1.1 device
+  // through VK_KHR_buffer_device_address, bda_extension).
+  bool buffer_device_address = false;
+  bool bda_extension = false;
+  // `cuvk inspect`: VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
+  bool pipeline_executable_info = false;
+  VkPhysicalDeviceMemoryProperties memory{};
+};
+
+// Device `index` of the instance's enumeration, described. Needs an instance (volk's
+// instance-level pointers loaded).
+PhysicalFacts describe(VkPhysicalDevice physical, int index);
+
+}  // namespace cuvk::vk

@@ -1,0 +1,70 @@
+// Pipelines: compute pipelines made from the embedded SPIR-V with the block size as
+// specialization constant, kept per (module, block size); the descriptor set layout, the two
+// pipeline layouts (descriptor and bda) and the descriptor pool. Private to vulkan/.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backend.h"
+#include "params.h"
+#include "vk_context.h"
+#include "vk_raii.h"
+
+namespace cuvk::vk {
+
+constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
+constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
+constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
+constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
+constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
+
+static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
+static_assert(kPushConstantBytes == 16, "push-constant block");
+static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
+
+class Pipelines {
+ public:
+  // Creates the set layout, the two pipeline layouts and the descriptor pool, in that order.
+  // `capture_statistics`: pipelines are made with CAPTURE_STATISTICS (`cuvk inspect`).
+  Pipelines(const DeviceContext& context, bool capture_statistics);
+  Pipelines(const Pipelines&) = delete;
+  Pipelines& operator=(const Pipelines&) = delete;
+
+  // The catalogue's kernel names: the `<kernel>_bda` modules are the bda forms of these, chosen
+  // by Launch::binding rather than by name.
+  static std::vector<std::string> kernel_names();
+
+  // The pipeline of `kernel` in `binding` at `block_size`, made at first use.
+  VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding);
+  VkPipelineLayout layout(Binding binding) const;
+
+  // Descriptor sets, one per kernel launch of a run, from a pool reset before each run.
+  void reset_sets();
+  VkDescriptorSet make_set(VkBuffer in, VkBuffer out);
+
+  // How long each pipeline took to make, in the order they were made.
+  const std::vector<std::pair<std::string, double>>& creation_ms() const { return creation_ms_; }
+
+ private:
+  const VolkDeviceTable& vk() const { return context_.table; }
+  VkDevice device() const { return context_.device.get(); }
+
+  const DeviceContext& context_;
+  bool capture_statistics_ = false;
+  vk::DescriptorSetLayout set_layout_;
+  vk::PipelineLayout pipeline_layout_;
+  vk::PipelineLayout bda_layout_;  // bda modules: no set, CuvkBdaPush push constants
+  vk::DescriptorPool descriptor_pool_;
+  // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
+  std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  std::vector<std::pair<std::string, double>> creation_ms_;
+};
+
+}  // namespace cuvk::vk

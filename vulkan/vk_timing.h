@@ -1,0 +1,53 @@
+// Timing: GPU times from vkCmdWriteTimestamp pairs around each repetition of a launch (the
+// timestamp query pool lives here), and the host-side costs of issuing work. Private to vulkan/.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "backend.h"
+#include "vk_commands.h"
+#include "vk_context.h"
+#include "vk_launch.h"
+#include "vk_raii.h"
+
+namespace cuvk::vk {
+
+// Where timestamps latch: once every earlier command has completed entirely, whatever its stages
+// (a dispatch has no TRANSFER stage to wait for): the semantics of a CUDA event.
+constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+// Repetitions recorded into one command buffer (two timestamp queries each).
+constexpr int kMaxRepsPerBatch = 1024;
+constexpr std::uint32_t kQueriesPerRep = 2;
+constexpr double kNsPerMs = 1e6;
+
+class Timer {
+ public:
+  // Creates the timestamp query pool (two queries per repetition of a batch).
+  Timer(const DeviceContext& context, const PhysicalFacts& facts, CommandStream& commands);
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // `timed` reps times, each between two timestamps and followed by a serialising barrier;
+  // `flush` (if any) before each, outside the interval. GPU milliseconds per repetition.
+  std::vector<double> run(const ResolvedLaunch& timed, const ResolvedLaunch* flush, int reps);
+
+  // Backend::host_cost of the launch `r` (its descriptor set prepared).
+  HostCostSamples host_cost(const ResolvedLaunch& r, int samples);
+
+ private:
+  const VolkDeviceTable& vk() const { return context_.table; }
+  VkDevice device() const { return context_.device.get(); }
+  void record_batch(VkCommandBuffer cb, const ResolvedLaunch& timed, const ResolvedLaunch* flush,
+                    VkPipelineStageFlags stages, std::uint32_t count);
+  void submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost);
+
+  const DeviceContext& context_;
+  const PhysicalFacts& facts_;
+  CommandStream& commands_;
+  vk::QueryPool query_pool_;
+};
+
+}  // namespace cuvk::vk
