@@ -200,6 +200,11 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
     }
   }
   if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty");
+  // The ceiling first: every later row's "% of ceiling" is then known when the row is printed.
+  const SuiteKernels& sk = suite_kernels();
+  std::stable_partition(jobs.begin(), jobs.end(), [&sk](const Job& j) {
+    return j.test->name == sk.ceiling_test && j.point.variant == sk.ceiling_variant;
+  });
   return jobs;
 }
 
@@ -439,52 +444,67 @@ std::string progress_line(std::size_t step, std::size_t steps, const ResultRow& 
 
 // Every lane of one point at one block size, alternating which API goes first so slow drift
 // does not favour one of them. Returns false when an interrupt stopped it.
+bool is_ceiling(const ResultRow& r) {
+  const SuiteKernels& sk = suite_kernels();
+  return r.test == sk.ceiling_test && r.variant == sk.ceiling_variant && r.status == Status::ok;
+}
+
+// % of ceiling: the row's moved GB/s over its own API's and binding's ceiling point at the same
+// block size, measured earlier in this run (plan_jobs puts the ceiling first; the copy engine rows
+// have their API's native binding).
+void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
+  if (r.status != Status::ok) return;
+  if (is_ceiling(r)) {
+    if (r.gbps_moved > 0) r.pct_of_ceiling = 100.0;
+    return;
+  }
+  for (const ResultRow& c : earlier)
+    if (is_ceiling(c) && c.api == r.api && c.block_size == r.block_size && c.binding == r.binding &&
+        c.gbps_moved > 0)
+      r.pct_of_ceiling = 100.0 * r.gbps_moved / c.gbps_moved;
+}
+
+// Every lane of one point at one block size, alternating which API goes first so slow drift
+// does not favour one of them. Rows go out in lane order as soon as they and the rows before
+// them are done. Returns false when an interrupt stopped it.
 bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
                std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
                const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
   const Geometry geom = geometry_for(launch_threads(job.plan), block, lim);
   std::vector<ResultRow> rows(lanes.size());
+  std::vector<char> done(lanes.size(), 0);
+  std::size_t next = 0;
   bool stopped = false;
-  for (std::size_t i = 0; i < lanes.size(); ++i) {
+  auto emit_ready = [&](bool all) {
+    for (; next < rows.size() && (done[next] || all); ++next) {
+      ResultRow& r = rows[next];
+      if (r.test.empty() || (r.status == Status::unavailable && stopped)) continue;
+      set_ceiling(r, out.rows);
+      if (cfg.on_row) cfg.on_row(r);
+      out.rows.push_back(std::move(r));
+    }
+  };
+  for (std::size_t i = 0; i < lanes.size() && !stopped; ++i) {
     const std::size_t k = turn % 2 ? lanes.size() - 1 - i : i;
     const Lane& lane = lanes[k];
+    done[k] = 1;
     // The copy engine is no shader: it has no binding mode, so it gets the native lane only.
     if (job.plan.kernel == kCopyEngine && lane.binding != native_binding(lane.state->api)) continue;
     rows[k] = row_of(job, lane, geom, out.n);
     ++step;
-    if (interrupted()) {
-      stopped = true;
-      break;
-    }
+    stopped = interrupted();
+    if (stopped) break;
     if (cfg.progress && lane.state->backend &&
         lane.state->backend->binding_unsupported(lane.binding).empty())
       cfg.progress(progress_line(step, steps, rows[k]));
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
+    emit_ready(false);
   }
-  for (ResultRow& r : rows)
-    if (!r.test.empty() && (r.status != Status::unavailable || !stopped)) {
-      if (cfg.on_row) cfg.on_row(r);
-      out.rows.push_back(std::move(r));
-    }
+  emit_ready(true);
   return !stopped;
 }
 
 // ---- summarise ----
-
-// % of ceiling: each API and binding mode against its own ceiling point at the same block size,
-// in this run (the copy engine rows have their API's native binding).
-void fill_ceilings(std::vector<ResultRow>& rows) {
-  const SuiteKernels& sk = suite_kernels();
-  for (ResultRow& r : rows) {
-    if (r.status != Status::ok) continue;
-    auto ceiling = std::find_if(rows.begin(), rows.end(), [&](const ResultRow& c) {
-      return c.api == r.api && c.test == sk.ceiling_test && c.variant == sk.ceiling_variant &&
-             c.status == Status::ok && c.block_size == r.block_size && c.binding == r.binding;
-    });
-    if (ceiling != rows.end() && ceiling->gbps_moved > 0)
-      r.pct_of_ceiling = 100.0 * r.gbps_moved / ceiling->gbps_moved;
-  }
-}
 
 // Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times.
 void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const Limits& lim,
@@ -595,7 +615,6 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
         return out;
       }
   }
-  fill_ceilings(out.rows);
   {
     PhaseTimer t(out.phase_s, "host cost");
     sample_host_costs(apis, cfg, lim, out);
