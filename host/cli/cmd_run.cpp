@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <iostream>
 #include <limits>
 
@@ -156,13 +157,15 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   BackendSet set;
   const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
   const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
-  if (want_cuda && doc.choice.cuda) {
+  // CUDA's context is created on another thread while Vulkan creates its device.
+  auto cuda_started = std::async(std::launch::async, [&] {
+    if (!want_cuda || !doc.choice.cuda) return;
     try {
       cuda = make_backend(Api::cuda, doc.choice.cuda->index, vk_opts);
     } catch (const std::exception& e) {
       doc.choice.cuda_reason = e.what();
     }
-  }
+  });
   if (want_vk && doc.choice.vulkan) {
     try {
       vulkan = make_backend(Api::vulkan, doc.choice.vulkan->index, vk_opts);
@@ -170,6 +173,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
       doc.choice.vulkan_reason = e.what();
     }
   }
+  cuda_started.get();
   set.cuda = cuda.get();
   set.vulkan = vulkan.get();
   std::unique_ptr<ClockMonitor> clocks;

@@ -1,5 +1,7 @@
 #include "backends.h"
 
+#include <future>
+
 #include "cuda_backend.h"
 #include "spirv_modules.h"
 #include "vulkan_backend.h"
@@ -8,16 +10,20 @@ namespace cuvk {
 
 DeviceInventory take_inventory(const BackendOptions& options) {
   DeviceInventory inv;
-  try {
-    inv.cuda = cuda_devices();
-  } catch (const std::exception& e) {
-    inv.cuda_error = e.what();
-  }
+  // The two drivers start up independently: CUDA on another thread while Vulkan enumerates.
+  auto cuda = std::async(std::launch::async, [&inv] {
+    try {
+      inv.cuda = cuda_devices();
+    } catch (const std::exception& e) {
+      inv.cuda_error = e.what();
+    }
+  });
   try {
     inv.vulkan = vulkan_devices(options);
   } catch (const std::exception& e) {
     inv.vulkan_error = e.what();
   }
+  cuda.get();
   return inv;
 }
 
