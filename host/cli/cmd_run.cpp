@@ -14,6 +14,7 @@
 #include "devices.h"
 #include "error.h"
 #include "interrupt.h"
+#include "live_console.h"
 #include "nvml.h"
 #include "backends.h"
 
@@ -124,9 +125,6 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   cfg.target_ci = a.target_ci / 100.0;
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
-  if (isatty(STDERR_FILENO)) cfg.progress = [](const std::string& line) {
-    std::cerr << "\r\033[K" << line << std::flush;
-  };
   cfg.seed = a.seed;
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
@@ -190,8 +188,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
                 (want_vk ? set.vulkan_reason : std::string("not selected")));
 
   install_interrupt_handlers();
+  LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
+  cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
+    live.progress(done, total, what);
+  };
   doc.outcome = run_suite(cfg, set);
-  if (cfg.progress) std::cerr << "\r\033[K" << std::flush;
+  live.finish();
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   doc.validation_messages = std::move(vk_messages);
   return doc;

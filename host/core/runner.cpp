@@ -434,11 +434,10 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
   }
 }
 
-std::string progress_line(std::size_t step, std::size_t steps, const ResultRow& row) {
+std::string progress_what(const ResultRow& row) {
   const std::string label = point_label(row);
-  return "[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + row.kernel +
-         (label.empty() ? "" : " " + label) + " block " + std::to_string(row.block_size) + " " +
-         api_name(row.api) +
+  return row.kernel + (label.empty() ? "" : " " + label) + " block " +
+         std::to_string(row.block_size) + " " + api_name(row.api) +
          (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "");
 }
 
@@ -496,7 +495,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     if (stopped) break;
     if (cfg.progress && lane.state->backend &&
         lane.state->backend->binding_unsupported(lane.binding).empty())
-      cfg.progress(progress_line(step, steps, rows[k]));
+      cfg.progress(step - 1, steps, progress_what(rows[k]));
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
     emit_ready(false);
   }

@@ -40,7 +40,9 @@ struct RunConfig {
   std::size_t max_samples = 10000;
   double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
   int host_cost_samples = 200;
-  std::function<void(const std::string&)> progress;  // optional: one line per point and API
+  // Optional: called before each point and API is measured, with the rows done so far, the rows
+  // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
+  std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
   // Optional: each row as soon as its point is measured and verified on every API, in run order.
   std::function<void(const ResultRow&)> on_row;
 };
