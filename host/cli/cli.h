@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backend.h"
-#include "report.h"
+#include "run_printer.h"
 
 namespace cuvk {
 

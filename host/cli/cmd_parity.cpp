@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "cmd_run.h"
-#include "compare.h"
-#include "compare_report.h"
+#include "verdicts.h"
+#include "parity_printer.h"
 #include "backends.h"
 #include "devices.h"
 #include "error.h"

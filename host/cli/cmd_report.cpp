@@ -14,10 +14,10 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "compare.h"
+#include "verdicts.h"
 #include "error.h"
-#include "merge_report.h"
-#include "results_io.h"
+#include "merge.h"
+#include "run_reader.h"
 
 namespace cuvk {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "report.h"
-#include "results_io.h"
+#include "run_printer.h"
+#include "run_reader.h"
 
 namespace cuvk {
 
@@ -46,7 +46,7 @@ int run_exit_code(const RunDocument& doc);
 // The whole `cuvk run` (one device, or each in turn with --device all).
 int run_command(const RunArgs& args, const std::string& command_line);
 
-// ---- cmd_run_more.cpp: --device all and --baseline ----
+// ---- cmd_run_devices.cpp: --device all and --baseline ----
 
 inline constexpr const char* kAllDevices = "all";  // --device all
 

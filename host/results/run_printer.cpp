@@ -1,4 +1,4 @@
-#include "report.h"
+#include "run_printer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "build_info.h"
-#include "summary.h"
+#include "run_summary.h"
 #include "util.h"
 
 namespace cuvk {

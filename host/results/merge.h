@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "compare.h"
-#include "report.h"
-#include "results_io.h"
+#include "verdicts.h"
+#include "run_printer.h"
+#include "run_reader.h"
 
 namespace cuvk {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare.h"
-#include "report.h"
+#include "verdicts.h"
+#include "run_printer.h"
 
 namespace cuvk {
 

@@ -1,4 +1,4 @@
-#include "compare_report.h"
+#include "parity_printer.h"
 
 #include <algorithm>
 #include <cmath>

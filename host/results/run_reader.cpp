@@ -1,4 +1,4 @@
-#include "results_io.h"
+#include "run_reader.h"
 
 #include <sys/stat.h>
 

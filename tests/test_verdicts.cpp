@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compare.h"
+#include "verdicts.h"
 #include "error.h"
 #include "results_fixture.h"
 

@@ -1,4 +1,4 @@
-#include "merge_report.h"
+#include "merge.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare_report.h"
+#include "parity_printer.h"
 #include "util.h"
 
 namespace cuvk {

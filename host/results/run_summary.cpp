@@ -1,4 +1,4 @@
-#include "summary.h"
+#include "run_summary.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "verdicts.h"
 
 #include <algorithm>
 #include <cmath>

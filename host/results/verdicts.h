@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "results_io.h"
+#include "run_reader.h"
 #include "runner.h"
 
 namespace cuvk {
