@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backend.h"
-#include "run_printer.h"
+#include "printing.h"
 
 namespace cuvk {
 

@@ -7,8 +7,10 @@
 
 #include "cli.h"
 #include "cmd_run.h"
-#include "verdicts.h"
+#include "baseline.h"
+#include "parity.h"
 #include "parity_printer.h"
+#include "verdicts.h"
 #include "backends.h"
 #include "devices.h"
 #include "error.h"

@@ -16,7 +16,8 @@
 #include "commands.h"
 #include "verdicts.h"
 #include "error.h"
-#include "merge.h"
+#include "index_page.h"
+#include "merge_printer.h"
 #include "run_reader.h"
 
 namespace cuvk {

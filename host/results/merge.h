@@ -1,18 +1,16 @@
-// `cuvk report`: several runs (GPUs, drivers, dates) merged into comparison tables, and the index
-// page of a results folder. Joining rows is done once here; the printers only format.
+// `cuvk report`: several runs (GPUs, drivers, dates) joined point by point, each run's CUDA and
+// Vulkan rows paired as parity pairs them (parity.h). Joining is done once here; merge_printer.h
+// formats it.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "verdicts.h"
-#include "run_printer.h"
 #include "run_reader.h"
+#include "verdicts.h"
 
 namespace cuvk {
-
-inline constexpr const char* kReportSchema = "cuvk.report/1";
 
 // One run's measurements of one point.
 struct MergedCell {
@@ -24,7 +22,7 @@ struct MergedCell {
 // run.
 struct MergedRow {
   ResultRow point;
-  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode (compare.h)
+  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode (parity.h)
   std::vector<MergedCell> runs;                  // one per input run, in input order
 };
 
@@ -32,23 +30,5 @@ struct MergedRow {
 std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs);
 
 std::string run_label(std::size_t index);  // A, B, ... Z, R27, R28, ...
-
-// The comparison tables: table/md one section per test; csv one wide table whose columns name
-// each run's file; json with the runs' identities. `heading_level` is the Markdown heading depth.
-std::string format_merged(const std::vector<RunFile>& runs, Format format, int heading_level = 2);
-
-// A results folder's README.md: an index of every run (GPU, drivers, date, cuvk revision, file),
-// each run's parity table, plots (paths relative to the folder, e.g. "plots/x.offsets.png", grouped
-// under the run whose file stem starts their name), the merged tables and links to `docs`.
-struct IndexInputs {
-  std::vector<RunFile> runs;       // names relative to the folder
-  std::vector<std::string> plots;  // relative paths
-  std::vector<std::string> docs;   // other Markdown files in the folder, relative
-  double tolerance = kDefaultTolerance;
-  std::string command;       // how the page was generated, for the header
-  bool schema_page = false;  // the folder holds SCHEMA.md (linked from the header)
-  std::string findings;      // FINDINGS.md's text (hand-written analysis), shown after the runs
-};
-std::string format_index(const IndexInputs& in);
 
 }  // namespace cuvk
