@@ -15,7 +15,7 @@ std::string baseline_verdict_cell(const BaselineLine& l) {
 
 std::string row_label(const ResultRow& r) {
   return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + r.variant +
-         (point_text(r).empty() ? "" : " " + point_text(r)) + " block " +
+         (point_label(r).empty() ? "" : " " + point_label(r)) + " block " +
          std::to_string(r.block_size) + " n " + std::to_string(r.n) + " " + api_name(r.api) +
          (r.binding == native_binding(r.api) ? "" : std::string(" ") + binding_name(r.binding));
 }
@@ -80,7 +80,7 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
   if (modes) t[0].insert(t[0].begin() + 6, "binding");
   std::vector<std::string> notes;
   for (const BaselineLine& l : b.lines) {
-    t.push_back({l.now.test, dash(l.now.layout), l.now.variant, dash(point_text(l.now)),
+    t.push_back({l.now.test, dash(l.now.layout), l.now.variant, dash(point_label(l.now)),
                  std::to_string(l.now.block_size), api_name(l.now.api), ms_cell(l.base),
                  ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
                  l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)});

@@ -42,7 +42,7 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
     const ResultRow& b = y.point;
     auto key = [&rank](const ResultRow& r) {
       return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
-                             r.axes.get("offset"), r.axes.get("stride"), r.n, r.block_size);
+                             r.axes.values(), r.n, r.block_size);
     };
     return std::make_tuple(key(a), x.vulkan_binding) < std::make_tuple(key(b), y.vulkan_binding);
   });

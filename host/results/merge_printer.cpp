@@ -72,7 +72,7 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
   std::vector<std::vector<std::string>> t = {head};
   for (const MergedRow* m : rows) {
     std::vector<std::string> cells = {dash(m->point.layout), m->point.variant,
-                                      dash(point_text(m->point)), std::to_string(m->point.n),
+                                      dash(point_label(m->point)), std::to_string(m->point.n),
                                       std::to_string(m->point.block_size)};
     if (modes) cells.push_back(binding_name(m->vulkan_binding));
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -113,7 +113,7 @@ std::string text_tables(const std::vector<RunFile>& runs, const std::vector<Merg
 
 std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
   std::ostringstream out;
-  out << "test,layout,variant,point,n,offset,stride,block_size,vulkan_binding";
+  out << "test,layout,variant,point,n," << axis_csv_header() << ",block_size,vulkan_binding";
   for (const RunFile& r : runs)
     for (const char* col :
          {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
@@ -129,7 +129,7 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
   for (const MergedRow& m : merged) {
     const ResultRow& p = m.point;
     out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
-        << csv_field(point_text(p)) << ',' << p.n << ',' << p.axes.get("offset") << ',' << p.axes.get("stride") << ','
+        << csv_field(point_label(p)) << ',' << p.n << ',' << axis_csv_cells(p) << ','
         << p.block_size << ',' << binding_name(m.vulkan_binding);
     for (const MergedCell& c : m.runs) {
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
@@ -163,17 +163,10 @@ json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>&
            {"ratio_ci_low", r && std::isfinite(r->low) ? json(r->low) : json(nullptr)},
            {"ratio_ci_high", r && std::isfinite(r->high) ? json(r->high) : json(nullptr)}});
     }
-    const ResultRow& p = m.point;
-    rows.push_back({{"test", p.test},
-                    {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
-                    {"variant", p.variant},
-                    {"point", point_text(p)},
-                    {"n", p.n},
-                    {"offset", p.axes.get("offset")},
-                    {"stride", p.axes.get("stride")},
-                    {"block_size", p.block_size},
-                    {"vulkan_binding", binding_name(m.vulkan_binding)},
-                    {"runs", cells}});
+    json row = point_json(m.point);
+    row["vulkan_binding"] = binding_name(m.vulkan_binding);
+    row["runs"] = cells;
+    rows.push_back(row);
   }
   return {{"schema", kReportSchema}, {"runs", jruns}, {"rows", rows}};
 }

@@ -88,7 +88,7 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   std::vector<std::string> notes;
   for (const ParityLine& l : p.lines) {
     const bool c = l.state == PairState::compared;
-    t.push_back({l.point.test, dash(l.point.layout), l.point.variant, dash(point_text(l.point)),
+    t.push_back({l.point.test, dash(l.point.layout), l.point.variant, dash(point_label(l.point)),
                  std::to_string(l.point.block_size), ms_cell(l.cuda), ms_cell(l.vulkan),
                  c ? fmt("%.3f", l.ratio.ratio) : "-", c ? interval_text(l.ratio) : "-",
                  parity_verdict_cell(l),

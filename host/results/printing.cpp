@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
+#include "axes.h"
 #include "util.h"
 
 namespace cuvk {
@@ -19,12 +19,6 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 }
 
 std::string bound(double v) { return std::isfinite(v) ? fmt("%.3f", v) : "inf"; }
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
   return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.*field) : "";
@@ -93,6 +87,22 @@ std::string ms_cell(const std::optional<ResultRow>& r) {
   return r->status == Status::failed ? "FAILED" : "-";
 }
 
+std::string axis_csv_header() {
+  std::string s;
+  for (const Axis& axis : axes()) s += (s.empty() ? "" : ",") + axis.name;
+  return s;
+}
+
+std::string axis_csv_cells(const ResultRow& r) {
+  std::string s;
+  for (std::uint32_t v : r.axes.values()) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+void put_axes(json& obj, const ResultRow& r) {
+  for (const Axis& axis : axes()) obj[axis.name] = r.axes.get(axis.name);
+}
+
 json null_if_empty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -117,21 +127,17 @@ json run_identity_json(const RunFile& run) {
 }
 
 json point_json(const ResultRow& r) {
-  return {{"test", r.test},
-          {"layout", null_if_empty(r.layout)},
-          {"variant", r.variant},
-          {"point", point_text(r)},
-          {"n", r.n},
-          {"offset", r.axes.get("offset")},
-          {"stride", r.axes.get("stride")},
-          {"block_size", r.block_size}};
+  json j = {{"test", r.test},     {"layout", null_if_empty(r.layout)}, {"variant", r.variant},
+            {"point", point_label(r)}, {"n", r.n},                     {"block_size", r.block_size}};
+  put_axes(j, r);
+  return j;
 }
 
 json verdict_side_json(const std::optional<ResultRow>& r) {
   if (!r) return nullptr;
   json j = {{"status", status_name(r->status)},
             {"verified", r->verified},
-            {"output_fnv1a64", r->output_hash ? json(hex64(*r->output_hash)) : json(nullptr)}};
+            {"output_fnv1a64", r->output_hash ? json(hash_text(*r->output_hash)) : json(nullptr)}};
   if (r->status == Status::ok) {
     j["median_ms"] = r->time_ms.median;
     j["ci_low_ms"] = r->time_ms.ci_low;
@@ -143,9 +149,10 @@ json verdict_side_json(const std::optional<ResultRow>& r) {
 }
 
 std::string comparison_csv_header() {
-  return "comparison,test,layout,variant,api,binding,n,offset,stride,block_size,numerator_ms,"
-         "numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,denominator_ci_low_ms,"
-         "denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,outputs,reason\n";
+  return "comparison,test,layout,variant,api,binding,n," + axis_csv_header() +
+         ",block_size,numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
+         "denominator_ci_low_ms,denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,"
+         "outputs,reason\n";
 }
 
 std::string comparison_csv_line(const char* comparison, const ResultRow& p, const std::string& api,
@@ -156,7 +163,7 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
   std::ostringstream out;
   out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
       << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
-      << p.axes.get("offset") << ',' << p.axes.get("stride") << ',' << p.block_size << ','
+      << axis_csv_cells(p) << ',' << p.block_size << ','
       << csv_ms(num, &Summary::median) << ',' << csv_ms(num, &Summary::ci_low) << ','
       << csv_ms(num, &Summary::ci_high) << ',' << csv_ms(den, &Summary::median) << ','
       << csv_ms(den, &Summary::ci_low) << ',' << csv_ms(den, &Summary::ci_high) << ',';

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "row.h"
-#include "run_reader.h"
+#include "run_file.h"
 #include "verdicts.h"
 
 namespace cuvk {
@@ -33,6 +33,11 @@ std::string interval_text(const RatioCi& r);   // "[0.998, 1.013]" ("inf" where 
 // A row's median ms for a table cell: "-" without a row or time, FAILED for a failed row.
 std::string ms_cell(const std::optional<ResultRow>& r);
 
+// Sweep axes (axes.h) as CSV columns and JSON fields: one per axis, in axes() order.
+std::string axis_csv_header();                           // "offset,stride"
+std::string axis_csv_cells(const ResultRow& r);          // "4,1"
+void put_axes(nlohmann::json& obj, const ResultRow& r);  // obj["offset"] = 4, obj["stride"] = 1
+
 nlohmann::json null_if_empty(const std::string& s);
 nlohmann::json finite_or_null(double v);
 
@@ -41,9 +46,11 @@ nlohmann::json finite_or_null(double v);
 std::string describe_run(const RunFile& run);
 nlohmann::json run_identity_json(const RunFile& run);
 
+// A point's fields in the derived documents: test, layout, variant, point, n, axes, block_size.
+nlohmann::json point_json(const ResultRow& r);
+
 // ---- shared by the parity and baseline printers ----
 
-nlohmann::json point_json(const ResultRow& r);  // test, layout, variant, point, n, axes, block
 nlohmann::json verdict_side_json(const std::optional<ResultRow>& r);  // one side of a ratio
 
 // CSV of both comparisons: one header, then rows told apart by the `comparison` column

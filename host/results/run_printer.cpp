@@ -144,14 +144,15 @@ std::string format_run(const RunDocument& doc, Format format) {
       return run_json(doc).dump(2) + "\n";
     case Format::csv: {
       std::ostringstream out;
-      out << "test,layout,variant,api,n,offset,stride,block_size,status,reason,median_ms,ci_low_ms,"
-             "ci_high_ms,min_ms,max_ms,rel_spread,samples,useful_bytes,moved_bytes,gbps_useful,"
-             "gbps_moved,sectors_per_request,pct_of_ceiling,verified,flags,binding\n";
+      out << "test,layout,variant,api,n," << axis_csv_header()
+          << ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
+             "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
+             "pct_of_ceiling,verified,flags,binding\n";
       for (const ResultRow& r : doc.outcome.rows) {
         const bool ok = r.status == Status::ok;
         auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
         out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ','
-            << r.n << ',' << r.axes.get("offset") << ',' << r.axes.get("stride") << ',' << r.block_size << ','
+            << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size << ','
             << status_name(r.status) << ',' << csv_field(r.reason) << ','
             << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ','
             << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max)

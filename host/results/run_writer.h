@@ -1,5 +1,6 @@
-// The writer of run files ("cuvk.results/1", results/SCHEMA.md): everything one `cuvk run`
-// produced, as the JSON document `--format json` prints and `--output` saves.
+// The writer of run files (results/SCHEMA.md): everything one `cuvk run` produced, as the JSON
+// document `--format json` prints and `--output` saves. Rows are written through the field table
+// the reader also uses (run_file.h).
 #pragma once
 
 #include <string>
@@ -11,8 +12,6 @@
 #include "runner.h"
 
 namespace cuvk {
-
-inline constexpr const char* kSchema = "cuvk.results/1";
 
 // Everything one `cuvk run` produced, with what is needed for provenance.
 struct RunDocument {
