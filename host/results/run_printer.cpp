@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "run_summary.h"
+#include "verdicts.h"
 #include "util.h"
 
 namespace cuvk {
@@ -58,56 +59,60 @@ std::string l2_line(const RunDocument& doc) {
          " MiB read-only flush before every timed repetition";
 }
 
-std::string summaries(const RunDocument& doc, bool markdown) {
-  std::ostringstream out;
-  std::vector<std::vector<std::string>> parity = {
-      {"test", "layout", "variant", "point", "block", "Vulkan binding", "CUDA ms", "Vulkan ms",
-       "Vulkan/CUDA", ""}};
-  for (const ParityRow& p : parity_rows(doc.outcome.rows))
-    parity.push_back({p.test, dash(p.layout), p.variant, p.point.empty() ? "-" : p.point,
-                      std::to_string(p.block_size), binding_name(p.vulkan_binding),
-                      p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
-                      p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
-                      p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
-                      p.differs ? (*p.vulkan_over_cuda > 1 ? "<- Vulkan slower by >3%"
-                                                           : "<- Vulkan faster by >3%")
-                                : ""});
-  out << (markdown ? "\n### CUDA vs Vulkan (median times)\n\n" : "\nCUDA vs Vulkan (median times)\n");
-  out << format_text_table(parity, markdown);
-  std::vector<std::vector<std::string>> layouts = {
+std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
+  const std::string beyond = " by >" + tolerance_text(kDefaultTolerance);
+  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block",
+                                              "Vulkan binding", "CUDA ms", "Vulkan ms",
+                                              "Vulkan/CUDA", ""}};
+  for (const ParitySummaryRow& p : parity_summary(rows))
+    t.push_back({p.test, dash(p.layout), p.variant, dash(p.point), std::to_string(p.block_size),
+                 binding_name(p.vulkan_binding), p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
+                 p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
+                 p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
+                 !p.differs                  ? ""
+                 : *p.vulkan_over_cuda > 1.0 ? "<- Vulkan slower" + beyond
+                                             : "<- Vulkan faster" + beyond});
+  return heading(3, markdown, "CUDA vs Vulkan (median times)") + format_text_table(t, markdown);
+}
+
+std::string layout_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
+  std::vector<std::vector<std::string>> t = {
       {"test", "variant", "block", "api", "binding", "AoS ms", "SoA ms", "AoS/SoA"}};
-  for (const LayoutRow& l : layout_rows(doc.outcome.rows))
-    layouts.push_back({l.test, l.variant, std::to_string(l.block_size), api_name(l.api),
-                       binding_name(l.binding), fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)});
-  if (layouts.size() > 1) {
-    out << (markdown ? "\n### AoS vs SoA (median times)\n\n" : "\nAoS vs SoA (median times)\n");
-    out << format_text_table(layouts, markdown);
-  }
-  if (!doc.outcome.host.empty()) {
-    std::vector<std::vector<std::string>> host = {
-        {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
-    for (const HostCostSummary& h : doc.outcome.host) {
-      std::string startup;
-      double pipelines_ms = 0.0;
-      int pipelines = 0;
-      for (const auto& [what, ms] : h.startup_ms) {
-        if (what.rfind("pipeline", 0) == 0) {  // one entry per pipeline: summed here
-          pipelines_ms += ms;
-          ++pipelines;
-        } else {
-          startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
-        }
-      }
-      if (pipelines > 0)
-        startup += ", " + std::to_string(pipelines) + " pipelines " + fmt("%.1f", pipelines_ms);
-      host.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median),
-                      fmt("%.2f", h.submit_us.median), fmt("%.1f", h.round_trip_us.median), startup});
+  for (const LayoutSummaryRow& l : layout_summary(rows))
+    t.push_back({l.test, l.variant, std::to_string(l.block_size), api_name(l.api),
+                 binding_name(l.binding), fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms),
+                 fmt("%.2fx", l.aos_over_soa)});
+  if (t.size() == 1) return "";
+  return "\n" + heading(3, markdown, "AoS vs SoA (median times)") + format_text_table(t, markdown);
+}
+
+// One line of start-up costs: each named cost, then the pipelines summed ("10 pipelines 82.7").
+std::string startup_cell(const HostCostSummary& h) {
+  std::string startup;
+  double pipelines_ms = 0.0;
+  int pipelines = 0;
+  for (const auto& [what, ms] : h.startup_ms) {
+    if (what.rfind("pipeline", 0) == 0) {  // one entry per pipeline: summed here
+      pipelines_ms += ms;
+      ++pipelines;
+    } else {
+      startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
     }
-    out << (markdown ? "\n### Host-side cost (medians, one-block copy)\n\n"
-                     : "\nHost-side cost (medians, one-block copy)\n");
-    out << format_text_table(host, markdown);
   }
-  return out.str();
+  if (pipelines > 0)
+    startup += ", " + std::to_string(pipelines) + " pipelines " + fmt("%.1f", pipelines_ms);
+  return startup;
+}
+
+std::string host_cost_table(const std::vector<HostCostSummary>& hosts, bool markdown) {
+  if (hosts.empty()) return "";
+  std::vector<std::vector<std::string>> t = {
+      {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
+  for (const HostCostSummary& h : hosts)
+    t.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median), fmt("%.2f", h.submit_us.median),
+                 fmt("%.1f", h.round_trip_us.median), startup_cell(h)});
+  return "\n" + heading(3, markdown, "Host-side cost (medians, one-block copy)") +
+         format_text_table(t, markdown);
 }
 
 std::string preamble(const RunDocument& doc, bool markdown) {
@@ -189,7 +194,9 @@ std::string format_run(const RunDocument& doc, Format format) {
       }
       for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
       if (!notes.empty()) out << '\n';
-      out << summaries(doc, md);
+      out << '\n'
+          << parity_summary_table(doc.outcome.rows, md)
+          << layout_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md);
       return out.str();
     }
   }

@@ -4,6 +4,7 @@
 #include "build_info.h"
 #include "run_file.h"
 #include "run_summary.h"
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {
@@ -93,10 +94,13 @@ json devices_json(const DeviceChoice& choice) {
           {"vulkan_unavailable_reason", choice.vulkan ? json(nullptr) : json(choice.vulkan_reason)}};
 }
 
+// The schema's key names the tolerance the callout uses: it cannot follow the constant silently.
+static_assert(kDefaultTolerance == 0.03, "summary.parity[].differs_by_more_than_3pct says 3%");
+
 // The console's summary tables as data (run_summary.h).
 json summary_tables_json(const std::vector<ResultRow>& rows) {
   json parity = json::array();
-  for (const ParityRow& p : parity_rows(rows))
+  for (const ParitySummaryRow& p : parity_summary(rows))
     parity.push_back({{"test", p.test},
                       {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
                       {"variant", p.variant},
@@ -108,7 +112,7 @@ json summary_tables_json(const std::vector<ResultRow>& rows) {
                       {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
                       {"differs_by_more_than_3pct", p.differs}});
   json layouts = json::array();
-  for (const LayoutRow& l : layout_rows(rows))
+  for (const LayoutSummaryRow& l : layout_summary(rows))
     layouts.push_back({{"test", l.test}, {"variant", l.variant}, {"block_size", l.block_size},
                        {"api", api_name(l.api)}, {"binding", binding_name(l.binding)},
                        {"aos_ms", l.aos_ms}, {"soa_ms", l.soa_ms}, {"aos_over_soa", l.aos_over_soa}});
