@@ -14,11 +14,11 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "verdicts.h"
 #include "error.h"
 #include "index_page.h"
 #include "merge_printer.h"
 #include "run_reader.h"
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {

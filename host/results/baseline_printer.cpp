@@ -110,11 +110,11 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
 std::string baseline_csv_rows(const BaselineResult& b) {
   std::string s;
   for (const BaselineLine& l : b.lines)
-    s += comparison_csv_line("new/baseline", l.now, api_name(l.now.api), l.now.binding, l.now, l.base,
-                  l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason);
+    s += comparison_csv_line("new/baseline", l.now, api_name(l.now.api), l.now.binding, l.now,
+                             l.base, l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason);
   for (const ResultRow& r : b.only_in_baseline)
-    s += comparison_csv_line("new/baseline", r, api_name(r.api), r.binding, std::nullopt, r, false, {},
-                  "NOT COMPARED", "", "only in the baseline");
+    s += comparison_csv_line("new/baseline", r, api_name(r.api), r.binding, std::nullopt, r, false,
+                             {}, "NOT COMPARED", "", "only in the baseline");
   return s;
 }
 

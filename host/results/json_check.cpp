@@ -9,7 +9,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string number_or_type(const json& v) { return v.is_number() ? v.dump() : type_of(v); }
+std::string number_or_type(const json& v) {
+  return v.is_number() ? v.dump() : type_of(v);
+}
 
 }  // namespace
 
@@ -20,7 +22,9 @@ std::string one_line(const std::string& s, std::size_t max) {
   return s.size() > max ? out + "..." : out;
 }
 
-std::string quoted(const std::string& s) { return "'" + one_line(s, kMaxQuoted) + "'"; }
+std::string quoted(const std::string& s) {
+  return "'" + one_line(s, kMaxQuoted) + "'";
+}
 
 const char* type_of(const json& v) {
   if (v.is_null()) return "null";
@@ -46,8 +50,8 @@ JsonIn JsonIn::at(const std::string& key) const {
 }
 
 JsonIn JsonIn::element(std::size_t index) const {
-  const json* child = value_ && value_->is_array() && index < value_->size() ? &(*value_)[index]
-                                                                             : nullptr;
+  const json* child =
+      value_ && value_->is_array() && index < value_->size() ? &(*value_)[index] : nullptr;
   return JsonIn(file_, child, path_ + "[" + std::to_string(index) + "]");
 }
 
@@ -55,18 +59,18 @@ void JsonIn::fail(const std::string& problem) const {
   throw UsageError(*file_ + ": " + (path_.empty() ? "" : path_ + ": ") + problem);
 }
 
-const JsonIn& JsonIn::required() const {
+JsonIn JsonIn::required() const {
   if (!value_) fail("missing (required)");
   return *this;
 }
 
-const JsonIn& JsonIn::object() const {
+JsonIn JsonIn::object() const {
   if (!required().value().is_object())
     fail(std::string("expected an object, found ") + type_of(*value_));
   return *this;
 }
 
-const JsonIn& JsonIn::array() const {
+JsonIn JsonIn::array() const {
   if (!required().value().is_array())
     fail(std::string("expected an array, found ") + type_of(*value_));
   return *this;

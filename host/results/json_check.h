@@ -40,13 +40,13 @@ class JsonIn {
   [[noreturn]] void fail(const std::string& problem) const;  // "<file>: <path>: <problem>"
 
   // Checked reads: each fails with the path unless the value is there and of the right kind.
-  const JsonIn& required() const;  // "missing (required)" when absent
-  const JsonIn& object() const;
-  const JsonIn& array() const;
+  JsonIn required() const;  // "missing (required)" when absent
+  JsonIn object() const;
+  JsonIn array() const;
   std::string string() const;
   bool boolean() const;
   std::uint64_t unsigned_int(std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
-  std::uint32_t u32() const;  // unsigned_int up to 2^32 - 1
+  std::uint32_t u32() const;                   // unsigned_int up to 2^32 - 1
   double number(bool positive = false) const;  // finite, >= 0 (> 0 when `positive`)
 
   // Lenient reads, for informative fields: nullopt when absent or of another kind.

@@ -116,8 +116,8 @@ std::string parity_csv_rows(const ParityResult& p) {
   std::string s;
   for (const ParityLine& l : p.lines)
     s += comparison_csv_line("vulkan/cuda", l.point, "", l.vulkan_binding, l.vulkan, l.cuda,
-                  l.state == PairState::compared, l.ratio, parity_verdict_cell(l),
-                  output_check_name(l.outputs), l.reason);
+                             l.state == PairState::compared, l.ratio, parity_verdict_cell(l),
+                             output_check_name(l.outputs), l.reason);
   return s;
 }
 

@@ -18,7 +18,9 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
   return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
 
-std::string bound(double v) { return std::isfinite(v) ? fmt("%.3f", v) : "inf"; }
+std::string bound(double v) {
+  return std::isfinite(v) ? fmt("%.3f", v) : "inf";
+}
 
 std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
   return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.*field) : "";
@@ -68,14 +70,18 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string dash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
 
 std::string heading(int level, bool markdown, const std::string& text) {
   if (!markdown) return text + "\n";
   return std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n";
 }
 
-std::string tolerance_text(double tol) { return fmt("%.3g", 100.0 * tol) + "%"; }
+std::string tolerance_text(double tol) {
+  return fmt("%.3g", 100.0 * tol) + "%";
+}
 
 std::string interval_text(const RatioCi& r) {
   return "[" + bound(r.low) + ", " + bound(r.high) + "]";
@@ -103,9 +109,13 @@ void put_axes(json& obj, const ResultRow& r) {
   for (const Axis& axis : axes()) obj[axis.name] = r.axes.get(axis.name);
 }
 
-json null_if_empty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+json null_if_empty(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
 
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json finite_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 std::string describe_run(const RunFile& run) {
   std::string s = run.name + ": " + run.gpu_name();
@@ -127,8 +137,12 @@ json run_identity_json(const RunFile& run) {
 }
 
 json point_json(const ResultRow& r) {
-  json j = {{"test", r.test},     {"layout", null_if_empty(r.layout)}, {"variant", r.variant},
-            {"point", point_label(r)}, {"n", r.n},                     {"block_size", r.block_size}};
+  json j = {{"test", r.test},
+            {"layout", null_if_empty(r.layout)},
+            {"variant", r.variant},
+            {"point", point_label(r)},
+            {"n", r.n},
+            {"block_size", r.block_size}};
   put_axes(j, r);
   return j;
 }
@@ -163,10 +177,10 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
   std::ostringstream out;
   out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
       << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
-      << axis_csv_cells(p) << ',' << p.block_size << ','
-      << csv_ms(num, &Summary::median) << ',' << csv_ms(num, &Summary::ci_low) << ','
-      << csv_ms(num, &Summary::ci_high) << ',' << csv_ms(den, &Summary::median) << ','
-      << csv_ms(den, &Summary::ci_low) << ',' << csv_ms(den, &Summary::ci_high) << ',';
+      << axis_csv_cells(p) << ',' << p.block_size << ',' << csv_ms(num, &Summary::median) << ','
+      << csv_ms(num, &Summary::ci_low) << ',' << csv_ms(num, &Summary::ci_high) << ','
+      << csv_ms(den, &Summary::median) << ',' << csv_ms(den, &Summary::ci_low) << ','
+      << csv_ms(den, &Summary::ci_high) << ',';
   if (compared)
     out << fmt("%.6g", ratio.ratio) << ','
         << (std::isfinite(ratio.low) ? fmt("%.6g", ratio.low) : "") << ','

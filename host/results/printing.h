@@ -27,7 +27,8 @@ std::string format_text_table(const std::vector<std::vector<std::string>>& rows,
 std::string csv_field(const std::string& s);  // quoted where needed
 
 std::string dash(const std::string& s);  // "-" for ""
-std::string heading(int level, bool markdown, const std::string& text);  // "## text\n\n" or "text\n"
+std::string heading(int level, bool markdown,
+                    const std::string& text);  // "## text\n\n" or "text\n"
 std::string tolerance_text(double tolerance);  // 0.03 -> "3%"
 std::string interval_text(const RatioCi& r);   // "[0.998, 1.013]" ("inf" where unbounded)
 // A row's median ms for a table cell: "-" without a row or time, FAILED for a failed row.

@@ -20,7 +20,9 @@ RowField group(std::string name, Need need, std::vector<RowField> fields, Rows r
   return g;
 }
 
-json null_or(const std::optional<std::uint64_t>& v) { return v ? json(*v) : json(nullptr); }
+json null_or(const std::optional<std::uint64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
 
 std::uint64_t parse_hash(const JsonIn& in) {
   if (!in.value().is_string())
@@ -82,11 +84,11 @@ RowField params_group() {
   std::vector<RowField> f = {{"n", Need::required, [](const ResultRow& r) { return json(r.n); },
                               [](const JsonIn& in, ResultRow& r) { r.n = in.u32(); }}};
   for (const Axis& axis : axes())
-    f.push_back({axis.name, Need::required,
-                 [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
-                 [name = axis.name](const JsonIn& in, ResultRow& r) { r.axes.set(name, in.u32()); }});
-  f.push_back({"block_size", Need::required,
-               [](const ResultRow& r) { return json(r.block_size); },
+    f.push_back(
+        {axis.name, Need::required,
+         [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
+         [name = axis.name](const JsonIn& in, ResultRow& r) { r.axes.set(name, in.u32()); }});
+  f.push_back({"block_size", Need::required, [](const ResultRow& r) { return json(r.block_size); },
                [](const JsonIn& in, ResultRow& r) { r.block_size = in.u32(); }});
   f.push_back({"threads", Need::informative, [](const ResultRow& r) { return json(r.threads); }});
   return group("params", Need::required, std::move(f));
@@ -154,30 +156,31 @@ std::vector<RowField> outcome_fields() {
 // ---- the timing, only in ok rows ----
 
 RowField time_group() {
-  return group("time_ms", Need::required,
-               {{"median", Need::required, [](const ResultRow& r) { return json(r.time_ms.median); },
-                 [](const JsonIn& in, ResultRow& r) { r.time_ms.median = in.number(true); }},
-                {"min", Need::required, [](const ResultRow& r) { return json(r.time_ms.min); },
-                 [](const JsonIn& in, ResultRow& r) { r.time_ms.min = in.number(); }},
-                {"max", Need::required, [](const ResultRow& r) { return json(r.time_ms.max); },
-                 [](const JsonIn& in, ResultRow& r) { r.time_ms.max = in.number(); }},
-                {"q1", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q1); }},
-                {"q3", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q3); }}},
-               Rows::ok, OtherRows::null);
+  return group(
+      "time_ms", Need::required,
+      {{"median", Need::required, [](const ResultRow& r) { return json(r.time_ms.median); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.median = in.number(true); }},
+       {"min", Need::required, [](const ResultRow& r) { return json(r.time_ms.min); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.min = in.number(); }},
+       {"max", Need::required, [](const ResultRow& r) { return json(r.time_ms.max); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.max = in.number(); }},
+       {"q1", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q1); }},
+       {"q3", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q3); }}},
+      Rows::ok, OtherRows::null);
 }
 
 RowField ci_group() {
-  RowField ci = group(
-      "ci", Need::required,
-      {{"level", Need::informative, [](const ResultRow&) { return json(kCiLevel); }},
-       {"low_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_low); },
-        [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_low = in.number(); }},
-       {"high_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_high); },
-        [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_high = in.number(); }},
-       {"rel_half_width", Need::required,
-        [](const ResultRow& r) { return json(r.time_ms.ci_rel_half_width); },
-        [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_rel_half_width = in.number(); }}},
-      Rows::ok, OtherRows::null);
+  RowField ci =
+      group("ci", Need::required,
+            {{"level", Need::informative, [](const ResultRow&) { return json(kCiLevel); }},
+             {"low_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_low); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_low = in.number(); }},
+             {"high_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_high); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_high = in.number(); }},
+             {"rel_half_width", Need::required,
+              [](const ResultRow& r) { return json(r.time_ms.ci_rel_half_width); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_rel_half_width = in.number(); }}},
+            Rows::ok, OtherRows::null);
   ci.check = [](const JsonIn& in, const ResultRow& r) {
     if (!(r.time_ms.ci_low <= r.time_ms.median && r.time_ms.median <= r.time_ms.ci_high))
       in.fail("the interval does not contain time_ms.median");
@@ -205,13 +208,16 @@ std::vector<RowField> timing_fields() {
        [](const JsonIn& in, ResultRow& r) { r.stop_reason = in.if_string().value_or(""); },
        Rows::ok},
       {"pct_of_ceiling", Need::informative,
-       [](const ResultRow& r) { return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr); }},
+       [](const ResultRow& r) {
+         return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);
+       }},
       group("clocks", Need::informative,
             {{"start", Need::informative,
               [](const ResultRow& r) {
                 return r.clocks_start ? clock_json(*r.clocks_start) : json(nullptr);
               }},
-             {"end", Need::informative, [](const ResultRow& r) {
+             {"end", Need::informative,
+              [](const ResultRow& r) {
                 return r.clocks_end ? clock_json(*r.clocks_end) : json(nullptr);
               }}}),
   };
@@ -255,7 +261,9 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
 
 }  // namespace
 
-std::string schema_name(int version) { return kSchemaFamily + std::to_string(version); }
+std::string schema_name(int version) {
+  return kSchemaFamily + std::to_string(version);
+}
 
 std::string RunDevice::property(const std::string& key) const {
   for (const auto& [k, v] : properties)
@@ -275,14 +283,18 @@ std::string RunFile::cuda_driver() const {
   return v.empty() ? cuda->driver : "CUDA " + v;
 }
 
-std::string RunFile::vulkan_driver() const { return vulkan ? vulkan->driver : std::string(); }
+std::string RunFile::vulkan_driver() const {
+  return vulkan ? vulkan->driver : std::string();
+}
 
 const std::vector<RowField>& row_fields() {
   static const std::vector<RowField> table = make_table();
   return table;
 }
 
-json row_json(const ResultRow& row) { return write_fields(row_fields(), row); }
+json row_json(const ResultRow& row) {
+  return write_fields(row_fields(), row);
+}
 
 ResultRow read_row(const JsonIn& in) {
   ResultRow row;

@@ -55,7 +55,7 @@ enum class Need {
   optional,     // read when present (`read` is called either way and decides what absent means)
   informative,  // written for people and scripts; cuvk does not read it back
 };
-enum class Rows { all, ok, not_ok };            // which rows carry the field (by their status)
+enum class Rows { all, ok, not_ok };           // which rows carry the field (by their status)
 enum class OtherRows { omitted, null, zero };  // what the writer puts in the other rows
 
 struct RowField {

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "run_summary.h"
-#include "verdicts.h"
 #include "util.h"
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {
@@ -17,9 +17,9 @@ std::string status_cell(const ResultRow& r) {
 
 // The columns every textual format shares, one vector of cells per row.
 std::vector<std::string> header_cells() {
-  return {"test",     "layout",      "variant",    "point",    "block",     "api",  "binding",
-          "median ms", "±CI %",      "min ms",     "max ms",   "spread %",  "samples",
-          "useful GB/s", "moved GB/s", "sect/req", "% ceiling", "status",   "flags"};
+  return {"test",       "layout",   "variant",   "point",  "block",    "api",     "binding",
+          "median ms",  "±CI %",    "min ms",    "max ms", "spread %", "samples", "useful GB/s",
+          "moved GB/s", "sect/req", "% ceiling", "status", "flags"};
 }
 
 std::vector<std::string> row_cells(const ResultRow& r) {
@@ -48,7 +48,8 @@ std::vector<std::string> row_cells(const ResultRow& r) {
           flags.empty() ? "-" : flags};
 }
 
-std::string device_line(const char* api, const std::optional<DeviceInfo>& d, const std::string& reason) {
+std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
+                        const std::string& reason) {
   if (!d) return std::string(api) + ": unavailable (" + reason + ")";
   return std::string(api) + ": " + d->name + " [" + format_uuid(d->uuid) + "], " + d->driver;
 }
@@ -122,7 +123,8 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   out << bullet << device_line("Vulkan", doc.choice.vulkan, doc.choice.vulkan_reason) << '\n';
   if (!doc.choice.note.empty()) out << bullet << "Pairing: " << doc.choice.note << '\n';
   std::string blocks;
-  for (std::uint32_t b : doc.config.block_sizes) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+  for (std::uint32_t b : doc.config.block_sizes)
+    blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
   out << bullet << "n = " << doc.outcome.n << " (" << doc.outcome.n_rule << "), block " << blocks
       << "; per point " << doc.config.warmup << " warm-up, then batches of " << doc.config.reps
       << " until the median's 95% CI is within " << fmt("%.2g", 100.0 * doc.config.target_ci)
@@ -132,12 +134,15 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   if (doc.outcome.clocks_after_settle)
     out << ", SM " << doc.outcome.clocks_after_settle->sm_mhz << " MHz / memory "
         << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
-  if (doc.outcome.dram_peak_gbps) out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
+  if (doc.outcome.dram_peak_gbps)
+    out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
   out << '\n';
   out << bullet << l2_line(doc) << '\n';
-  out << bullet << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
+  out << bullet
+      << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
       << "over the same API's copy vec4\n";
-  if (doc.wall_s > 0) out << bullet << "wall time " << fmt("%.1f", doc.wall_s) << " s, start-up included\n";
+  if (doc.wall_s > 0)
+    out << bullet << "wall time " << fmt("%.1f", doc.wall_s) << " s, start-up included\n";
   return out.str();
 }
 
@@ -156,14 +161,13 @@ std::string format_run(const RunDocument& doc, Format format) {
       for (const ResultRow& r : doc.outcome.rows) {
         const bool ok = r.status == Status::ok;
         auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
-        out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ','
-            << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size << ','
-            << status_name(r.status) << ',' << csv_field(r.reason) << ','
-            << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ','
-            << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max)
-            << ',' << num(r.time_ms.rel_spread) << ',' << (ok ? r.time_ms.samples : 0) << ','
-            << r.useful_bytes << ',' << r.moved_bytes << ',' << num(r.gbps_useful) << ','
-            << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
+        out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ',' << r.n
+            << ',' << axis_csv_cells(r) << ',' << r.block_size << ',' << status_name(r.status)
+            << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median) << ','
+            << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min)
+            << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
+            << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
+            << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
             << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
             << (r.verified ? "true" : "false") << ',';
         std::string flags;
@@ -188,7 +192,8 @@ std::string format_run(const RunDocument& doc, Format format) {
         if (r.status == Status::unavailable) {
           note += "unavailable: " + r.reason;
         } else {
-          note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) + ": failed: " + r.reason;
+          note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) +
+                  ": failed: " + r.reason;
         }
         if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
       }

@@ -40,8 +40,7 @@ std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows)
           s.binding != a.binding)
         continue;
       out.push_back({a.test, a.variant, a.block_size, a.api, a.time_ms.median, s.time_ms.median,
-                     s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0,
-                     a.binding});
+                     s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0, a.binding});
     }
   }
   return out;

@@ -39,22 +39,23 @@ json settings_json(const RunDocument& doc) {
   for (Api a : c.apis) apis.push_back(api_name(a));
   json bindings = json::array();
   for (Binding b : c.vk_bindings) bindings.push_back(binding_name(b));
-  json s = {{"tests", c.tests},
-            {"apis", apis},
-            {"n", doc.outcome.n},
-            {"n_rule", doc.outcome.n_rule},
-            {"reps", c.reps},
-            {"warmup", c.warmup},
-            {"block_sizes", c.block_sizes},
-            {"vk_bindings", bindings},
-            {"target_ci", c.target_ci},
-            {"max_time_s", doc.outcome.max_time_s},
-            {"settle_ms", c.settle_ms},
-            {"seed", c.seed},
-            {"l2", c.l2 == L2Mode::cold ? "cold" : "warm"},
-            {"l2_flush_bytes", doc.outcome.flush_bytes},
-            {"timer", "GPU: CUDA events on a non-blocking stream; Vulkan vkCmdWriteTimestamp pairs"},
-            {"gbps_unit", "1e9 bytes/s"}};
+  json s = {
+      {"tests", c.tests},
+      {"apis", apis},
+      {"n", doc.outcome.n},
+      {"n_rule", doc.outcome.n_rule},
+      {"reps", c.reps},
+      {"warmup", c.warmup},
+      {"block_sizes", c.block_sizes},
+      {"vk_bindings", bindings},
+      {"target_ci", c.target_ci},
+      {"max_time_s", doc.outcome.max_time_s},
+      {"settle_ms", c.settle_ms},
+      {"seed", c.seed},
+      {"l2", c.l2 == L2Mode::cold ? "cold" : "warm"},
+      {"l2_flush_bytes", doc.outcome.flush_bytes},
+      {"timer", "GPU: CUDA events on a non-blocking stream; Vulkan vkCmdWriteTimestamp pairs"},
+      {"gbps_unit", "1e9 bytes/s"}};
   for (const Axis& axis : axes()) {  // "offsets", "strides": each axis's swept values
     const auto given = c.axis_values.find(axis.name);
     s[axis.name + "s"] = given != c.axis_values.end() ? given->second : axis.defaults;
@@ -86,12 +87,13 @@ json host_json(const std::vector<HostCostSummary>& hosts) {
 }
 
 json devices_json(const DeviceChoice& choice) {
-  return {{"cuda", choice.cuda ? device_json(*choice.cuda) : json(nullptr)},
-          {"vulkan", choice.vulkan ? device_json(*choice.vulkan) : json(nullptr)},
-          {"same_gpu", choice.same_gpu},
-          {"pairing", choice.note},
-          {"cuda_unavailable_reason", choice.cuda ? json(nullptr) : json(choice.cuda_reason)},
-          {"vulkan_unavailable_reason", choice.vulkan ? json(nullptr) : json(choice.vulkan_reason)}};
+  return {
+      {"cuda", choice.cuda ? device_json(*choice.cuda) : json(nullptr)},
+      {"vulkan", choice.vulkan ? device_json(*choice.vulkan) : json(nullptr)},
+      {"same_gpu", choice.same_gpu},
+      {"pairing", choice.note},
+      {"cuda_unavailable_reason", choice.cuda ? json(nullptr) : json(choice.cuda_reason)},
+      {"vulkan_unavailable_reason", choice.vulkan ? json(nullptr) : json(choice.vulkan_reason)}};
 }
 
 // The schema's key names the tolerance the callout uses: it cannot follow the constant silently.
@@ -101,21 +103,27 @@ static_assert(kDefaultTolerance == 0.03, "summary.parity[].differs_by_more_than_
 json summary_tables_json(const std::vector<ResultRow>& rows) {
   json parity = json::array();
   for (const ParitySummaryRow& p : parity_summary(rows))
-    parity.push_back({{"test", p.test},
-                      {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
-                      {"variant", p.variant},
-                      {"point", p.point},
-                      {"block_size", p.block_size},
-                      {"vulkan_binding", binding_name(p.vulkan_binding)},
-                      {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
-                      {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
-                      {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
-                      {"differs_by_more_than_3pct", p.differs}});
+    parity.push_back(
+        {{"test", p.test},
+         {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
+         {"variant", p.variant},
+         {"point", p.point},
+         {"block_size", p.block_size},
+         {"vulkan_binding", binding_name(p.vulkan_binding)},
+         {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
+         {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
+         {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
+         {"differs_by_more_than_3pct", p.differs}});
   json layouts = json::array();
   for (const LayoutSummaryRow& l : layout_summary(rows))
-    layouts.push_back({{"test", l.test}, {"variant", l.variant}, {"block_size", l.block_size},
-                       {"api", api_name(l.api)}, {"binding", binding_name(l.binding)},
-                       {"aos_ms", l.aos_ms}, {"soa_ms", l.soa_ms}, {"aos_over_soa", l.aos_over_soa}});
+    layouts.push_back({{"test", l.test},
+                       {"variant", l.variant},
+                       {"block_size", l.block_size},
+                       {"api", api_name(l.api)},
+                       {"binding", binding_name(l.binding)},
+                       {"aos_ms", l.aos_ms},
+                       {"soa_ms", l.soa_ms},
+                       {"aos_over_soa", l.aos_over_soa}});
   return {{"parity", parity}, {"layouts", layouts}};
 }
 
