@@ -5,7 +5,7 @@
 #include <string>
 
 #include "error.h"
-#include "results_io.h"
+#include "run_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "fleet.h"
+#include "run_reader.h"
 #include "results_fixture.h"
 
 namespace cuvk {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backend.h"
-#include "report.h"
+#include "printing.h"
 
 namespace cuvk {
 

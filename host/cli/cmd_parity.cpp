@@ -5,13 +5,15 @@
 #include <iostream>
 #include <set>
 
+#include "backends.h"
+#include "baseline.h"
 #include "cli.h"
 #include "cmd_run.h"
-#include "compare.h"
-#include "compare_report.h"
-#include "backends.h"
 #include "devices.h"
 #include "error.h"
+#include "parity.h"
+#include "parity_printer.h"
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {

@@ -14,11 +14,12 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "compare.h"
 #include "error.h"
 #include "fleet.h"
-#include "merge_report.h"
-#include "results_io.h"
+#include "index_page.h"
+#include "merge_printer.h"
+#include "run_reader.h"
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {

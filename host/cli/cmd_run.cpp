@@ -224,7 +224,7 @@ int run_exit_code(const RunDocument& doc) {
 }
 
 int run_command(const RunArgs& a, const std::string& cmdline) {
-  if (a.device == kAllDevices) return run_every_device(a, cmdline);  // cmd_run_more.cpp
+  if (a.device == kAllDevices) return run_every_device(a, cmdline);  // cmd_run_devices.cpp
   const std::optional<RunFile> base = load_baseline(a);  // checked before anything runs
   const RunDocument doc = execute_run(a, cmdline);
   emit(doc, a.format, a.output, a.quiet);

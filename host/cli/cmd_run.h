@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "commands.h"
-#include "report.h"
-#include "results_io.h"
+#include "run_printer.h"
+#include "run_reader.h"
 
 namespace cuvk {
 
@@ -46,7 +46,7 @@ int run_exit_code(const RunDocument& doc);
 // The whole `cuvk run` (one device, or each in turn with --device all).
 int run_command(const RunArgs& args, const std::string& command_line);
 
-// ---- cmd_run_more.cpp: --device all and --baseline ----
+// ---- cmd_run_devices.cpp: --device all ----
 
 inline constexpr const char* kAllDevices = "all";  // --device all
 
@@ -57,6 +57,8 @@ int run_every_device(const RunArgs& args, const std::string& command_line);
 // --output for GPU `index` of --device all: "{gpu}" in the name is replaced by the index, else
 // ".gpu<index>" goes before the extension (r.json -> r.gpu0.json, out -> out.gpu0).
 std::string device_output_path(const std::string& output, int index);
+
+// ---- cmd_run_baseline.cpp: --baseline, and what parity shares with it ----
 
 // The --baseline file, read and checked (readable, schema, same GPU model as the device this run
 // will use) before anything runs; nullopt without --baseline. Throws UsageError.

@@ -1,5 +1,5 @@
 // `cuvk report --fleet`: verdict counts per GPU model and driver, boards against their siblings,
-// failed tasks (fleet.h). Verdicts and ratios come from compare.h (compare_apis, ratio_ci, judge).
+// failed tasks (fleet.h). Verdicts and ratios come from parity.h and verdicts.h (compare_apis, ratio_ci, judge).
 #include "fleet.h"
 
 #include <dirent.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "error.h"
-#include "merge_report.h"
+#include "merge_printer.h"
 #include "util.h"
 
 namespace cuvk {
@@ -47,7 +47,7 @@ bool is_derived_document(const std::string& path) {
   const json doc = json::parse(read_text(path), nullptr, false);
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
-  return schema.rfind("cuvk.", 0) == 0 && schema.rfind(kSchemaPrefix, 0) != 0;
+  return schema.rfind("cuvk.", 0) == 0 && schema.rfind(kSchemaFamily, 0) != 0;
 }
 
 // *.json and *.failed plain files directly in `dir`, sorted.
@@ -66,21 +66,11 @@ std::vector<std::string> fleet_files_in(const std::string& dir) {
   return out;
 }
 
-// A row's identity across boards: test, layout, variant, parameters, API and binding.
-std::string row_key(const ResultRow& r) {
-  std::ostringstream k;
-  k << r.test << '|' << r.layout << '|' << r.variant << '|' << api_name(r.api) << '|'
-    << binding_name(r.binding) << '|' << r.n << '|';
-  for (std::uint32_t v : r.axes.values()) k << v << '|';
-  k << r.block_size;
-  return k.str();
-}
-
 std::string row_text(const ResultRow& r) {
   std::string s = r.test;
   if (!r.layout.empty()) s += " " + r.layout;
   s += " " + r.variant;
-  const std::string point = point_text(r);
+  const std::string point = point_label(r);
   if (!point.empty()) s += " " + point;
   return s + " block " + std::to_string(r.block_size) + " " + api_name(r.api) + " " +
          binding_name(r.binding);
@@ -91,12 +81,12 @@ std::string board_uuid(const RunFile& r) {
   return r.vulkan ? r.vulkan->uuid : std::string();
 }
 
-using RowIndex = std::map<std::string, const ResultRow*>;  // ok rows of one board, by row_key
+using RowIndex = std::map<std::string, const ResultRow*>;  // ok rows of one board, by row_identity
 
 RowIndex ok_rows(const RunFile& run) {
   RowIndex index;
   for (const ResultRow& r : run.rows)
-    if (r.status == Status::ok) index.emplace(row_key(r), &r);
+    if (r.status == Status::ok) index.emplace(row_identity(r), &r);
   return index;
 }
 

@@ -1,15 +1,16 @@
 // `cuvk report --fleet`: many boards measured one run file each (contrib/slurm/), judged together.
 // Per GPU model and driver, the parity verdict counts; per GPU model, each board's medians against
 // its siblings' (a slow board or a bad driver install is what a fleet run catches); and the tasks
-// that produced no run file. Pure computation over parsed runs; the verdicts are compare.h's.
+// that produced no run file. Pure computation over parsed runs; the verdicts are parity.h's and verdicts.h's.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "compare.h"
-#include "report.h"
-#include "results_io.h"
+#include "parity.h"
+#include "printing.h"
+#include "run_file.h"
+#include "verdicts.h"
 
 namespace cuvk {
 

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "compare.h"
+#include "baseline.h"
 #include "error.h"
+#include "parity.h"
 #include "results_fixture.h"
+#include "run_reader.h"
+#include "verdicts.h"
 
 using namespace cuvk;
 

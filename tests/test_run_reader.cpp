@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "results_fixture.h"
-#include "results_io.h"
+#include "run_reader.h"
 
 using namespace cuvk;
 

@@ -1,27 +1,15 @@
-// `cuvk run` extras kept out of cmd_run.cpp: --device all (one run and one file per GPU) and
-// --baseline (compare every row with a saved run).
+// `cuvk run --device all`: one run and one result file per GPU of the node.
 #include <iostream>
 
+#include "backends.h"
 #include "cli.h"
 #include "cmd_run.h"
-#include "compare.h"
-#include "compare_report.h"
-#include "backends.h"
 #include "devices.h"
 #include "error.h"
+#include "run_reader.h"
 
 namespace cuvk {
 namespace {
-
-std::optional<RunDevice> run_device(const std::optional<DeviceInfo>& d) {
-  if (!d) return std::nullopt;
-  RunDevice r;
-  r.name = d->name;
-  r.uuid = format_uuid(d->uuid);
-  r.driver = d->driver;
-  r.is_cpu = d->is_cpu;
-  return r;
-}
 
 struct Target {
   int index = 0;
@@ -90,50 +78,6 @@ int run_every_device(const RunArgs& a, const std::string& cmdline) {
     if (code == kExitInterrupted) break;
   }
   return code;
-}
-
-std::optional<RunFile> load_baseline(const RunArgs& a) {
-  if (a.baseline.empty()) return std::nullopt;
-  parse_tolerance(a.tolerance);
-  RunFile base = read_results(a.baseline);
-  // Same GPU model as the device this run is about to use: a usage error now, not after the run.
-  const DeviceChoice choice = choose_devices(take_inventory(BackendOptions{}), a.device);
-  RunFile now;
-  now.name = "this run";
-  now.cuda = run_device(choice.cuda);
-  now.vulkan = run_device(choice.vulkan);
-  check_same_gpu(now, base);
-  return base;
-}
-
-int emit_baseline(const RunDocument& doc, const RunFile& base, const RunArgs& a) {
-  const BaselineResult b =
-      compare_baseline(run_file_of(doc, "this run"), base, parse_tolerance(a.tolerance));
-  const Format f = parse_format(a.format);
-  const Format text = f == Format::md ? Format::md : Format::table;
-  if (a.output.empty() && (f == Format::json || f == Format::csv))
-    std::cerr << '\n' << format_baseline(b, Format::table);  // stdout carries the run's data
-  else if (!a.quiet || b.exit_code != kExitOk)
-    std::cout << '\n' << format_baseline(b, text) << std::flush;
-  else
-    for (const std::string& n : b.notes) std::cerr << "note: " << n << '\n';  // --quiet: notes only
-  return b.exit_code;
-}
-
-RunFile run_file_of(const RunDocument& doc, const std::string& name) {
-  return parse_results(to_json(doc).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       name);
-}
-
-int worse_exit(int a, int b) {
-  auto rank = [](int c) {
-    if (c == kExitOk) return 0;
-    if (c == kExitNotCompared) return 1;
-    if (c == kExitDiffers) return 2;
-    return 3;  // usage/environment/interrupted as such
-  };
-  if (rank(a) == 3 || rank(b) == 3) return std::max(a, b);
-  return rank(a) >= rank(b) ? a : b;
 }
 
 }  // namespace cuvk

@@ -1,0 +1,76 @@
+// `cuvk run --baseline FILE`: the saved run read and checked before anything runs, then every row
+// of this run compared with it; and what `cuvk parity` shares with it (a live run as the reader
+// sees it, the exit code that says more).
+#include <algorithm>
+#include <iostream>
+
+#include "backends.h"
+#include "baseline.h"
+#include "baseline_printer.h"
+#include "cli.h"
+#include "cmd_run.h"
+#include "devices.h"
+#include "error.h"
+#include "run_reader.h"
+#include "run_writer.h"
+
+namespace cuvk {
+namespace {
+
+std::optional<RunDevice> run_device(const std::optional<DeviceInfo>& d) {
+  if (!d) return std::nullopt;
+  RunDevice r;
+  r.name = d->name;
+  r.uuid = format_uuid(d->uuid);
+  r.driver = d->driver;
+  r.is_cpu = d->is_cpu;
+  return r;
+}
+
+}  // namespace
+
+std::optional<RunFile> load_baseline(const RunArgs& a) {
+  if (a.baseline.empty()) return std::nullopt;
+  parse_tolerance(a.tolerance);
+  RunFile base = read_results(a.baseline);
+  // Same GPU model as the device this run is about to use: a usage error now, not after the run.
+  const DeviceChoice choice = choose_devices(take_inventory(BackendOptions{}), a.device);
+  RunFile now;
+  now.name = "this run";
+  now.cuda = run_device(choice.cuda);
+  now.vulkan = run_device(choice.vulkan);
+  check_same_gpu(now, base);
+  return base;
+}
+
+int emit_baseline(const RunDocument& doc, const RunFile& base, const RunArgs& a) {
+  const BaselineResult b =
+      compare_baseline(run_file_of(doc, "this run"), base, parse_tolerance(a.tolerance));
+  const Format f = parse_format(a.format);
+  const Format text = f == Format::md ? Format::md : Format::table;
+  if (a.output.empty() && (f == Format::json || f == Format::csv))
+    std::cerr << '\n' << format_baseline(b, Format::table);  // stdout carries the run's data
+  else if (!a.quiet || b.exit_code != kExitOk)
+    std::cout << '\n' << format_baseline(b, text) << std::flush;
+  else
+    for (const std::string& n : b.notes) std::cerr << "note: " << n << '\n';  // --quiet: notes only
+  return b.exit_code;
+}
+
+RunFile run_file_of(const RunDocument& doc, const std::string& name) {
+  return parse_results(run_json(doc).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       name);
+}
+
+int worse_exit(int a, int b) {
+  auto rank = [](int c) {
+    if (c == kExitOk) return 0;
+    if (c == kExitNotCompared) return 1;
+    if (c == kExitDiffers) return 2;
+    return 3;  // usage/environment/interrupted as such
+  };
+  if (rank(a) == 3 || rank(b) == 3) return std::max(a, b);
+  return rank(a) >= rank(b) ? a : b;
+}
+
+}  // namespace cuvk

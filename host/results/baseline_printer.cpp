@@ -1,0 +1,134 @@
+#include "baseline_printer.h"
+
+#include <sstream>
+
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+std::string baseline_verdict_cell(const BaselineLine& l) {
+  return l.compared ? baseline_verdict_name(l.verdict) : "NOT COMPARED";
+}
+
+std::string row_label(const ResultRow& r) {
+  return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + r.variant +
+         (point_label(r).empty() ? "" : " " + point_label(r)) + " block " +
+         std::to_string(r.block_size) + " n " + std::to_string(r.n) + " " + api_name(r.api) +
+         (r.binding == native_binding(r.api) ? "" : std::string(" ") + binding_name(r.binding));
+}
+
+}  // namespace
+
+json baseline_json(const BaselineResult& b) {
+  json rows = json::array();
+  for (const BaselineLine& l : b.lines) {
+    json j = point_json(l.now);
+    j["api"] = api_name(l.now.api);
+    j["binding"] = binding_name(l.now.binding);
+    j["now"] = verdict_side_json(l.now);
+    j["baseline"] = verdict_side_json(l.base);
+    j["now_over_baseline"] = l.compared ? json(l.ratio.ratio) : json(nullptr);
+    j["ratio_ci_low"] = l.compared ? finite_or_null(l.ratio.low) : json(nullptr);
+    j["ratio_ci_high"] = l.compared ? finite_or_null(l.ratio.high) : json(nullptr);
+    j["verdict"] = baseline_verdict_cell(l);
+    j["reason"] = null_if_empty(l.reason);
+    rows.push_back(j);
+  }
+  json only = json::array();
+  for (const ResultRow& r : b.only_in_baseline) {
+    json j = point_json(r);
+    j["api"] = api_name(r.api);
+    j["binding"] = binding_name(r.binding);
+    only.push_back(j);
+  }
+  return {{"comparison", "new/baseline"},
+          {"baseline", b.baseline_name},
+          {"tolerance", b.tolerance},
+          {"notes", b.notes},
+          {"rows", rows},
+          {"only_in_baseline", only},
+          {"counts",
+           {{"same", b.same},
+            {"faster", b.faster},
+            {"slower", b.slower},
+            {"uncertain", b.uncertain},
+            {"not_compared", b.not_compared},
+            {"unavailable_in_both", b.unavailable_both},
+            {"only_in_baseline", b.only_in_baseline.size()}}},
+          {"exit_code", b.exit_code}};
+}
+
+std::string baseline_text(const BaselineResult& b, bool md, int level) {
+  std::ostringstream out;
+  const char* bullet = md ? "- " : "  ";
+  const std::string now = b.now_name == "this run" ? "This run" : b.now_name;
+  out << heading(level, md, now + " vs baseline " + b.baseline_name);
+  out << bullet
+      << "now/baseline ratio of median GPU times with its 95% confidence interval; SAME = "
+      << "inside 1 +- " << tolerance_text(b.tolerance)
+      << "; SLOWER (entirely above) fails the run\n";
+  for (const std::string& n : b.notes) out << bullet << "note: " << n << '\n';
+  out << '\n';
+  bool modes = false;
+  for (const BaselineLine& l : b.lines) modes = modes || l.now.binding != native_binding(l.now.api);
+  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block", "api",
+                                              "baseline ms", "now ms", "now/baseline", "95% CI",
+                                              "verdict"}};
+  if (modes) t[0].insert(t[0].begin() + 6, "binding");
+  std::vector<std::string> notes;
+  for (const BaselineLine& l : b.lines) {
+    t.push_back({l.now.test, dash(l.now.layout), l.now.variant, dash(point_label(l.now)),
+                 std::to_string(l.now.block_size), api_name(l.now.api), ms_cell(l.base),
+                 ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
+                 l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)});
+    if (modes) t.back().insert(t.back().begin() + 6, binding_name(l.now.binding));
+    if (!l.compared) notes.push_back(row_label(l.now) + ": " + l.reason);
+  }
+  if (t.size() > 1) out << format_text_table(t, md);
+  if (!notes.empty()) out << '\n' << (md ? "Not compared:\n" : "not compared:\n");
+  for (const std::string& n : notes) out << (md ? "- " : "  ") << n << '\n';
+  if (!b.only_in_baseline.empty())
+    out << '\n'
+        << (md ? "Only in the baseline (not measured now):\n"
+               : "only in the baseline (not measured now):\n");
+  for (const ResultRow& r : b.only_in_baseline)
+    out << (md ? "- " : "  ") << row_label(r)
+        << (r.status == Status::ok ? "" : std::string(" (") + status_name(r.status) + " there)")
+        << '\n';
+  out << '\n'
+      << (md ? "**Verdicts:** " : "Verdicts: ") << b.same << " SAME, " << b.faster << " FASTER, "
+      << b.slower << " SLOWER, " << b.uncertain << " UNCERTAIN; " << b.not_compared
+      << " not compared, " << b.only_in_baseline.size() << " only in the baseline";
+  if (b.unavailable_both) out << ", " << b.unavailable_both << " unavailable in both runs";
+  out << ".\n";
+  return out.str();
+}
+
+std::string baseline_csv_rows(const BaselineResult& b) {
+  std::string s;
+  for (const BaselineLine& l : b.lines)
+    s += comparison_csv_line("new/baseline", l.now, api_name(l.now.api), l.now.binding, l.now,
+                             l.base, l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason);
+  for (const ResultRow& r : b.only_in_baseline)
+    s += comparison_csv_line("new/baseline", r, api_name(r.api), r.binding, std::nullopt, r, false,
+                             {}, "NOT COMPARED", "", "only in the baseline");
+  return s;
+}
+
+std::string format_baseline(const BaselineResult& b, Format f) {
+  switch (f) {
+    case Format::json:
+      return json({{"schema", kParitySchema}, {"baseline", baseline_json(b)}}).dump(2) + "\n";
+    case Format::csv:
+      return comparison_csv_header() + baseline_csv_rows(b);
+    case Format::table:
+    case Format::md:
+      return baseline_text(b, f == Format::md);
+  }
+  return {};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,121 @@
+#include "json_check.h"
+
+#include <cmath>
+
+#include "error.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+std::string number_or_type(const json& v) {
+  return v.is_number() ? v.dump() : type_of(v);
+}
+
+}  // namespace
+
+std::string one_line(const std::string& s, std::size_t max) {
+  std::string out;
+  for (char c : s.substr(0, max))
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  return s.size() > max ? out + "..." : out;
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + one_line(s, kMaxQuoted) + "'";
+}
+
+const char* type_of(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+JsonIn::JsonIn(const std::string& file, const json& root) : JsonIn(&file, &root, "") {}
+
+JsonIn::JsonIn(const std::string* file, const json* value, std::string path)
+    : file_(file), value_(value), path_(std::move(path)) {}
+
+JsonIn JsonIn::at(const std::string& key) const {
+  const json* child = nullptr;
+  if (value_ && value_->is_object()) {
+    const auto it = value_->find(key);
+    if (it != value_->end()) child = &*it;
+  }
+  return JsonIn(file_, child, path_.empty() ? key : path_ + "." + key);
+}
+
+JsonIn JsonIn::element(std::size_t index) const {
+  const json* child =
+      value_ && value_->is_array() && index < value_->size() ? &(*value_)[index] : nullptr;
+  return JsonIn(file_, child, path_ + "[" + std::to_string(index) + "]");
+}
+
+void JsonIn::fail(const std::string& problem) const {
+  throw UsageError(*file_ + ": " + (path_.empty() ? "" : path_ + ": ") + problem);
+}
+
+JsonIn JsonIn::required() const {
+  if (!value_) fail("missing (required)");
+  return *this;
+}
+
+JsonIn JsonIn::object() const {
+  if (!required().value().is_object())
+    fail(std::string("expected an object, found ") + type_of(*value_));
+  return *this;
+}
+
+JsonIn JsonIn::array() const {
+  if (!required().value().is_array())
+    fail(std::string("expected an array, found ") + type_of(*value_));
+  return *this;
+}
+
+std::string JsonIn::string() const {
+  if (!required().value().is_string())
+    fail(std::string("expected a string, found ") + type_of(*value_));
+  return value_->get<std::string>();
+}
+
+bool JsonIn::boolean() const {
+  if (!required().value().is_boolean())
+    fail(std::string("expected true or false, found ") + type_of(*value_));
+  return value_->get<bool>();
+}
+
+std::uint64_t JsonIn::unsigned_int(std::uint64_t max) const {
+  const json& v = required().value();
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
+    fail("expected an integer from 0 to " + std::to_string(max) + ", found " + number_or_type(v));
+  return v.get<std::uint64_t>();
+}
+
+std::uint32_t JsonIn::u32() const {
+  return static_cast<std::uint32_t>(unsigned_int(std::numeric_limits<std::uint32_t>::max()));
+}
+
+double JsonIn::number(bool positive) const {
+  const json& v = required().value();
+  const double x = v.is_number() ? v.get<double>() : 0.0;
+  if (!v.is_number() || !std::isfinite(x) || x < 0.0 || (positive && x == 0.0))
+    fail(std::string("expected a finite number ") + (positive ? "above 0" : ">= 0") + ", found " +
+         number_or_type(v));
+  return x;
+}
+
+std::optional<std::string> JsonIn::if_string() const {
+  if (!value_ || !value_->is_string()) return std::nullopt;
+  return value_->get<std::string>();
+}
+
+std::optional<std::uint64_t> JsonIn::if_unsigned() const {
+  if (!value_ || !value_->is_number_unsigned()) return std::nullopt;
+  return value_->get<std::uint64_t>();
+}
+
+}  // namespace cuvk

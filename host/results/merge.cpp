@@ -1,0 +1,56 @@
+#include "merge.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "parity.h"
+
+namespace cuvk {
+
+std::string run_label(std::size_t i) {
+  return i < 26 ? std::string(1, static_cast<char>('A' + i)) : "R" + std::to_string(i + 1);
+}
+
+std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
+  std::vector<MergedRow> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (ApiPair& p : pair_apis(runs[i].rows)) {
+      MergedRow* m = nullptr;
+      for (MergedRow& x : out)
+        if (same_point(x.point, p.point) && x.vulkan_binding == p.vulkan_binding) m = &x;
+      if (!m) {
+        out.push_back({p.point, p.vulkan_binding, std::vector<MergedCell>(runs.size())});
+        m = &out.back();
+      }
+      m->runs[i].cuda = std::move(p.cuda);
+      m->runs[i].vulkan = std::move(p.vulkan);
+    }
+  }
+  // Rows of a block-size sweep or of a later run's extra points next to their siblings: tests,
+  // layouts and variants keep their order of first appearance; numbers sort within them.
+  std::vector<std::string> order;
+  auto rank = [&order](const std::string& s) {
+    const auto it = std::find(order.begin(), order.end(), s);
+    if (it != order.end()) return static_cast<std::size_t>(it - order.begin());
+    order.push_back(s);
+    return order.size() - 1;
+  };
+  for (const MergedRow& m : out)
+    rank("t:" + m.point.test), rank("l:" + m.point.layout), rank("v:" + m.point.variant);
+  std::stable_sort(out.begin(), out.end(), [&rank](const MergedRow& x, const MergedRow& y) {
+    const ResultRow& a = x.point;
+    const ResultRow& b = y.point;
+    auto key = [&rank](const ResultRow& r) {
+      return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
+                             r.axes.values(), r.n, r.block_size);
+    };
+    return std::make_tuple(key(a), x.vulkan_binding) < std::make_tuple(key(b), y.vulkan_binding);
+  });
+  for (MergedRow& m : out)
+    for (MergedCell& c : m.runs)
+      if (c.cuda && c.vulkan && c.cuda->status == Status::ok && c.vulkan->status == Status::ok)
+        c.vulkan_over_cuda = ratio_ci(median_ci(c.vulkan->time_ms), median_ci(c.cuda->time_ms));
+  return out;
+}
+
+}  // namespace cuvk

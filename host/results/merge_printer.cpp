@@ -1,0 +1,190 @@
+#include "merge_printer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "merge.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+// Which APIs a run measured at all: columns for an API a run never ran are left out.
+struct RunApis {
+  bool cuda = false, vulkan = false;
+};
+RunApis apis_of(const RunFile& run) {
+  RunApis a;
+  for (const ResultRow& r : run.rows) {
+    if (r.status == Status::unavailable) continue;
+    (r.api == Api::cuda ? a.cuda : a.vulkan) = true;
+  }
+  return a;
+}
+
+std::string gbps(const std::optional<ResultRow>& r) {
+  return r && r->status == Status::ok ? fmt("%.1f", r->gbps_moved) : "-";
+}
+
+json side_json(const std::optional<ResultRow>& r) {
+  if (!r) return nullptr;
+  json j = {{"status", status_name(r->status)}};
+  if (r->status == Status::ok) {
+    j["median_ms"] = r->time_ms.median;
+    j["ci_low_ms"] = r->time_ms.ci_low;
+    j["ci_high_ms"] = r->time_ms.ci_high;
+    j["gbps_useful"] = r->gbps_useful;
+    j["gbps_moved"] = r->gbps_moved;
+  } else {
+    j["reason"] = r->reason;
+  }
+  return j;
+}
+
+std::string legend(const std::vector<RunFile>& runs, bool md) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out << (md ? "- **" : "  ") << run_label(i) << (md ? "**: " : ": ") << describe_run(runs[i])
+        << '\n';
+  out << (md ? "- " : "  ")
+      << "ms = median GPU time; GB/s = bytes DRAM moves (32-byte sectors) per second, "
+      << "1e9 bytes/s; V/C = Vulkan/CUDA median time ratio (> 1: Vulkan slower); - = not "
+         "measured\n";
+  return out.str();
+}
+
+std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& runs,
+                                                 const std::vector<RunApis>& apis,
+                                                 const std::vector<const MergedRow*>& rows) {
+  bool modes = false;  // a Vulkan binding column only when some run has a non-default mode
+  for (const MergedRow* m : rows) modes = modes || m->vulkan_binding != native_binding(Api::vulkan);
+  std::vector<std::string> head = {"layout", "variant", "point", "n", "block"};
+  if (modes) head.push_back("Vulkan binding");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string l = run_label(i) + " ";
+    if (apis[i].cuda) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
+    if (apis[i].vulkan) head.insert(head.end(), {l + "Vulkan ms", l + "Vulkan GB/s"});
+    if (apis[i].cuda && apis[i].vulkan) head.push_back(l + "V/C");
+  }
+  std::vector<std::vector<std::string>> t = {head};
+  for (const MergedRow* m : rows) {
+    std::vector<std::string> cells = {dash(m->point.layout), m->point.variant,
+                                      dash(point_label(m->point)), std::to_string(m->point.n),
+                                      std::to_string(m->point.block_size)};
+    if (modes) cells.push_back(binding_name(m->vulkan_binding));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const MergedCell& c = m->runs[i];
+      if (apis[i].cuda) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});
+      if (apis[i].vulkan) cells.insert(cells.end(), {ms_cell(c.vulkan), gbps(c.vulkan)});
+      if (apis[i].cuda && apis[i].vulkan)
+        cells.push_back(c.vulkan_over_cuda ? fmt("%.3f", c.vulkan_over_cuda->ratio) : "-");
+    }
+    t.push_back(cells);
+  }
+  return t;
+}
+
+std::string text_tables(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged,
+                        bool md, int level) {
+  std::vector<RunApis> apis;
+  for (const RunFile& r : runs) apis.push_back(apis_of(r));
+  std::ostringstream out;
+  if (md && level == 2)
+    out << "# cuvk: " << runs.size() << (runs.size() == 1 ? " run\n\n" : " runs compared\n\n");
+  out << legend(runs, md);
+  std::vector<std::string> tests;
+  for (const MergedRow& m : merged)
+    if (std::find(tests.begin(), tests.end(), m.point.test) == tests.end())
+      tests.push_back(m.point.test);
+  for (const std::string& test : tests) {
+    std::vector<const MergedRow*> rows;
+    for (const MergedRow& m : merged)
+      if (m.point.test == test) rows.push_back(&m);
+    out << '\n'
+        << (md ? std::string(static_cast<std::size_t>(level), '#') + " " + test + "\n\n"
+               : test + "\n");
+    out << format_text_table(test_table(runs, apis, rows), md);
+  }
+  return out.str();
+}
+
+std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
+  std::ostringstream out;
+  out << "test,layout,variant,point,n," << axis_csv_header() << ",block_size,vulkan_binding";
+  for (const RunFile& r : runs)
+    for (const char* col :
+         {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
+          "vulkan gbps_moved", "vulkan gbps_useful", "vulkan_over_cuda"})
+      out << ',' << csv_field(r.name + " " + col);
+  out << '\n';
+  auto num = [](const std::optional<ResultRow>& r, double ResultRow::*f) {
+    return r && r->status == Status::ok ? fmt("%.6g", (*r).*f) : std::string();
+  };
+  auto med = [](const std::optional<ResultRow>& r) {
+    return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.median) : std::string();
+  };
+  for (const MergedRow& m : merged) {
+    const ResultRow& p = m.point;
+    out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
+        << csv_field(point_label(p)) << ',' << p.n << ',' << axis_csv_cells(p) << ','
+        << p.block_size << ',' << binding_name(m.vulkan_binding);
+    for (const MergedCell& c : m.runs) {
+      out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
+          << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','
+          << num(c.vulkan, &ResultRow::gbps_moved) << ',' << num(c.vulkan, &ResultRow::gbps_useful)
+          << ',' << (c.vulkan_over_cuda ? fmt("%.6g", c.vulkan_over_cuda->ratio) : "");
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
+  json jruns = json::array();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    json j = run_identity_json(runs[i]);
+    j["label"] = run_label(i);
+    jruns.push_back(j);
+  }
+  json rows = json::array();
+  for (const MergedRow& m : merged) {
+    json cells = json::array();
+    for (std::size_t i = 0; i < m.runs.size(); ++i) {
+      const MergedCell& c = m.runs[i];
+      const auto& r = c.vulkan_over_cuda;
+      cells.push_back(
+          {{"label", run_label(i)},
+           {"cuda", side_json(c.cuda)},
+           {"vulkan", side_json(c.vulkan)},
+           {"vulkan_over_cuda", r ? json(r->ratio) : json(nullptr)},
+           {"ratio_ci_low", r && std::isfinite(r->low) ? json(r->low) : json(nullptr)},
+           {"ratio_ci_high", r && std::isfinite(r->high) ? json(r->high) : json(nullptr)}});
+    }
+    json row = point_json(m.point);
+    row["vulkan_binding"] = binding_name(m.vulkan_binding);
+    row["runs"] = cells;
+    rows.push_back(row);
+  }
+  return {{"schema", kReportSchema}, {"runs", jruns}, {"rows", rows}};
+}
+
+}  // namespace
+
+std::string format_merged(const std::vector<RunFile>& runs, Format format, int level) {
+  const std::vector<MergedRow> merged = merge_runs(runs);
+  switch (format) {
+    case Format::json:
+      return merged_json(runs, merged).dump(2) + "\n";
+    case Format::csv:
+      return csv(runs, merged);
+    case Format::table:
+    case Format::md:
+      return text_tables(runs, merged, format == Format::md, level);
+  }
+  return {};
+}
+
+}  // namespace cuvk

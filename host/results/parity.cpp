@@ -1,0 +1,134 @@
+#include "parity.h"
+
+#include <algorithm>
+
+namespace cuvk {
+
+std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
+  std::vector<ApiPair> out;
+  for (const ResultRow& r : rows) {
+    if (r.api == Api::cuda) {
+      bool found = false;
+      for (ApiPair& p : out)
+        if (same_point(p.point, r)) {
+          p.cuda = r;
+          found = true;
+        }
+      if (!found) out.push_back({r, native_binding(Api::vulkan), r, std::nullopt});
+      continue;
+    }
+    ApiPair* slot = nullptr;  // this mode's pair, else the point's pair still waiting for Vulkan
+    for (ApiPair& p : out)
+      if (same_point(p.point, r) && p.vulkan && p.vulkan_binding == r.binding) slot = &p;
+    for (ApiPair& p : out)
+      if (!slot && same_point(p.point, r) && !p.vulkan) slot = &p;
+    if (!slot) {
+      std::optional<ResultRow> cuda;
+      for (const ApiPair& p : out)
+        if (same_point(p.point, r) && p.cuda) cuda = p.cuda;
+      out.push_back({r, r.binding, cuda, std::nullopt});
+      slot = &out.back();
+    }
+    slot->vulkan = r;
+    slot->vulkan_binding = r.binding;
+  }
+  return out;
+}
+
+const char* output_check_name(OutputCheck c) {
+  switch (c) {
+    case OutputCheck::identical:
+      return "identical";
+    case OutputCheck::mismatch:
+      return "MISMATCH";
+    case OutputCheck::unknown:
+      return "not hashed";
+  }
+  return "?";
+}
+
+bool ParityLine::differs() const {
+  return state == PairState::failed ||
+         (state == PairState::compared &&
+          (verdict != Verdict::same || outputs == OutputCheck::mismatch));
+}
+
+namespace {
+
+std::string why_not(const std::optional<ResultRow>& r, Api api) {
+  const char* name = api == Api::cuda ? "CUDA" : "Vulkan";
+  if (!r) return std::string("no ") + name + " row";
+  return std::string(name) + " " + status_name(r->status) + ": " + r->reason;
+}
+
+}  // namespace
+
+ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) {
+  ParityResult res;
+  res.tolerance = tolerance;
+  for (ApiPair& p : pair_apis(rows)) {
+    ParityLine line;
+    line.point = std::move(p.point);
+    line.vulkan_binding = p.vulkan_binding;
+    line.cuda = std::move(p.cuda);
+    line.vulkan = std::move(p.vulkan);
+    res.lines.push_back(std::move(line));
+  }
+
+  std::vector<std::string> reasons;
+  for (ParityLine& l : res.lines) {
+    const bool cuda_ok = l.cuda && l.cuda->status == Status::ok;
+    const bool vk_ok = l.vulkan && l.vulkan->status == Status::ok;
+    const bool cuda_failed = l.cuda && l.cuda->status == Status::failed;
+    const bool vk_failed = l.vulkan && l.vulkan->status == Status::failed;
+    if (cuda_failed || vk_failed) {
+      l.state = PairState::failed;
+      l.reason = cuda_failed ? why_not(l.cuda, Api::cuda) : why_not(l.vulkan, Api::vulkan);
+      ++res.failed;
+    } else if (!cuda_ok || !vk_ok) {
+      l.state = PairState::unavailable;
+      l.reason = !cuda_ok ? why_not(l.cuda, Api::cuda) : why_not(l.vulkan, Api::vulkan);
+      if (std::find(reasons.begin(), reasons.end(), l.reason) == reasons.end())
+        reasons.push_back(l.reason);
+      ++res.unavailable;
+    } else {
+      l.state = PairState::compared;
+      l.ratio = ratio_ci(median_ci(l.vulkan->time_ms), median_ci(l.cuda->time_ms));
+      l.verdict = judge(l.ratio, tolerance);
+      switch (l.verdict) {
+        case Verdict::same:
+          ++res.same;
+          break;
+        case Verdict::faster:
+          ++res.faster;
+          break;
+        case Verdict::slower:
+          ++res.slower;
+          break;
+        case Verdict::uncertain:
+          ++res.uncertain;
+          break;
+      }
+    }
+    if (l.cuda && l.vulkan && l.cuda->output_hash && l.vulkan->output_hash) {
+      l.outputs = *l.cuda->output_hash == *l.vulkan->output_hash ? OutputCheck::identical
+                                                                 : OutputCheck::mismatch;
+      ++(l.outputs == OutputCheck::identical ? res.outputs_identical : res.outputs_mismatch);
+    }
+  }
+
+  if (!reasons.empty()) {
+    res.not_compared_reason = "cannot compare " + std::to_string(res.unavailable) + " of " +
+                              std::to_string(res.lines.size()) + " points: " + reasons.front();
+    if (reasons.size() > 1)
+      res.not_compared_reason += " (and " + std::to_string(reasons.size() - 1) + " other reasons)";
+  } else if (res.lines.empty()) {
+    res.not_compared_reason = "cannot compare: the run has no result rows";
+  }
+  bool differs = false;
+  for (const ParityLine& l : res.lines) differs = differs || l.differs();
+  res.exit_code = differs ? 1 : (res.unavailable > 0 || res.lines.empty()) ? 2 : 0;
+  return res;
+}
+
+}  // namespace cuvk

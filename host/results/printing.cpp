@@ -1,0 +1,194 @@
+#include "printing.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "axes.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+std::string pad(const std::string& s, std::size_t w, bool right) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+std::string bound(double v) {
+  return std::isfinite(v) ? fmt("%.3f", v) : "inf";
+}
+
+std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
+  return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.*field) : "";
+}
+
+}  // namespace
+
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown) {
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  // A column is numeric (right-aligned) when any of its data cells starts with a digit.
+  std::vector<bool> numeric(width.size(), false);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    for (std::size_t c = 0; c < rows[i].size(); ++c)
+      if (!rows[i][c].empty() && std::isdigit(static_cast<unsigned char>(rows[i][c][0])))
+        numeric[c] = true;
+  std::ostringstream out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t c = 0; c < rows[i].size(); ++c) {
+      if (markdown)
+        out << "| ";
+      else if (c > 0)
+        out << "  ";
+      out << pad(rows[i][c], width[c], numeric[c] && i > 0);
+      if (markdown) out << ' ';
+    }
+    if (markdown) out << '|';
+    out << '\n';
+    if (i == 0) {
+      for (std::size_t c = 0; c < rows[0].size(); ++c) {
+        if (markdown)
+          out << "| " << std::string(width[c], '-') << ' ';
+        else
+          out << (c > 0 ? "  " : "") << std::string(width[c], '-');
+      }
+      out << (markdown ? "|\n" : "\n");
+    }
+  }
+  return out.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+std::string heading(int level, bool markdown, const std::string& text) {
+  if (!markdown) return text + "\n";
+  return std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n";
+}
+
+std::string tolerance_text(double tol) {
+  return fmt("%.3g", 100.0 * tol) + "%";
+}
+
+std::string interval_text(const RatioCi& r) {
+  return "[" + bound(r.low) + ", " + bound(r.high) + "]";
+}
+
+std::string ms_cell(const std::optional<ResultRow>& r) {
+  if (!r) return "-";
+  if (r->status == Status::ok) return fmt("%.4f", r->time_ms.median);
+  return r->status == Status::failed ? "FAILED" : "-";
+}
+
+std::string axis_csv_header() {
+  std::string s;
+  for (const Axis& axis : axes()) s += (s.empty() ? "" : ",") + axis.name;
+  return s;
+}
+
+std::string axis_csv_cells(const ResultRow& r) {
+  std::string s;
+  for (std::uint32_t v : r.axes.values()) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+void put_axes(json& obj, const ResultRow& r) {
+  for (const Axis& axis : axes()) obj[axis.name] = r.axes.get(axis.name);
+}
+
+json null_if_empty(const std::string& s) {
+  return s.empty() ? json(nullptr) : json(s);
+}
+
+json finite_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+std::string describe_run(const RunFile& run) {
+  std::string s = run.name + ": " + run.gpu_name();
+  if (run.cuda) s += ", " + run.cuda_driver();
+  if (run.vulkan) s += ", Vulkan " + run.vulkan_driver();
+  s += "; " + run.date_utc + ", cuvk " + run.git_revision;
+  return s;
+}
+
+json run_identity_json(const RunFile& run) {
+  return {{"file", run.name},
+          {"gpu", run.gpu_name()},
+          {"cuda_uuid", run.cuda ? json(run.cuda->uuid) : json(nullptr)},
+          {"vulkan_uuid", run.vulkan ? json(run.vulkan->uuid) : json(nullptr)},
+          {"cuda_driver", null_if_empty(run.cuda_driver())},
+          {"vulkan_driver", null_if_empty(run.vulkan_driver())},
+          {"date_utc", run.date_utc},
+          {"git_revision", run.git_revision}};
+}
+
+json point_json(const ResultRow& r) {
+  json j = {{"test", r.test},
+            {"layout", null_if_empty(r.layout)},
+            {"variant", r.variant},
+            {"point", point_label(r)},
+            {"n", r.n},
+            {"block_size", r.block_size}};
+  put_axes(j, r);
+  return j;
+}
+
+json verdict_side_json(const std::optional<ResultRow>& r) {
+  if (!r) return nullptr;
+  json j = {{"status", status_name(r->status)},
+            {"verified", r->verified},
+            {"output_fnv1a64", r->output_hash ? json(hash_text(*r->output_hash)) : json(nullptr)}};
+  if (r->status == Status::ok) {
+    j["median_ms"] = r->time_ms.median;
+    j["ci_low_ms"] = r->time_ms.ci_low;
+    j["ci_high_ms"] = r->time_ms.ci_high;
+  } else {
+    j["reason"] = r->reason;
+  }
+  return j;
+}
+
+std::string comparison_csv_header() {
+  return "comparison,test,layout,variant,api,binding,n," + axis_csv_header() +
+         ",block_size,numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
+         "denominator_ci_low_ms,denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,"
+         "outputs,reason\n";
+}
+
+std::string comparison_csv_line(const char* comparison, const ResultRow& p, const std::string& api,
+                                Binding binding, const std::optional<ResultRow>& num,
+                                const std::optional<ResultRow>& den, bool compared,
+                                const RatioCi& ratio, const std::string& verdict,
+                                const std::string& outputs, const std::string& reason) {
+  std::ostringstream out;
+  out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
+      << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
+      << axis_csv_cells(p) << ',' << p.block_size << ',' << csv_ms(num, &Summary::median) << ','
+      << csv_ms(num, &Summary::ci_low) << ',' << csv_ms(num, &Summary::ci_high) << ','
+      << csv_ms(den, &Summary::median) << ',' << csv_ms(den, &Summary::ci_low) << ','
+      << csv_ms(den, &Summary::ci_high) << ',';
+  if (compared)
+    out << fmt("%.6g", ratio.ratio) << ','
+        << (std::isfinite(ratio.low) ? fmt("%.6g", ratio.low) : "") << ','
+        << (std::isfinite(ratio.high) ? fmt("%.6g", ratio.high) : "");
+  else
+    out << ",,";
+  out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason) << '\n';
+  return out.str();
+}
+
+}  // namespace cuvk

@@ -1,0 +1,67 @@
+// What more than one printer uses: the output formats, the aligned text/Markdown table, CSV
+// quoting, and the cells, lines and JSON pieces that several printers share. Printers only format:
+// every number and verdict comes from the computing rooms (verdicts, parity, baseline, merge).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "row.h"
+#include "run_file.h"
+#include "verdicts.h"
+
+namespace cuvk {
+
+enum class Format { table, md, csv, json };
+
+// The derived documents' schemas (results/SCHEMA.md, "Derived documents"): outputs, never read as
+// runs. `cuvk parity` and `cuvk run --baseline` write the first, `cuvk report` the second.
+inline constexpr const char* kParitySchema = "cuvk.parity/1";
+inline constexpr const char* kReportSchema = "cuvk.report/1";
+
+// rows[0] is the header; a column whose data cells start with a digit is right-aligned.
+std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown);
+std::string csv_field(const std::string& s);  // quoted where needed
+
+std::string dash(const std::string& s);  // "-" for ""
+std::string heading(int level, bool markdown,
+                    const std::string& text);  // "## text\n\n" or "text\n"
+std::string tolerance_text(double tolerance);  // 0.03 -> "3%"
+std::string interval_text(const RatioCi& r);   // "[0.998, 1.013]" ("inf" where unbounded)
+// A row's median ms for a table cell: "-" without a row or time, FAILED for a failed row.
+std::string ms_cell(const std::optional<ResultRow>& r);
+
+// Sweep axes (axes.h) as CSV columns and JSON fields: one per axis, in axes() order.
+std::string axis_csv_header();                           // "offset,stride"
+std::string axis_csv_cells(const ResultRow& r);          // "4,1"
+void put_axes(nlohmann::json& obj, const ResultRow& r);  // obj["offset"] = 4, obj["stride"] = 1
+
+nlohmann::json null_if_empty(const std::string& s);
+nlohmann::json finite_or_null(double v);
+
+// One line about a run for report headers: file, GPU, drivers, date, cuvk revision; and the same
+// facts as JSON for the derived documents.
+std::string describe_run(const RunFile& run);
+nlohmann::json run_identity_json(const RunFile& run);
+
+// A point's fields in the derived documents: test, layout, variant, point, n, axes, block_size.
+nlohmann::json point_json(const ResultRow& r);
+
+// ---- shared by the parity and baseline printers ----
+
+nlohmann::json verdict_side_json(const std::optional<ResultRow>& r);  // one side of a ratio
+
+// CSV of both comparisons: one header, then rows told apart by the `comparison` column
+// ("vulkan/cuda" or "new/baseline").
+std::string comparison_csv_header();
+std::string comparison_csv_line(const char* comparison, const ResultRow& point,
+                                const std::string& api, Binding binding,
+                                const std::optional<ResultRow>& numerator,
+                                const std::optional<ResultRow>& denominator, bool compared,
+                                const RatioCi& ratio, const std::string& verdict,
+                                const std::string& outputs, const std::string& reason);
+
+}  // namespace cuvk

@@ -1,0 +1,326 @@
+#include "run_file.h"
+
+#include <cstdio>
+
+#include "axes.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+bool carries(Rows rows, const ResultRow& r) {
+  return rows == Rows::all || (rows == Rows::ok) == (r.status == Status::ok);
+}
+
+RowField group(std::string name, Need need, std::vector<RowField> fields, Rows rows = Rows::all,
+               OtherRows other_rows = OtherRows::omitted) {
+  RowField g(std::move(name), need, nullptr, nullptr, rows, other_rows);
+  g.fields = std::move(fields);
+  return g;
+}
+
+json null_or(const std::optional<std::uint64_t>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::uint64_t parse_hash(const JsonIn& in) {
+  if (!in.value().is_string())
+    in.fail(std::string("expected 16 hex digits or null, found ") + type_of(in.value()));
+  const std::string s = in.value().get<std::string>();
+  if (s.size() != 16 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    in.fail("expected 16 hex digits, found " + quoted(s));
+  return std::stoull(s, nullptr, 16);
+}
+
+// ---- what the run is: test, layout, variant, kernel, API, binding ----
+
+std::vector<RowField> identity_fields() {
+  return {
+      {"test", Need::required, [](const ResultRow& r) { return json(r.test); },
+       [](const JsonIn& in, ResultRow& r) { r.test = in.string(); }},
+      {"layout", Need::required,
+       [](const ResultRow& r) { return r.layout.empty() ? json(nullptr) : json(r.layout); },
+       [](const JsonIn& in, ResultRow& r) {
+         const json& v = in.required().value();
+         if (!v.is_null() && !v.is_string())
+           in.fail(std::string("expected a string or null, found ") + type_of(v));
+         r.layout = v.is_string() ? v.get<std::string>() : "";
+       }},
+      {"variant", Need::required, [](const ResultRow& r) { return json(r.variant); },
+       [](const JsonIn& in, ResultRow& r) { r.variant = in.string(); }},
+      {"kernel", Need::optional, [](const ResultRow& r) { return json(r.kernel); },
+       [](const JsonIn& in, ResultRow& r) { r.kernel = in.if_string().value_or(""); }},
+      {"api", Need::required, [](const ResultRow& r) { return json(api_name(r.api)); },
+       [](const JsonIn& in, ResultRow& r) {
+         const std::string api = in.string();
+         if (api == "cuda")
+           r.api = Api::cuda;
+         else if (api == "vulkan")
+           r.api = Api::vulkan;
+         else
+           in.fail("expected \"cuda\" or \"vulkan\", found " + quoted(api));
+       }},
+      // Absent in files from before binding modes: the API's native one.
+      {"binding", Need::optional, [](const ResultRow& r) { return json(binding_name(r.binding)); },
+       [](const JsonIn& in, ResultRow& r) {
+         r.binding = native_binding(r.api);
+         if (!in.present()) return;
+         const std::string b = in.string();
+         if (b == "pointer")
+           r.binding = Binding::pointer;
+         else if (b == "descriptor")
+           r.binding = Binding::descriptor;
+         else if (b == "bda")
+           r.binding = Binding::bda;
+         else
+           in.fail("expected pointer, descriptor or bda, found " + quoted(b));
+       }},
+  };
+}
+
+// `params`: the problem size, every sweep axis (axes.h) and the block size; `geometry`: the launch.
+RowField params_group() {
+  std::vector<RowField> f = {{"n", Need::required, [](const ResultRow& r) { return json(r.n); },
+                              [](const JsonIn& in, ResultRow& r) { r.n = in.u32(); }}};
+  for (const Axis& axis : axes())
+    f.push_back(
+        {axis.name, Need::required,
+         [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
+         [name = axis.name](const JsonIn& in, ResultRow& r) { r.axes.set(name, in.u32()); }});
+  f.push_back({"block_size", Need::required, [](const ResultRow& r) { return json(r.block_size); },
+               [](const JsonIn& in, ResultRow& r) { r.block_size = in.u32(); }});
+  f.push_back({"threads", Need::informative, [](const ResultRow& r) { return json(r.threads); }});
+  return group("params", Need::required, std::move(f));
+}
+
+RowField geometry_group() {
+  return group(
+      "geometry", Need::informative,
+      {{"block_size", Need::informative,
+        [](const ResultRow& r) { return json(r.geometry.block_size); }},
+       {"grid_x", Need::informative, [](const ResultRow& r) { return json(r.geometry.grid_x); }},
+       {"grid_y", Need::informative, [](const ResultRow& r) { return json(r.geometry.grid_y); }}});
+}
+
+// ---- what happened: status, bytes, verification ----
+
+std::vector<RowField> outcome_fields() {
+  return {
+      {"status", Need::required, [](const ResultRow& r) { return json(status_name(r.status)); },
+       [](const JsonIn& in, ResultRow& r) {
+         const std::string s = in.string();
+         if (s == "ok")
+           r.status = Status::ok;
+         else if (s == "failed")
+           r.status = Status::failed;
+         else if (s == "unavailable")
+           r.status = Status::unavailable;
+         else
+           in.fail("expected ok, failed or unavailable, found " + quoted(s));
+       }},
+      {"reason", Need::required, [](const ResultRow& r) { return json(r.reason); },
+       [](const JsonIn& in, ResultRow& r) { r.reason = in.string(); }, Rows::not_ok},
+      {"useful_bytes", Need::required, [](const ResultRow& r) { return json(r.useful_bytes); },
+       [](const JsonIn& in, ResultRow& r) { r.useful_bytes = in.unsigned_int(); }},
+      {"moved_bytes", Need::required, [](const ResultRow& r) { return json(r.moved_bytes); },
+       [](const JsonIn& in, ResultRow& r) { r.moved_bytes = in.unsigned_int(); }},
+      {"sectors_per_request", Need::required,
+       [](const ResultRow& r) { return json(r.sectors_per_request); },
+       [](const JsonIn& in, ResultRow& r) { r.sectors_per_request = in.u32(); }},
+      {"request_efficiency", Need::informative,
+       [](const ResultRow& r) { return json(r.request_efficiency); }},
+      {"verified", Need::required, [](const ResultRow& r) { return json(r.verified); },
+       [](const JsonIn& in, ResultRow& r) { r.verified = in.boolean(); }},
+      {"checked_elements", Need::informative, [](const ResultRow& r) { return json(r.checked); }},
+      {"output_fnv1a64", Need::optional,
+       [](const ResultRow& r) {
+         return r.output_hash ? json(hash_text(*r.output_hash)) : json(nullptr);
+       },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present() && !in.value().is_null()) r.output_hash = parse_hash(in);
+       }},
+      {"mismatches", Need::optional, [](const ResultRow& r) { return json(r.mismatches); },
+       [](const JsonIn& in, ResultRow& r) { r.mismatches = in.if_unsigned().value_or(0); }},
+      {"first_bad_index", Need::informative,
+       [](const ResultRow& r) { return null_or(r.first_bad_index); }},
+      {"flags", Need::optional, [](const ResultRow& r) { return json(r.flags); },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present() && in.value().is_array())
+           for (const json& f : in.value())
+             if (f.is_string()) r.flags.push_back(f.get<std::string>());
+       }},
+  };
+}
+
+// ---- the timing, only in ok rows ----
+
+RowField time_group() {
+  return group(
+      "time_ms", Need::required,
+      {{"median", Need::required, [](const ResultRow& r) { return json(r.time_ms.median); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.median = in.number(true); }},
+       {"min", Need::required, [](const ResultRow& r) { return json(r.time_ms.min); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.min = in.number(); }},
+       {"max", Need::required, [](const ResultRow& r) { return json(r.time_ms.max); },
+        [](const JsonIn& in, ResultRow& r) { r.time_ms.max = in.number(); }},
+       {"q1", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q1); }},
+       {"q3", Need::informative, [](const ResultRow& r) { return json(r.time_ms.q3); }}},
+      Rows::ok, OtherRows::null);
+}
+
+RowField ci_group() {
+  RowField ci =
+      group("ci", Need::required,
+            {{"level", Need::informative, [](const ResultRow&) { return json(kCiLevel); }},
+             {"low_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_low); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_low = in.number(); }},
+             {"high_ms", Need::required, [](const ResultRow& r) { return json(r.time_ms.ci_high); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_high = in.number(); }},
+             {"rel_half_width", Need::required,
+              [](const ResultRow& r) { return json(r.time_ms.ci_rel_half_width); },
+              [](const JsonIn& in, ResultRow& r) { r.time_ms.ci_rel_half_width = in.number(); }}},
+            Rows::ok, OtherRows::null);
+  ci.check = [](const JsonIn& in, const ResultRow& r) {
+    if (!(r.time_ms.ci_low <= r.time_ms.median && r.time_ms.median <= r.time_ms.ci_high))
+      in.fail("the interval does not contain time_ms.median");
+  };
+  return ci;
+}
+
+std::vector<RowField> timing_fields() {
+  return {
+      time_group(),
+      ci_group(),
+      {"samples", Need::required, [](const ResultRow& r) { return json(r.time_ms.samples); },
+       [](const JsonIn& in, ResultRow& r) { r.time_ms.samples = in.unsigned_int(); }, Rows::ok,
+       OtherRows::zero},
+      {"rel_spread", Need::required, [](const ResultRow& r) { return json(r.time_ms.rel_spread); },
+       [](const JsonIn& in, ResultRow& r) { r.time_ms.rel_spread = in.number(); }, Rows::ok,
+       OtherRows::null},
+      {"gbps_useful", Need::required, [](const ResultRow& r) { return json(r.gbps_useful); },
+       [](const JsonIn& in, ResultRow& r) { r.gbps_useful = in.number(); }, Rows::ok,
+       OtherRows::null},
+      {"gbps_moved", Need::required, [](const ResultRow& r) { return json(r.gbps_moved); },
+       [](const JsonIn& in, ResultRow& r) { r.gbps_moved = in.number(); }, Rows::ok,
+       OtherRows::null},
+      {"stop_reason", Need::optional, [](const ResultRow& r) { return json(r.stop_reason); },
+       [](const JsonIn& in, ResultRow& r) { r.stop_reason = in.if_string().value_or(""); },
+       Rows::ok},
+      {"pct_of_ceiling", Need::informative,
+       [](const ResultRow& r) {
+         return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);
+       }},
+      group("clocks", Need::informative,
+            {{"start", Need::informative,
+              [](const ResultRow& r) {
+                return r.clocks_start ? clock_json(*r.clocks_start) : json(nullptr);
+              }},
+             {"end", Need::informative,
+              [](const ResultRow& r) {
+                return r.clocks_end ? clock_json(*r.clocks_end) : json(nullptr);
+              }}}),
+  };
+}
+
+std::vector<RowField> make_table() {
+  std::vector<RowField> t = identity_fields();
+  t.push_back(params_group());
+  t.push_back(geometry_group());
+  for (RowField& f : outcome_fields()) t.push_back(std::move(f));
+  for (RowField& f : timing_fields()) t.push_back(std::move(f));
+  return t;
+}
+
+json write_fields(const std::vector<RowField>& fields, const ResultRow& r) {
+  json obj = json::object();
+  for (const RowField& f : fields) {
+    if (carries(f.rows, r))
+      obj[f.name] = f.fields.empty() ? f.write(r) : write_fields(f.fields, r);
+    else if (f.other_rows == OtherRows::null)
+      obj[f.name] = nullptr;
+    else if (f.other_rows == OtherRows::zero)
+      obj[f.name] = 0;
+  }
+  return obj;
+}
+
+void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultRow& r) {
+  for (const RowField& f : fields) {
+    if (f.need == Need::informative || !carries(f.rows, r)) continue;
+    const JsonIn in = obj.at(f.name);
+    if (f.need == Need::required) in.required();
+    if (f.fields.empty()) {
+      f.read(in, r);
+    } else if (in.present()) {
+      read_fields(f.fields, in.object(), r);
+      if (f.check) f.check(in, r);
+    }
+  }
+}
+
+}  // namespace
+
+std::string schema_name(int version) {
+  return kSchemaFamily + std::to_string(version);
+}
+
+std::string RunDevice::property(const std::string& key) const {
+  for (const auto& [k, v] : properties)
+    if (k == key) return v;
+  return {};
+}
+
+std::string RunFile::gpu_name() const {
+  if (cuda) return cuda->name;
+  if (vulkan) return vulkan->name;
+  return "unknown device";
+}
+
+std::string RunFile::cuda_driver() const {
+  if (!cuda) return {};
+  const std::string v = cuda->property("cuda_driver_version");
+  return v.empty() ? cuda->driver : "CUDA " + v;
+}
+
+std::string RunFile::vulkan_driver() const {
+  return vulkan ? vulkan->driver : std::string();
+}
+
+const std::vector<RowField>& row_fields() {
+  static const std::vector<RowField> table = make_table();
+  return table;
+}
+
+json row_json(const ResultRow& row) {
+  return write_fields(row_fields(), row);
+}
+
+ResultRow read_row(const JsonIn& in) {
+  ResultRow row;
+  read_fields(row_fields(), in.object(), row);
+  return row;
+}
+
+std::string row_identity(const ResultRow& r) {
+  std::string id = r.test + "|" + r.layout + "|" + r.variant + "|" + api_name(r.api) + "|" +
+                   binding_name(r.binding) + "|" + std::to_string(r.n);
+  for (std::uint32_t v : r.axes.values()) id += "|" + std::to_string(v);
+  return id + "|" + std::to_string(r.block_size);
+}
+
+json clock_json(const ClockSample& c) {
+  return {{"sm_mhz", c.sm_mhz},
+          {"mem_mhz", c.mem_mhz},
+          {"event_reasons", describe_reasons(c.event_reasons)},
+          {"temperature_c", c.temperature_c},
+          {"power_w", c.power_mw / 1000.0}};
+}
+
+std::string hash_text(std::uint64_t hash) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
+
+}  // namespace cuvk

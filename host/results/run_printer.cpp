@@ -1,0 +1,211 @@
+#include "run_printer.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "run_summary.h"
+#include "util.h"
+#include "verdicts.h"
+
+namespace cuvk {
+namespace {
+
+std::string status_cell(const ResultRow& r) {
+  if (r.status == Status::ok) return "ok, verified";
+  return status_name(r.status);
+}
+
+// The columns every textual format shares, one vector of cells per row.
+std::vector<std::string> header_cells() {
+  return {"test",       "layout",   "variant",   "point",  "block",    "api",     "binding",
+          "median ms",  "±CI %",    "min ms",    "max ms", "spread %", "samples", "useful GB/s",
+          "moved GB/s", "sect/req", "% ceiling", "status", "flags"};
+}
+
+std::vector<std::string> row_cells(const ResultRow& r) {
+  const bool ok = r.status == Status::ok;
+  auto num = [ok](const char* f, double v) { return ok ? fmt(f, v) : std::string("-"); };
+  std::string flags;
+  for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
+  return {r.test,
+          dash(r.layout),
+          r.variant,
+          point_label(r).empty() ? "-" : point_label(r),
+          std::to_string(r.block_size),
+          api_name(r.api),
+          binding_name(r.binding),
+          num("%.4f", r.time_ms.median),
+          num("%.2f", 100.0 * r.time_ms.ci_rel_half_width),
+          num("%.4f", r.time_ms.min),
+          num("%.4f", r.time_ms.max),
+          num("%.2f", 100.0 * r.time_ms.rel_spread),
+          ok ? std::to_string(r.time_ms.samples) : "-",
+          num("%.1f", r.gbps_useful),
+          num("%.1f", r.gbps_moved),
+          r.variant == "engine" ? "-" : std::to_string(r.sectors_per_request),
+          r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
+          status_cell(r),
+          flags.empty() ? "-" : flags};
+}
+
+std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
+                        const std::string& reason) {
+  if (!d) return std::string(api) + ": unavailable (" + reason + ")";
+  return std::string(api) + ": " + d->name + " [" + format_uuid(d->uuid) + "], " + d->driver;
+}
+
+std::string l2_line(const RunDocument& doc) {
+  if (doc.config.l2 == L2Mode::warm) return "L2 warm (no flush between repetitions)";
+  return "L2 cold: a " + std::to_string(doc.outcome.flush_bytes >> 20) +
+         " MiB read-only flush before every timed repetition";
+}
+
+std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
+  const std::string beyond = " by >" + tolerance_text(kDefaultTolerance);
+  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block",
+                                              "Vulkan binding", "CUDA ms", "Vulkan ms",
+                                              "Vulkan/CUDA", ""}};
+  for (const ParitySummaryRow& p : parity_summary(rows))
+    t.push_back({p.test, dash(p.layout), p.variant, dash(p.point), std::to_string(p.block_size),
+                 binding_name(p.vulkan_binding), p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
+                 p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
+                 p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
+                 !p.differs                  ? ""
+                 : *p.vulkan_over_cuda > 1.0 ? "<- Vulkan slower" + beyond
+                                             : "<- Vulkan faster" + beyond});
+  return heading(3, markdown, "CUDA vs Vulkan (median times)") + format_text_table(t, markdown);
+}
+
+std::string layout_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
+  std::vector<std::vector<std::string>> t = {
+      {"test", "variant", "block", "api", "binding", "AoS ms", "SoA ms", "AoS/SoA"}};
+  for (const LayoutSummaryRow& l : layout_summary(rows))
+    t.push_back({l.test, l.variant, std::to_string(l.block_size), api_name(l.api),
+                 binding_name(l.binding), fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms),
+                 fmt("%.2fx", l.aos_over_soa)});
+  if (t.size() == 1) return "";
+  return "\n" + heading(3, markdown, "AoS vs SoA (median times)") + format_text_table(t, markdown);
+}
+
+// One line of start-up costs: each named cost, then the pipelines summed ("10 pipelines 82.7").
+std::string startup_cell(const HostCostSummary& h) {
+  std::string startup;
+  double pipelines_ms = 0.0;
+  int pipelines = 0;
+  for (const auto& [what, ms] : h.startup_ms) {
+    if (what.rfind("pipeline", 0) == 0) {  // one entry per pipeline: summed here
+      pipelines_ms += ms;
+      ++pipelines;
+    } else {
+      startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
+    }
+  }
+  if (pipelines > 0)
+    startup += ", " + std::to_string(pipelines) + " pipelines " + fmt("%.1f", pipelines_ms);
+  return startup;
+}
+
+std::string host_cost_table(const std::vector<HostCostSummary>& hosts, bool markdown) {
+  if (hosts.empty()) return "";
+  std::vector<std::vector<std::string>> t = {
+      {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
+  for (const HostCostSummary& h : hosts)
+    t.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median), fmt("%.2f", h.submit_us.median),
+                 fmt("%.1f", h.round_trip_us.median), startup_cell(h)});
+  return "\n" + heading(3, markdown, "Host-side cost (medians, one-block copy)") +
+         format_text_table(t, markdown);
+}
+
+std::string preamble(const RunDocument& doc, bool markdown) {
+  const char* bullet = markdown ? "- " : "";
+  std::ostringstream out;
+  out << bullet << device_line("CUDA", doc.choice.cuda, doc.choice.cuda_reason) << '\n';
+  out << bullet << device_line("Vulkan", doc.choice.vulkan, doc.choice.vulkan_reason) << '\n';
+  if (!doc.choice.note.empty()) out << bullet << "Pairing: " << doc.choice.note << '\n';
+  std::string blocks;
+  for (std::uint32_t b : doc.config.block_sizes)
+    blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+  out << bullet << "n = " << doc.outcome.n << " (" << doc.outcome.n_rule << "), block " << blocks
+      << "; per point " << doc.config.warmup << " warm-up, then batches of " << doc.config.reps
+      << " until the median's 95% CI is within " << fmt("%.2g", 100.0 * doc.config.target_ci)
+      << "% (or " << fmt("%.3g", doc.outcome.max_time_s)
+      << " s); GPU timers (CUDA events / Vulkan timestamps)\n";
+  out << bullet << "clocks: " << doc.outcome.clock_monitor;
+  if (doc.outcome.clocks_after_settle)
+    out << ", SM " << doc.outcome.clocks_after_settle->sm_mhz << " MHz / memory "
+        << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
+  if (doc.outcome.dram_peak_gbps)
+    out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
+  out << '\n';
+  out << bullet << l2_line(doc) << '\n';
+  out << bullet
+      << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
+      << "over the same API's copy vec4\n";
+  if (doc.wall_s > 0)
+    out << bullet << "wall time " << fmt("%.1f", doc.wall_s) << " s, start-up included\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string format_run(const RunDocument& doc, Format format) {
+  switch (format) {
+    case Format::json:
+      return run_json(doc).dump(2) + "\n";
+    case Format::csv: {
+      std::ostringstream out;
+      out << "test,layout,variant,api,n," << axis_csv_header()
+          << ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
+             "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
+             "pct_of_ceiling,verified,flags,binding\n";
+      for (const ResultRow& r : doc.outcome.rows) {
+        const bool ok = r.status == Status::ok;
+        auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
+        out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ',' << r.n
+            << ',' << axis_csv_cells(r) << ',' << r.block_size << ',' << status_name(r.status)
+            << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median) << ','
+            << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min)
+            << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
+            << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
+            << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
+            << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
+            << (r.verified ? "true" : "false") << ',';
+        std::string flags;
+        for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
+        out << flags << ',' << binding_name(r.binding) << '\n';
+      }
+      return out.str();
+    }
+    case Format::table:
+    case Format::md: {
+      const bool md = format == Format::md;
+      std::vector<std::vector<std::string>> rows = {header_cells()};
+      for (const ResultRow& r : doc.outcome.rows) rows.push_back(row_cells(r));
+      std::ostringstream out;
+      if (md) out << "## cuvk results\n\n";
+      out << preamble(doc, md) << '\n' << format_text_table(rows, md);
+      // Rows that did not run: an unavailable API once, each failure on its own line.
+      std::vector<std::string> notes;
+      for (const ResultRow& r : doc.outcome.rows) {
+        if (r.status == Status::ok) continue;
+        std::string note = std::string(api_name(r.api)) + ": ";
+        if (r.status == Status::unavailable) {
+          note += "unavailable: " + r.reason;
+        } else {
+          note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) +
+                  ": failed: " + r.reason;
+        }
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+      }
+      for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
+      if (!notes.empty()) out << '\n';
+      out << '\n'
+          << parity_summary_table(doc.outcome.rows, md)
+          << layout_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md);
+      return out.str();
+    }
+  }
+  return {};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,215 @@
+#include "run_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "error.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+// JSON forbids raw control characters anywhere but as whitespace (tab, newline, carriage return),
+// so any other is a sign of a binary file rather than a damaged text one.
+std::optional<std::size_t> first_binary_byte(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+  }
+  return std::nullopt;
+}
+
+// Nesting depth outside strings; a cheap guard so hostile input cannot exhaust the stack of code
+// that walks the parsed tree recursively.
+std::size_t max_depth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+// nlohmann's message after its "[json.exception...] parse error at line L, column C: " prefix.
+std::string parse_problem(const std::string& what) {
+  std::string s = what;
+  const std::size_t tag = s.find("] ");
+  if (s.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) s = s.substr(tag + 2);
+  if (s.rfind("parse error at line", 0) == 0) {
+    const std::size_t colon = s.find(": ");
+    if (colon != std::string::npos) s = s.substr(colon + 2);
+  }
+  return one_line(s, 2 * kMaxQuoted);
+}
+
+// The text-level checks before any parsing: empty, binary, nested too deep.
+void check_text(const JsonIn& file, const std::string& text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    file.fail(text.empty() ? "empty file (0 bytes), not a cuvk results file"
+                           : "empty file (only whitespace)");
+  if (const auto at = first_binary_byte(text)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "binary data, not JSON (byte 0x%02x at offset %zu)",
+                  static_cast<unsigned>(static_cast<unsigned char>(text[*at])), *at);
+    file.fail(buf);
+  }
+  if (max_depth(text) > static_cast<std::size_t>(kMaxJsonDepth))
+    file.fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+              " levels, not a cuvk results file");
+}
+
+json parse_json(const JsonIn& file, const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    if (e.byte > text.size())  // the parser ran into the end of the input
+      file.fail("truncated JSON: the file ends (at byte " + std::to_string(text.size()) +
+                ") before the document is complete");
+    const auto [line, column] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
+    file.fail("invalid JSON at line " + std::to_string(line) + ", column " +
+              std::to_string(column) + ": " + parse_problem(e.what()));
+  } catch (const json::exception& e) {  // e.g. a number out of range
+    file.fail("invalid JSON: " + parse_problem(e.what()));
+  }
+}
+
+// "cuvk.results/<N>" with N at most this cuvk's version; returns N.
+int check_schema(const JsonIn& doc) {
+  const std::optional<std::string> schema = doc.at("schema").if_string();
+  if (!schema)
+    doc.fail("not a cuvk results file (no \"schema\" field; expected \"" + schema_name() + "\")");
+  const std::string family = kSchemaFamily;
+  const std::string digits =
+      schema->compare(0, family.size(), family) == 0 ? schema->substr(family.size()) : "";
+  if (digits.empty() || digits.size() > 6 ||
+      digits.find_first_not_of("0123456789") != std::string::npos || digits[0] == '0')
+    doc.fail("foreign schema " + quoted(*schema) + " (expected \"" + schema_name() + "\")");
+  const int version = std::stoi(digits);
+  if (version > kSchemaVersion)
+    doc.fail("written by a newer cuvk (schema \"" + *schema + "\"; this cuvk reads up to \"" +
+             schema_name() + "\"): upgrade cuvk to read it");
+  return version;
+}
+
+std::optional<RunDevice> read_device(const JsonIn& d) {
+  if (d.required().value().is_null()) return std::nullopt;
+  if (!d.value().is_object())
+    d.fail(std::string("expected an object or null, found ") + type_of(d.value()));
+  RunDevice dev;
+  dev.name = d.at("name").string();
+  dev.uuid = d.at("uuid").string();
+  dev.driver = d.at("driver").string();
+  const JsonIn cpu = d.at("is_cpu");
+  dev.is_cpu = cpu.present() && cpu.value().is_boolean() && cpu.value().get<bool>();
+  const JsonIn props = d.at("properties");
+  if (props.present() && props.value().is_object())
+    for (const auto& [k, v] : props.value().items())
+      if (v.is_string()) dev.properties.emplace_back(k, v.get<std::string>());
+  return dev;
+}
+
+void read_provenance_and_devices(const JsonIn& doc, RunFile& run) {
+  const JsonIn prov = doc.at("provenance").object();
+  run.date_utc = prov.at("date_utc").string();
+  run.git_revision = prov.at("git_revision").string();
+  run.version = prov.at("version").if_string().value_or("");
+  run.host = prov.at("host").if_string().value_or("");
+  run.command_line = prov.at("command_line").if_string().value_or("");
+  const JsonIn devices = doc.at("devices").object();
+  run.cuda = read_device(devices.at("cuda"));
+  run.vulkan = read_device(devices.at("vulkan"));
+  run.cuda_reason = devices.at("cuda_unavailable_reason").if_string().value_or("");
+  run.vulkan_reason = devices.at("vulkan_unavailable_reason").if_string().value_or("");
+}
+
+void read_rows(const JsonIn& doc, RunFile& run) {
+  const JsonIn results = doc.at("results").array();
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < results.value().size(); ++i) {
+    const JsonIn row = results.element(i);
+    run.rows.push_back(read_row(row));
+    const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
+    if (!fresh)
+      row.fail("repeats results[" + std::to_string(it->second) +
+               "] (same test, layout, variant, api, binding and params)");
+  }
+}
+
+}  // namespace
+
+RunFile parse_results(const std::string& text, const std::string& name) {
+  const json no_document;
+  const JsonIn file(name, no_document);
+  check_text(file, text);
+  RunFile run;
+  run.name = name;
+  run.doc = parse_json(file, text);
+  const JsonIn doc(name, run.doc);
+  if (!run.doc.is_object())
+    doc.fail(std::string("not a cuvk results file: the top level is ") + type_of(run.doc) +
+             ", not an object");
+  run.schema_version = check_schema(doc);
+  try {
+    read_provenance_and_devices(doc, run);
+    read_rows(doc, run);
+  } catch (const json::exception& e) {  // defensive: every access above is checked first
+    doc.fail(std::string("unexpected JSON structure: ") + parse_problem(e.what()));
+  }
+  return run;
+}
+
+RunFile read_results(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0)
+    throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw UsageError(path + ": is a directory, not a results file");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << f.rdbuf();
+  if (f.bad()) throw UsageError(path + ": read error");
+  return parse_results(buf.str(), path);
+}
+
+std::vector<RunFile> read_all_results(const std::vector<std::string>& paths) {
+  std::vector<RunFile> runs;
+  runs.reserve(paths.size());
+  for (const std::string& p : paths) runs.push_back(read_results(p));
+  return runs;
+}
+
+}  // namespace cuvk

@@ -1,0 +1,29 @@
+// The one reader of run files (results/SCHEMA.md). Every command that reads a saved run
+// (`parity --from`, `--baseline`, `report`) goes through it, so every bad input gets the same
+// one-line error naming the file and the problem (a UsageError: exit code 2). The rows are read
+// through the field table the writer also uses (run_file.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "run_file.h"
+
+namespace cuvk {
+
+inline constexpr int kMaxJsonDepth = 64;  // deeper files are refused before parsing (ours use 5)
+
+// Checks `text` against the schema and lifts it. `name` only labels errors. Throws UsageError (one
+// line: "<name>: <problem>") on any bad input: empty, binary, invalid or truncated JSON, not an
+// object, foreign schema, newer schema version, missing or mistyped required fields, duplicate
+// rows. Never throws anything else for bad input: the libFuzzer target calls exactly this.
+RunFile parse_results(const std::string& text, const std::string& name);
+
+// Reads and parses one file (missing, unreadable, a directory: UsageError naming the file).
+RunFile read_results(const std::string& path);
+
+// Reads every file before returning any, so a bad file anywhere stops the command before it
+// prints anything: nothing is half-merged.
+std::vector<RunFile> read_all_results(const std::vector<std::string>& paths);
+
+}  // namespace cuvk

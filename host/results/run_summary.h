@@ -1,0 +1,37 @@
+// The run's own summary tables, printed under its rows and kept in its file (`summary`): CUDA vs
+// Vulkan median ratios per point, with the rows paired as `cuvk parity` pairs them (parity.h) and
+// ratios beyond the tolerance (verdicts.h) called out; and AoS vs SoA per API. Medians only: the
+// verdicts with intervals are parity's. Computed once here; the run printer and writer format them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "row.h"
+
+namespace cuvk {
+
+// One pair of parity.h's pair_apis that has a CUDA row.
+struct ParitySummaryRow {
+  std::string test, layout, variant, point;
+  std::uint32_t block_size = 0;
+  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode of the point
+  std::optional<double> cuda_ms, vulkan_ms;
+  std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
+  bool differs = false;                    // |ratio - 1| > kDefaultTolerance
+};
+
+struct LayoutSummaryRow {
+  std::string test, variant;
+  std::uint32_t block_size = 0;
+  Api api;
+  double aos_ms = 0.0, soa_ms = 0.0;
+  double aos_over_soa = 0.0;           // the seed's "SoA 3.4x faster"
+  Binding binding = Binding::pointer;  // of both rows
+};
+
+std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows);
+std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows);
+
+}  // namespace cuvk

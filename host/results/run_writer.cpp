@@ -1,0 +1,161 @@
+#include "run_writer.h"
+
+#include "axes.h"
+#include "build_info.h"
+#include "run_file.h"
+#include "run_summary.h"
+#include "verdicts.h"
+
+namespace cuvk {
+namespace {
+
+using nlohmann::json;
+
+json summary_json(const Summary& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.samples}};
+}
+
+json provenance_json(const RunDocument& doc) {
+  return {{"tool", "cuvk"},
+          {"version", build::kVersion},
+          {"git_revision", build::kGitRevision},
+          {"date_utc", doc.date_utc},
+          {"host", doc.host},
+          {"command_line", doc.command_line},
+          {"wall_s", doc.wall_s},
+          {"build",
+           {{"type", build::kBuildType},
+            {"cxx_compiler", build::kCxxCompiler},
+            {"cxx_flags", build::kCxxFlags},
+            {"cuda_compiler", build::kCudaCompiler},
+            {"cuda_flags", build::kCudaFlags},
+            {"cuda_architectures", build::kCudaArchitectures},
+            {"glslang", build::kGlslang}}}};
+}
+
+json settings_json(const RunDocument& doc) {
+  const RunConfig& c = doc.config;
+  json apis = json::array();
+  for (Api a : c.apis) apis.push_back(api_name(a));
+  json bindings = json::array();
+  for (Binding b : c.vk_bindings) bindings.push_back(binding_name(b));
+  json s = {
+      {"tests", c.tests},
+      {"apis", apis},
+      {"n", doc.outcome.n},
+      {"n_rule", doc.outcome.n_rule},
+      {"reps", c.reps},
+      {"warmup", c.warmup},
+      {"block_sizes", c.block_sizes},
+      {"vk_bindings", bindings},
+      {"target_ci", c.target_ci},
+      {"max_time_s", doc.outcome.max_time_s},
+      {"settle_ms", c.settle_ms},
+      {"seed", c.seed},
+      {"l2", c.l2 == L2Mode::cold ? "cold" : "warm"},
+      {"l2_flush_bytes", doc.outcome.flush_bytes},
+      {"timer", "GPU: CUDA events on a non-blocking stream; Vulkan vkCmdWriteTimestamp pairs"},
+      {"gbps_unit", "1e9 bytes/s"}};
+  for (const Axis& axis : axes()) {  // "offsets", "strides": each axis's swept values
+    const auto given = c.axis_values.find(axis.name);
+    s[axis.name + "s"] = given != c.axis_values.end() ? given->second : axis.defaults;
+  }
+  return s;
+}
+
+json measurement_json(const RunOutcome& o) {
+  return {{"l2_bytes", o.l2_bytes},
+          {"dram_peak_gbps", o.dram_peak_gbps ? json(*o.dram_peak_gbps) : json(nullptr)},
+          {"clock_monitor", o.clock_monitor},
+          {"settle_gpu_ms", o.settle},
+          {"clocks_after_settle",
+           o.clocks_after_settle ? clock_json(*o.clocks_after_settle) : json(nullptr)}};
+}
+
+json host_json(const std::vector<HostCostSummary>& hosts) {
+  json host = json::array();
+  for (const HostCostSummary& h : hosts) {
+    json startup = json::object();
+    for (const auto& [what, ms] : h.startup_ms) startup[what] = ms;
+    host.push_back({{"api", api_name(h.api)},
+                    {"launch_us", summary_json(h.launch_us)},
+                    {"submit_recorded_us", summary_json(h.submit_us)},
+                    {"launch_and_wait_us", summary_json(h.round_trip_us)},
+                    {"startup_ms", startup}});
+  }
+  return host;
+}
+
+json devices_json(const DeviceChoice& choice) {
+  return {
+      {"cuda", choice.cuda ? device_json(*choice.cuda) : json(nullptr)},
+      {"vulkan", choice.vulkan ? device_json(*choice.vulkan) : json(nullptr)},
+      {"same_gpu", choice.same_gpu},
+      {"pairing", choice.note},
+      {"cuda_unavailable_reason", choice.cuda ? json(nullptr) : json(choice.cuda_reason)},
+      {"vulkan_unavailable_reason", choice.vulkan ? json(nullptr) : json(choice.vulkan_reason)}};
+}
+
+// The schema's key names the tolerance the callout uses: it cannot follow the constant silently.
+static_assert(kDefaultTolerance == 0.03, "summary.parity[].differs_by_more_than_3pct says 3%");
+
+// The console's summary tables as data (run_summary.h).
+json summary_tables_json(const std::vector<ResultRow>& rows) {
+  json parity = json::array();
+  for (const ParitySummaryRow& p : parity_summary(rows))
+    parity.push_back(
+        {{"test", p.test},
+         {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
+         {"variant", p.variant},
+         {"point", p.point},
+         {"block_size", p.block_size},
+         {"vulkan_binding", binding_name(p.vulkan_binding)},
+         {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
+         {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
+         {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
+         {"differs_by_more_than_3pct", p.differs}});
+  json layouts = json::array();
+  for (const LayoutSummaryRow& l : layout_summary(rows))
+    layouts.push_back({{"test", l.test},
+                       {"variant", l.variant},
+                       {"block_size", l.block_size},
+                       {"api", api_name(l.api)},
+                       {"binding", binding_name(l.binding)},
+                       {"aos_ms", l.aos_ms},
+                       {"soa_ms", l.soa_ms},
+                       {"aos_over_soa", l.aos_over_soa}});
+  return {{"parity", parity}, {"layouts", layouts}};
+}
+
+}  // namespace
+
+json device_json(const DeviceInfo& d) {
+  json props = json::object();
+  for (const auto& [k, v] : d.properties) props[k] = v;
+  return {{"api", api_name(d.api)},
+          {"index", d.index},
+          {"name", d.name},
+          {"uuid", format_uuid(d.uuid)},
+          {"is_cpu", d.is_cpu},
+          {"memory_bytes", d.memory_bytes},
+          {"max_buffer_bytes", d.max_buffer_bytes},
+          {"l2_bytes", d.l2_bytes},
+          {"memory_bus_bits", d.memory_bus_bits},
+          {"driver", d.driver},
+          {"properties", props}};
+}
+
+json run_json(const RunDocument& doc) {
+  json results = json::array();
+  for (const ResultRow& r : doc.outcome.rows) results.push_back(row_json(r));
+  return {{"schema", schema_name()},
+          {"provenance", provenance_json(doc)},
+          {"settings", settings_json(doc)},
+          {"measurement", measurement_json(doc.outcome)},
+          {"host", host_json(doc.outcome.host)},
+          {"devices", devices_json(doc.choice)},
+          {"results", results},
+          {"summary", summary_tables_json(doc.outcome.rows)}};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,31 @@
+// The writer of run files (results/SCHEMA.md): everything one `cuvk run` produced, as the JSON
+// document `--format json` prints and `--output` saves. Rows are written through the field table
+// the reader also uses (run_file.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "devices.h"
+#include "runner.h"
+
+namespace cuvk {
+
+// Everything one `cuvk run` produced, with what is needed for provenance.
+struct RunDocument {
+  RunConfig config;
+  RunOutcome outcome;
+  DeviceChoice choice;
+  std::string command_line;
+  std::string date_utc;  // ISO 8601
+  std::string host;
+  double wall_s = 0.0;                           // the whole command, start-up included
+  std::vector<std::string> validation_messages;  // only with --validation
+};
+
+nlohmann::json device_json(const DeviceInfo& d);
+nlohmann::json run_json(const RunDocument& doc);
+
+}  // namespace cuvk

@@ -1,0 +1,174 @@
+// The run file's field table: what the writer writes, the reader reads back; every sweep axis is
+// a params field; every field is on the schema page; the run summary pairs rows as parity does.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "axes.h"
+#include "error.h"
+#include "parity.h"
+#include "results_fixture.h"
+#include "run_file.h"
+#include "run_reader.h"
+#include "run_summary.h"
+#include "verdicts.h"
+
+using namespace cuvk;
+
+namespace {
+
+ResultRow ok_row() {
+  ResultRow r;
+  r.test = "read_offset";
+  r.layout = "aos";
+  r.variant = "vec4";
+  r.kernel = "read_offset_vec4";
+  r.api = Api::vulkan;
+  r.binding = Binding::bda;
+  r.n = 4096;
+  r.block_size = 128;
+  std::uint32_t v = 3;
+  for (const Axis& axis : axes()) r.axes.set(axis.name, v++);
+  r.status = Status::ok;
+  r.time_ms.median = 1.5;
+  r.time_ms.min = 1.25;
+  r.time_ms.max = 2.5;
+  r.time_ms.ci_low = 1.375;
+  r.time_ms.ci_high = 1.625;
+  r.time_ms.ci_rel_half_width = 0.0625;
+  r.time_ms.rel_spread = 0.03125;
+  r.time_ms.samples = 123;
+  r.useful_bytes = 1u << 20;
+  r.moved_bytes = 1u << 21;
+  r.gbps_useful = 12.5;
+  r.gbps_moved = 25.0;
+  r.sectors_per_request = 5;
+  r.verified = true;
+  r.mismatches = 0;
+  r.output_hash = 0x0123456789abcdefull;
+  r.stop_reason = "time_budget";
+  r.flags = {"ci_not_met", "throttled"};
+  return r;
+}
+
+ResultRow round_trip(const ResultRow& r) {
+  const nlohmann::json j = row_json(r);
+  return read_row(JsonIn("t.json", j));
+}
+
+// Every key the table writes, as "key" and "group.key".
+void collect(const std::vector<RowField>& fields, const std::string& prefix,
+             std::vector<std::string>& out) {
+  for (const RowField& f : fields) {
+    out.push_back(prefix + f.name);
+    collect(f.fields, prefix + f.name + ".", out);
+  }
+}
+
+}  // namespace
+
+TEST(RowFields, WhatTheWriterWritesTheReaderReadsBack) {
+  const ResultRow r = ok_row();
+  const ResultRow b = round_trip(r);
+  EXPECT_EQ(b.test, r.test);
+  EXPECT_EQ(b.layout, r.layout);
+  EXPECT_EQ(b.variant, r.variant);
+  EXPECT_EQ(b.kernel, r.kernel);
+  EXPECT_EQ(b.api, r.api);
+  EXPECT_EQ(b.binding, r.binding);
+  EXPECT_EQ(b.n, r.n);
+  EXPECT_EQ(b.axes, r.axes);
+  EXPECT_EQ(b.block_size, r.block_size);
+  EXPECT_EQ(b.status, r.status);
+  EXPECT_EQ(b.time_ms.median, r.time_ms.median);
+  EXPECT_EQ(b.time_ms.min, r.time_ms.min);
+  EXPECT_EQ(b.time_ms.max, r.time_ms.max);
+  EXPECT_EQ(b.time_ms.ci_low, r.time_ms.ci_low);
+  EXPECT_EQ(b.time_ms.ci_high, r.time_ms.ci_high);
+  EXPECT_EQ(b.time_ms.ci_rel_half_width, r.time_ms.ci_rel_half_width);
+  EXPECT_EQ(b.time_ms.rel_spread, r.time_ms.rel_spread);
+  EXPECT_EQ(b.time_ms.samples, r.time_ms.samples);
+  EXPECT_EQ(b.useful_bytes, r.useful_bytes);
+  EXPECT_EQ(b.moved_bytes, r.moved_bytes);
+  EXPECT_EQ(b.gbps_useful, r.gbps_useful);
+  EXPECT_EQ(b.gbps_moved, r.gbps_moved);
+  EXPECT_EQ(b.sectors_per_request, r.sectors_per_request);
+  EXPECT_EQ(b.verified, r.verified);
+  EXPECT_EQ(b.output_hash, r.output_hash);
+  EXPECT_EQ(b.stop_reason, r.stop_reason);
+  EXPECT_EQ(b.flags, r.flags);
+  EXPECT_EQ(row_identity(b), row_identity(r));
+
+  ResultRow failed = ok_row();
+  failed.status = Status::failed;
+  failed.reason = "3 wrong elements, first at 17";
+  failed.mismatches = 3;
+  const nlohmann::json j = row_json(failed);
+  EXPECT_TRUE(j["time_ms"].is_null());  // no time for a row that did not verify
+  EXPECT_EQ(j["samples"], 0);
+  EXPECT_FALSE(j.contains("stop_reason"));
+  const ResultRow fb = round_trip(failed);
+  EXPECT_EQ(fb.reason, failed.reason);
+  EXPECT_EQ(fb.mismatches, 3u);
+  EXPECT_EQ(fb.time_ms.samples, 0u);
+}
+
+TEST(RowFields, EverySweepAxisIsARequiredParamsField) {
+  const ResultRow r = ok_row();
+  const nlohmann::json j = row_json(r);
+  for (const Axis& axis : axes()) {
+    EXPECT_EQ(j["params"][axis.name], r.axes.get(axis.name)) << axis.name;
+    nlohmann::json missing = j;
+    missing["params"].erase(axis.name);
+    try {
+      read_row(JsonIn("t.json", missing));
+      ADD_FAILURE() << axis.name << " is not required";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), "t.json: params." + axis.name + ": missing (required)");
+    }
+  }
+}
+
+TEST(RowFields, EveryFieldIsOnTheSchemaPage) {
+  std::ifstream f(std::string(CUVK_SOURCE_DIR) + "/results/SCHEMA.md");
+  ASSERT_TRUE(f) << "results/SCHEMA.md";
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string page = text.str();
+  std::vector<std::string> keys;
+  collect(row_fields(), "", keys);
+  for (const std::string& key : keys) {
+    const std::string name = key.substr(key.find_last_of('.') + 1);
+    EXPECT_NE(page.find("`" + name + "`"), std::string::npos) << key << " is not in SCHEMA.md";
+  }
+  EXPECT_NE(page.find(schema_name()), std::string::npos);
+}
+
+TEST(RunSummary, PairsRowsAsParityDoes) {
+  using fixture::row;
+  nlohmann::json cuda = row("copy", "cuda", 1.0, 0.995, 1.005);
+  nlohmann::json descriptor = row("copy", "vulkan", 1.05, 1.04, 1.06);
+  nlohmann::json bda = row("copy", "vulkan", 1.0, 0.995, 1.005);
+  descriptor["binding"] = "descriptor";
+  bda["binding"] = "bda";
+  const nlohmann::json only_vulkan = row("stride", "vulkan", 1.0, 0.99, 1.01);
+  const nlohmann::json only_cuda = row("read_x", "cuda", 1.0, 0.99, 1.01);
+  const RunFile run = parse_results(
+      fixture::document({cuda, descriptor, bda, only_vulkan, only_cuda}).dump(), "t.json");
+  const std::vector<ParitySummaryRow> summary = parity_summary(run.rows);
+  std::vector<ApiPair> with_cuda;
+  for (const ApiPair& p : pair_apis(run.rows))
+    if (p.cuda) with_cuda.push_back(p);
+  ASSERT_EQ(summary.size(), with_cuda.size());
+  ASSERT_EQ(summary.size(), 3u);  // copy x {descriptor, bda}, read_x; stride has no CUDA row
+  for (std::size_t i = 0; i < summary.size(); ++i) {
+    EXPECT_EQ(summary[i].test, with_cuda[i].cuda->test);
+    EXPECT_EQ(summary[i].vulkan_binding, with_cuda[i].vulkan_binding);
+  }
+  EXPECT_TRUE(summary[0].differs);  // 5% beyond the tolerance
+  EXPECT_GT(0.05, kDefaultTolerance);
+  EXPECT_FALSE(summary[1].differs);
+  EXPECT_FALSE(summary[2].vulkan_ms.has_value());
+}
