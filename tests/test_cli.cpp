@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,3 +63,111 @@ TEST(CliRun, BadArgumentsExitWithUsageCode) {
 }
 
 TEST(CliRun, ListSucceeds) { EXPECT_EQ(run_cli({"list"}), cuvk::kExitOk); }
+
+// ---- Issue 12, class 1: output files ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder, removed with everything in it.
+struct Folder {
+  fs::path path = fs::temp_directory_path() /
+                  ("cuvk_test_cli_" + std::to_string(getpid()) + "_" + std::to_string(count++));
+  Folder() { fs::create_directories(path); }
+  ~Folder() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  std::set<std::string> names() const {
+    std::set<std::string> n;
+    for (const auto& e : fs::directory_iterator(path)) n.insert(e.path().filename().string());
+    return n;
+  }
+  static inline int count = 0;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+void put(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST(OutputFile, ADirectoryIsRefusedNamingIt) {
+  Folder d;
+  try {
+    cuvk::check_writable(d.path.string());
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(d.path.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuvk::check_writable(d / "sub/"), UsageError);
+  EXPECT_THROW(cuvk::write_output_file(d.path.string(), "x"), cuvk::Error);
+  EXPECT_TRUE(d.names().empty());
+}
+
+TEST(OutputFile, TheProbeTouchesNoOtherFile) {
+  Folder d;
+  put(d / "r.json.cuvk-probe", "a user's file");
+  cuvk::check_writable(d / "r.json");
+  EXPECT_EQ(slurp(d / "r.json.cuvk-probe"), "a user's file");
+  EXPECT_EQ(d.names(), (std::set<std::string>{"r.json.cuvk-probe"}));  // no r.json, no temporary
+  EXPECT_THROW(cuvk::check_writable(d / "missing/r.json"), UsageError);
+}
+
+TEST(OutputFile, ARegularFileIsReplacedWholeKeepingItsMode) {
+  Folder d;
+  put(d / "r.json", "old");
+  chmod((d / "r.json").c_str(), 0640);
+  cuvk::write_output_file(d / "r.json", "new");
+  EXPECT_EQ(slurp(d / "r.json"), "new");
+  struct stat st {};
+  ASSERT_EQ(stat((d / "r.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(d.names(), (std::set<std::string>{"r.json"}));
+}
+
+TEST(OutputFile, ASymbolicLinkIsWrittenThroughAndKept) {
+  Folder d;
+  put(d / "real.json", "old");
+  fs::create_symlink("real.json", d / "link.json");
+  fs::create_symlink("made.json", d / "dangling.json");
+  cuvk::check_writable(d / "link.json");
+  cuvk::write_output_file(d / "link.json", "new");
+  cuvk::write_output_file(d / "dangling.json", "made");
+  EXPECT_TRUE(fs::is_symlink(d / "link.json"));
+  EXPECT_TRUE(fs::is_symlink(d / "dangling.json"));
+  EXPECT_EQ(slurp(d / "real.json"), "new");
+  EXPECT_EQ(slurp(d / "made.json"), "made");
+  EXPECT_EQ(d.names(),
+            (std::set<std::string>{"dangling.json", "link.json", "made.json", "real.json"}));
+}
+
+TEST(OutputFile, ADeviceIsWrittenDirectlyNeverReplaced) {
+  Folder d;
+  if (mknod((d / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP()
+        << "mknod needs root";  // a copy of /dev/null: a regression cannot harm the real one
+  cuvk::check_writable(d / "null");
+  cuvk::write_output_file(d / "null", "data");
+  struct stat st {};
+  ASSERT_EQ(lstat((d / "null").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(d.names(), (std::set<std::string>{"null"}));
+}
+
+TEST(OutputFile, AFailedWriteIsAnIoErrorNotAUsageError) {
+  cuvk::check_writable("/dev/full");  // writable: the failure shows only when writing
+  try {
+    cuvk::write_output_file("/dev/full", "data");
+    FAIL() << "expected an Error";
+  } catch (const UsageError& e) {
+    FAIL() << "a usage error: " << e.what();
+  } catch (const cuvk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+}

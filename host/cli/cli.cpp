@@ -113,15 +113,6 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   return out;
 }
 
-// Checks up front that --output can be written, so a long run does not end in an I/O error.
-void check_writable(const std::string& path) {
-  const std::string probe = path + ".cuvk-probe";
-  std::ofstream f(probe);
-  if (!f) throw UsageError("cannot write --output '" + path + "': " + std::strerror(errno));
-  f.close();
-  std::remove(probe.c_str());
-}
-
 std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what) {
   std::vector<std::uint32_t> out;
   const auto check = [&](std::uint64_t v) {
@@ -166,25 +157,6 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
   if (v > (std::numeric_limits<std::uint64_t>::max() >> shift))
     throw UsageError(what + ": '" + text + "' is too large");
   return v << shift;
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-    f << content;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error("writing '" + tmp + "' failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
-  }
 }
 
 int cli_main(int argc, char** argv) {

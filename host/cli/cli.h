@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "output_file.h"  // check_writable, write_output_file
 #include "report.h"
 
 namespace cuvk {
@@ -27,8 +28,7 @@ int cli_main(int argc, char** argv);
 Format parse_format(const std::string& text);                            // table|md|csv|json
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all
 std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names);  // descriptor|bda|all
-std::vector<std::string> parse_tests(const std::vector<std::string>& names);  // catalogue order
-void check_writable(const std::string& path);  // UsageError if --output cannot be written
+std::vector<std::string> parse_tests(const std::vector<std::string>& names);    // catalogue order
 std::string now_utc();                         // ISO 8601
 std::string hostname();
 
@@ -37,9 +37,5 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
 
 // A count with an optional binary suffix: "1048576", "1M", "64M", "2G" (k, M, G = 2^10, 2^20, 2^30).
 std::uint64_t parse_count(const std::string& text, const std::string& what);
-
-// Writes `content` to `path` through a temporary file in the same folder and a rename, so a reader
-// never sees a half-written file. Throws Error on failure.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace cuvk

@@ -80,7 +80,9 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                   "cold: flush L2 before every timed repetition (default); warm: no flush");
   sub.add_option("--format", a.format, "table, md, csv or json (default table)");
   sub.add_option("--output", a.output,
-                  "write the report here (atomically) instead of stdout; the table still goes to stdout");
+                 "write the report to this file instead of stdout (a regular file atomically: "
+                 "temporary + rename; a device or FIFO directly; a directory is refused); the "
+                 "table still goes to stdout");
   sub.add_option("--device", a.device,
                   "CUDA device index or UUID prefix (default: the first CUDA device with a Vulkan twin)");
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
@@ -130,7 +132,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
   validate_config(cfg);    // fail on a bad value before any device is opened
   parse_format(a.format);  // fail on a bad format before running anything
-  if (!a.output.empty()) check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
   BackendOptions vk_opts;
   std::vector<std::string> vk_messages;
@@ -198,7 +200,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
   if (output.empty()) {
     std::cout << text << std::flush;
   } else {
-    write_file_atomic(output, text);
+    write_output_file(output, text);
     if (!quiet) std::cout << format_run(doc, Format::table) << "\nwrote " << output << '\n';
   }
   for (const std::string& m : doc.validation_messages) std::cerr << "validation: " << m << '\n';
