@@ -1,10 +1,13 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -63,6 +66,38 @@ TEST(CliRun, BadArgumentsExitWithUsageCode) {
 }
 
 TEST(CliRun, ListSucceeds) { EXPECT_EQ(run_cli({"list"}), cuvk::kExitOk); }
+
+// ---- Issue 12, class 2: standard output ----
+
+namespace {
+
+// Runs the CLI with file descriptor 1 on `path` (e.g. /dev/full), then puts it back.
+int run_cli_with_stdout(const char* path, std::vector<std::string> args) {
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int fd = open(path, O_WRONLY);
+  if (saved < 0 || fd < 0) return -1;
+  dup2(fd, STDOUT_FILENO);
+  close(fd);
+  const int code = run_cli(std::move(args));
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::clearerr(stdout);
+  return code;
+}
+
+}  // namespace
+
+TEST(CliStdout, AFailedWriteIsAnIoError) {
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"list"}), cuvk::kExitEnvironment);
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"run", "--help"}), cuvk::kExitEnvironment);
+  // Usage errors print nothing on stdout: they keep their own code.
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"run", "--reps", "0"}), cuvk::kExitUsage);
+  // And standard output works again afterwards (std::cout's state is not left failed).
+  EXPECT_EQ(run_cli_with_stdout("/dev/null", {"list"}), cuvk::kExitOk);
+  EXPECT_TRUE(std::cout.good());
+}
 
 // ---- Issue 12, class 1: output files ----
 

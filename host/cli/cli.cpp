@@ -17,6 +17,7 @@
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "standard_output.h"
 
 namespace cuvk {
 namespace {
@@ -159,7 +160,9 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
   return v << shift;
 }
 
-int cli_main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   CLI::App app{"cuvk: does the same memory-bound kernel run the same on CUDA and on Vulkan?\n"
                "Runs equivalent CUDA kernels and GLSL compute shaders through one timing driver on\n"
                "the same GPU, verifies every result, and reports times, bandwidth and parity."};
@@ -200,6 +203,13 @@ int cli_main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitEnvironment;
   }
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  StandardOutput out;
+  return out.finish(run_cli(argc, argv));
 }
 
 }  // namespace cuvk

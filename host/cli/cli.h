@@ -22,6 +22,10 @@ enum ExitCode : int {
   kExitInterrupted = 130,  // SIGINT/SIGTERM: completed rows printed, no result file written
 };
 
+// Runs one command. Its standard output is checked (standard_output.h): a failed write is an I/O
+// error, exit 3. SIGPIPE keeps its default action, so `cuvk ... | head` ends quietly when head
+// closes the pipe, as other tools do; where the caller ignores SIGPIPE, the closed pipe is that
+// I/O error (EPIPE, exit 3).
 int cli_main(int argc, char** argv);
 
 // Shared by the subcommands.
