@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "runner.h"
 
 using cuvk::parse_count;
 using cuvk::parse_uint_list;
@@ -29,14 +30,28 @@ int run_cli(std::vector<std::string> args) {
 }  // namespace
 
 TEST(CliParse, ListsAndRanges) {
-  EXPECT_EQ(parse_uint_list("0,1,8", "x"), (std::vector<std::uint32_t>{0, 1, 8}));
-  EXPECT_EQ(parse_uint_list("0-3", "x"), (std::vector<std::uint32_t>{0, 1, 2, 3}));
-  EXPECT_EQ(parse_uint_list("0-32:16,7", "x"), (std::vector<std::uint32_t>{0, 16, 32, 7}));
+  EXPECT_EQ(parse_uint_list("0,1,8", "x", 100), (std::vector<std::uint32_t>{0, 1, 8}));
+  EXPECT_EQ(parse_uint_list("0-3", "x", 100), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_uint_list("0-32:16,7", "x", 100), (std::vector<std::uint32_t>{0, 16, 32, 7}));
+  EXPECT_EQ(parse_uint_list("4294967295", "x", 100), (std::vector<std::uint32_t>{4294967295u}));
+  EXPECT_EQ(parse_uint_list("4294967290-4294967295:4", "x", 100),
+            (std::vector<std::uint32_t>{4294967290u, 4294967294u}));
 }
 
 TEST(CliParse, BadListsAreUsageErrors) {
   for (const char* bad : {"", "a", "1,,2", "5-1", "0-8:0", "-3", "1.5", "99999999999"})
-    EXPECT_THROW(parse_uint_list(bad, "--offsets"), UsageError) << bad;
+    EXPECT_THROW(parse_uint_list(bad, "--offsets", 100), UsageError) << bad;
+}
+
+// A huge range costs no memory: at most `cap` values come back (validate_config refuses the
+// excess with its bound), and the rest of the text is still checked.
+TEST(CliParse, ListsStopExpandingAtTheCap) {
+  EXPECT_EQ(parse_uint_list("0-4294967295", "--offsets", 1025).size(), 1025u);
+  EXPECT_EQ(parse_uint_list("0-4294967295:1,0-4294967295", "--offsets", 65).size(), 65u);
+  EXPECT_EQ(parse_uint_list("1-4294967295:18446744073709551615", "--offsets", 3),
+            (std::vector<std::uint32_t>{1}));  // a huge step does not wrap around
+  EXPECT_THROW(parse_uint_list("0-4294967295,nope", "--offsets", 10), UsageError);
+  EXPECT_THROW(parse_uint_list("0-4294967296", "--offsets", 10), UsageError);  // 32-bit
 }
 
 TEST(CliParse, CountsWithSuffixes) {
@@ -66,6 +81,24 @@ TEST(CliRun, BadArgumentsExitWithUsageCode) {
 }
 
 TEST(CliRun, ListSucceeds) { EXPECT_EQ(run_cli({"list"}), cuvk::kExitOk); }
+
+// Issue 12, class 3: values that would make a run endless are refused before anything runs.
+TEST(CliRun, ValuesBeyondTheirBoundsAreUsageErrors) {
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--reps", "10001"},
+                                             {"--warmup", "10001"},
+                                             {"--settle-ms", "60001"},
+                                             {"--max-time", "601"},
+                                             {"--max-time", "nan"},
+                                             {"--target-ci", "0.001"},
+                                             {"--offsets", "0-4294967295"},
+                                             {"--block-sizes", "32-4294967264:32"}}) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    EXPECT_EQ(run_cli(args), cuvk::kExitUsage) << bad[0] << ' ' << bad[1];
+  }
+  EXPECT_EQ(run_cli({"inspect", "copy", "--block-sizes", "32-65536:32"}), cuvk::kExitUsage);
+}
 
 // ---- Issue 12, class 2: standard output ----
 

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
 
 #include "catalogue.h"
@@ -339,4 +342,45 @@ TEST(RunnerFlags, AMedianThatDidNotConvergeIsFlagged) {
       EXPECT_EQ(r.stop_reason, "time_budget");
     }
   }
+}
+
+// ---- Issue 12, class 3: bounded work ----
+
+TEST(RunnerBounds, EveryBoundedValueIsRefusedNamingItsBound) {
+  const std::vector<std::pair<std::function<void(RunConfig&)>, std::string>> cases = {
+      {[](RunConfig& c) { c.reps = kMaxReps + 1; }, "--reps must be between 1 and 10000"},
+      {[](RunConfig& c) { c.warmup = kMaxWarmup + 1; }, "--warmup must be between 0 and 10000"},
+      {[](RunConfig& c) { c.warmup = -1; }, "--warmup must be between 0 and 10000"},
+      {[](RunConfig& c) { c.settle_ms = 1e12; }, "--settle-ms must be between 0 and 60000"},
+      {[](RunConfig& c) { c.settle_ms = std::nan(""); }, "--settle-ms must be between"},
+      {[](RunConfig& c) { c.max_time_s = 1e9; }, "--max-time must be between 0 and 600 seconds"},
+      {[](RunConfig& c) { c.max_time_s = std::numeric_limits<double>::infinity(); },
+       "--max-time must be between 0 and 600"},
+      {[](RunConfig& c) { c.target_ci = 1e-9; }, "--target-ci must be at least 0.01"},
+      {[](RunConfig& c) { c.max_samples = kMaxSamples + 1; },
+       "max_samples must be between 1 and 1000000"},
+      {[](RunConfig& c) { c.host_cost_samples = kMaxHostCostSamples + 1; },
+       "host_cost_samples must be between 0 and 100000"},
+      {[](RunConfig& c) { c.block_sizes.assign(kMaxBlockSizes + 1, 256); },
+       "--block-sizes: more than 64 values (at most 64)"},
+      {[](RunConfig& c) { c.axis_values["offset"].assign(kMaxAxisValues + 1, 0); },
+       "--offsets: more than 1024 values (at most 1024)"},
+  };
+  for (const auto& [change, message] : cases) {
+    RunConfig cfg = config({"copy"});
+    change(cfg);
+    try {
+      validate_config(cfg);
+      ADD_FAILURE() << "accepted: " << message;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  RunConfig at_bounds = config({"copy"});  // the bounds themselves are allowed
+  at_bounds.reps = kMaxReps;
+  at_bounds.warmup = kMaxWarmup;
+  at_bounds.settle_ms = kMaxSettleMs;
+  at_bounds.max_time_s = kMaxTimeS;
+  at_bounds.target_ci = kMinTargetCi;
+  EXPECT_NO_THROW(validate_config(at_bounds));
 }

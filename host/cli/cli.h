@@ -1,6 +1,7 @@
 // Command line: `cuvk run | list | devices` (CLI11). Returns the process exit code.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,8 +37,12 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names);    
 std::string now_utc();                         // ISO 8601
 std::string hostname();
 
-// "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what`.
-std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what);
+// "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what` on
+// bad syntax. Expands at most `cap` values: the whole text is checked, but a longer list (even
+// "0-4294967295") costs no memory and comes back with `cap` values. Callers pass one more than
+// the bound validate_config judges (runner.h), so the excess is refused there, with the bound.
+std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what,
+                                           std::size_t cap);
 
 // A count with an optional binary suffix: "1048576", "1M", "64M", "2G" (k, M, G = 2^10, 2^20, 2^30).
 std::uint64_t parse_count(const std::string& text, const std::string& what);

@@ -112,14 +112,16 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   }
   for (const Axis& axis : axes()) {
     const auto given = a.axis_values.find(axis.name);
-    cfg.axis_values[axis.name] = given == a.axis_values.end() || given->second.empty()
-                                     ? axis.defaults
-                                     : parse_uint_list(given->second, axis.option);
+    cfg.axis_values[axis.name] =
+        given == a.axis_values.end() || given->second.empty()
+            ? axis.defaults
+            : parse_uint_list(given->second, axis.option, kMaxAxisValues + 1);
   }
   cfg.reps = a.reps;
   cfg.warmup = a.warmup;
-  cfg.block_sizes = a.block_sizes.empty() ? std::vector<std::uint32_t>{a.block_size}
-                                          : parse_uint_list(a.block_sizes, "--block-sizes");
+  cfg.block_sizes = a.block_sizes.empty()
+                        ? std::vector<std::uint32_t>{a.block_size}
+                        : parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1);
   cfg.target_ci = a.target_ci / 100.0;
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
