@@ -97,6 +97,7 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
 
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   const auto started = std::chrono::steady_clock::now();
+  install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg;
   cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
@@ -183,7 +184,6 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
                 (want_cuda ? set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
                 (want_vk ? set.vulkan_reason : std::string("not selected")));
 
-  install_interrupt_handlers();
   doc.outcome = run_suite(cfg, set);
   if (cfg.progress) std::cerr << "\r\033[K" << std::flush;
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

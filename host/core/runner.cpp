@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <limits>
@@ -27,6 +28,14 @@ constexpr std::uint64_t kMinGpuFlushBytes = 64ull << 20;
 constexpr std::uint64_t kFlushL2Multiple = 3;  // read 3x the L2 size to evict it
 constexpr std::uint64_t kFlushVecBytes = 16;
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
+// Settling stops after kSettleWallFactor x --settle-ms + kSettleWallSlackS of wall time whatever
+// the GPU clock says (a driver whose timestamps read zero or barely advance), or at once when a
+// batch reports no positive, finite time.
+constexpr double kSettleWallFactor = 2.0;
+constexpr double kSettleWallSlackS = 0.5;
+// Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
+// one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
+constexpr double kBatchWallS = 0.25;
 constexpr float kFlushSentinel = 1.0f;  // the zeroed scratch never sums to it
 
 using WallClock = std::chrono::steady_clock;
@@ -247,9 +256,15 @@ void settle_clocks(ApiState& a, const RunConfig& cfg, const Limits& lim, std::ui
   std::memcpy(&a.flush.params.aux, &kFlushSentinel, sizeof kFlushSentinel);
   a.flush.in = a.scratch.get();
   a.flush.out = a.sink.get();
+  const auto t0 = WallClock::now();
+  const double wall_cap_s = kSettleWallFactor * cfg.settle_ms / 1000.0 + kSettleWallSlackS;
   double settled_ms = 0.0;
-  while (settled_ms < cfg.settle_ms)
-    for (double t : b.run(a.flush, RunOptions{kSettleBatch, nullptr})) settled_ms += t;
+  while (settled_ms < cfg.settle_ms && !interrupted() && seconds_since(t0) < wall_cap_s) {
+    double batch_ms = 0.0;
+    for (double t : b.run(a.flush, RunOptions{kSettleBatch, nullptr})) batch_ms += t;
+    if (!(batch_ms > 0.0) || !std::isfinite(batch_ms)) break;  // the GPU clock does not advance
+    settled_ms += batch_ms;
+  }
   out.settle[api_name(a.api)] = settled_ms;
 }
 
@@ -325,22 +340,62 @@ void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
   if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
 }
 
-// Warm-up, then batches of cfg.reps timed repetitions until the stopping rule says enough.
+// Hands repetitions to the backend in calls of about kBatchWallS of wall time (the first call:
+// one repetition, to learn how long one takes), never more than asked for.
+class Batches {
+ public:
+  Batches(Backend& b, const Launch& launch, const Launch* before)
+      : b_(b), launch_(launch), before_(before) {}
+  // Runs at most `wanted` (>= 1) repetitions, appends their GPU times to `times` (when given)
+  // and returns how many ran.
+  int run(int wanted, std::vector<double>* times) {
+    int reps = 1;
+    if (rep_wall_s_ >= 0.0)
+      reps = rep_wall_s_ > 0.0 ? static_cast<int>(std::clamp(kBatchWallS / rep_wall_s_, 1.0,
+                                                             static_cast<double>(wanted)))
+                               : wanted;
+    const auto t0 = WallClock::now();
+    const std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
+    rep_wall_s_ = seconds_since(t0) / reps;
+    if (got.size() != static_cast<std::size_t>(reps))
+      throw Error(std::string(api_name(b_.info().api)) + " backend returned " +
+                  std::to_string(got.size()) + " times for " + std::to_string(reps) +
+                  " repetitions");
+    if (times) times->insert(times->end(), got.begin(), got.end());
+    return reps;
+  }
+
+ private:
+  Backend& b_;
+  const Launch& launch_;
+  const Launch* before_;
+  double rep_wall_s_ = -1.0;  // wall time per repetition in the last call; < 0: no call yet
+};
+
+// Warm-up, then batches of up to cfg.reps timed repetitions until the stopping rule says enough.
+// An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   PhaseTimer timer(out.phase_s, "measure");
   const StopRule rule{static_cast<std::size_t>(cfg.reps),
                       std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
                       out.max_time_s};
-  if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
+  Batches batches(b, launch, before);
+  for (int done = 0; done < cfg.warmup && !interrupted();)
+    done += batches.run(cfg.warmup - done, nullptr);
   if (clocks) row.clocks_start = clocks->sample();
   std::vector<double> samples;
   const auto t0 = WallClock::now();
   StopReason stop = StopReason::more;
   while (stop == StopReason::more) {
-    const int batch = static_cast<int>(std::min<std::size_t>(
-        static_cast<std::size_t>(cfg.reps), rule.max_samples - samples.size()));
-    for (double t : b.run(launch, RunOptions{batch, before})) samples.push_back(t);
+    if (interrupted()) {
+      row.status = Status::unavailable;
+      row.reason = "interrupted";
+      return;
+    }
+    const int wanted = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cfg.reps),
+                                                              rule.max_samples - samples.size()));
+    batches.run(wanted, &samples);
     row.time_ms = summarize(samples);
     stop = should_stop(row.time_ms, seconds_since(t0), rule);
   }
@@ -411,6 +466,10 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
         lane.state->backend->binding_unsupported(lane.binding).empty())
       cfg.progress(progress_line(step, steps, rows[k]));
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
+    if (interrupted()) {  // during this lane: its row is unfinished unless it completed
+      stopped = true;
+      break;
+    }
   }
   for (ResultRow& r : rows)
     if (!r.test.empty() && (r.status != Status::unavailable || !stopped)) {
@@ -551,6 +610,10 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     for (ApiState& a : apis)
       if (a.backend) settle_clocks(a, cfg, lim, flush_scratch_bytes(lim), out);
     if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
+  }
+  if (interrupted()) {
+    out.interrupted = true;
+    return out;
   }
   std::vector<Lane> lanes = lanes_of(apis, cfg);
   const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
