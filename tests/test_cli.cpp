@@ -1,10 +1,20 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "error.h"
+#include "runner.h"
 
 using cuvk::parse_count;
 using cuvk::parse_uint_list;
@@ -20,14 +30,28 @@ int run_cli(std::vector<std::string> args) {
 }  // namespace
 
 TEST(CliParse, ListsAndRanges) {
-  EXPECT_EQ(parse_uint_list("0,1,8", "x"), (std::vector<std::uint32_t>{0, 1, 8}));
-  EXPECT_EQ(parse_uint_list("0-3", "x"), (std::vector<std::uint32_t>{0, 1, 2, 3}));
-  EXPECT_EQ(parse_uint_list("0-32:16,7", "x"), (std::vector<std::uint32_t>{0, 16, 32, 7}));
+  EXPECT_EQ(parse_uint_list("0,1,8", "x", 100), (std::vector<std::uint32_t>{0, 1, 8}));
+  EXPECT_EQ(parse_uint_list("0-3", "x", 100), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_uint_list("0-32:16,7", "x", 100), (std::vector<std::uint32_t>{0, 16, 32, 7}));
+  EXPECT_EQ(parse_uint_list("4294967295", "x", 100), (std::vector<std::uint32_t>{4294967295u}));
+  EXPECT_EQ(parse_uint_list("4294967290-4294967295:4", "x", 100),
+            (std::vector<std::uint32_t>{4294967290u, 4294967294u}));
 }
 
 TEST(CliParse, BadListsAreUsageErrors) {
   for (const char* bad : {"", "a", "1,,2", "5-1", "0-8:0", "-3", "1.5", "99999999999"})
-    EXPECT_THROW(parse_uint_list(bad, "--offsets"), UsageError) << bad;
+    EXPECT_THROW(parse_uint_list(bad, "--offsets", 100), UsageError) << bad;
+}
+
+// A huge range costs no memory: at most `cap` values come back (validate_config refuses the
+// excess with its bound), and the rest of the text is still checked.
+TEST(CliParse, ListsStopExpandingAtTheCap) {
+  EXPECT_EQ(parse_uint_list("0-4294967295", "--offsets", 1025).size(), 1025u);
+  EXPECT_EQ(parse_uint_list("0-4294967295:1,0-4294967295", "--offsets", 65).size(), 65u);
+  EXPECT_EQ(parse_uint_list("1-4294967295:18446744073709551615", "--offsets", 3),
+            (std::vector<std::uint32_t>{1}));  // a huge step does not wrap around
+  EXPECT_THROW(parse_uint_list("0-4294967295,nope", "--offsets", 10), UsageError);
+  EXPECT_THROW(parse_uint_list("0-4294967296", "--offsets", 10), UsageError);  // 32-bit
 }
 
 TEST(CliParse, CountsWithSuffixes) {
@@ -57,3 +81,161 @@ TEST(CliRun, BadArgumentsExitWithUsageCode) {
 }
 
 TEST(CliRun, ListSucceeds) { EXPECT_EQ(run_cli({"list"}), cuvk::kExitOk); }
+
+// Issue 12, class 3: values that would make a run endless are refused before anything runs.
+TEST(CliRun, ValuesBeyondTheirBoundsAreUsageErrors) {
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--reps", "10001"},
+                                             {"--warmup", "10001"},
+                                             {"--settle-ms", "60001"},
+                                             {"--max-time", "601"},
+                                             {"--max-time", "nan"},
+                                             {"--target-ci", "0.001"},
+                                             {"--offsets", "0-4294967295"},
+                                             {"--block-sizes", "32-4294967264:32"}}) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    EXPECT_EQ(run_cli(args), cuvk::kExitUsage) << bad[0] << ' ' << bad[1];
+  }
+  EXPECT_EQ(run_cli({"inspect", "copy", "--block-sizes", "32-65536:32"}), cuvk::kExitUsage);
+}
+
+// ---- Issue 12, class 2: standard output ----
+
+namespace {
+
+// Runs the CLI with file descriptor 1 on `path` (e.g. /dev/full), then puts it back.
+int run_cli_with_stdout(const char* path, std::vector<std::string> args) {
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int fd = open(path, O_WRONLY);
+  if (saved < 0 || fd < 0) return -1;
+  dup2(fd, STDOUT_FILENO);
+  close(fd);
+  const int code = run_cli(std::move(args));
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::clearerr(stdout);
+  return code;
+}
+
+}  // namespace
+
+TEST(CliStdout, AFailedWriteIsAnIoError) {
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"list"}), cuvk::kExitEnvironment);
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"run", "--help"}), cuvk::kExitEnvironment);
+  // Usage errors print nothing on stdout: they keep their own code.
+  EXPECT_EQ(run_cli_with_stdout("/dev/full", {"run", "--reps", "0"}), cuvk::kExitUsage);
+  // And standard output works again afterwards (std::cout's state is not left failed).
+  EXPECT_EQ(run_cli_with_stdout("/dev/null", {"list"}), cuvk::kExitOk);
+  EXPECT_TRUE(std::cout.good());
+}
+
+// ---- Issue 12, class 1: output files ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder, removed with everything in it.
+struct Folder {
+  fs::path path = fs::temp_directory_path() /
+                  ("cuvk_test_cli_" + std::to_string(getpid()) + "_" + std::to_string(count++));
+  Folder() { fs::create_directories(path); }
+  ~Folder() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  std::set<std::string> names() const {
+    std::set<std::string> n;
+    for (const auto& e : fs::directory_iterator(path)) n.insert(e.path().filename().string());
+    return n;
+  }
+  static inline int count = 0;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+void put(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST(OutputFile, ADirectoryIsRefusedNamingIt) {
+  Folder d;
+  try {
+    cuvk::check_writable(d.path.string());
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(d.path.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cuvk::check_writable(d / "sub/"), UsageError);
+  EXPECT_THROW(cuvk::write_output_file(d.path.string(), "x"), cuvk::Error);
+  EXPECT_TRUE(d.names().empty());
+}
+
+TEST(OutputFile, TheProbeTouchesNoOtherFile) {
+  Folder d;
+  put(d / "r.json.cuvk-probe", "a user's file");
+  cuvk::check_writable(d / "r.json");
+  EXPECT_EQ(slurp(d / "r.json.cuvk-probe"), "a user's file");
+  EXPECT_EQ(d.names(), (std::set<std::string>{"r.json.cuvk-probe"}));  // no r.json, no temporary
+  EXPECT_THROW(cuvk::check_writable(d / "missing/r.json"), UsageError);
+}
+
+TEST(OutputFile, ARegularFileIsReplacedWholeKeepingItsMode) {
+  Folder d;
+  put(d / "r.json", "old");
+  chmod((d / "r.json").c_str(), 0640);
+  cuvk::write_output_file(d / "r.json", "new");
+  EXPECT_EQ(slurp(d / "r.json"), "new");
+  struct stat st {};
+  ASSERT_EQ(stat((d / "r.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(d.names(), (std::set<std::string>{"r.json"}));
+}
+
+TEST(OutputFile, ASymbolicLinkIsWrittenThroughAndKept) {
+  Folder d;
+  put(d / "real.json", "old");
+  fs::create_symlink("real.json", d / "link.json");
+  fs::create_symlink("made.json", d / "dangling.json");
+  cuvk::check_writable(d / "link.json");
+  cuvk::write_output_file(d / "link.json", "new");
+  cuvk::write_output_file(d / "dangling.json", "made");
+  EXPECT_TRUE(fs::is_symlink(d / "link.json"));
+  EXPECT_TRUE(fs::is_symlink(d / "dangling.json"));
+  EXPECT_EQ(slurp(d / "real.json"), "new");
+  EXPECT_EQ(slurp(d / "made.json"), "made");
+  EXPECT_EQ(d.names(),
+            (std::set<std::string>{"dangling.json", "link.json", "made.json", "real.json"}));
+}
+
+TEST(OutputFile, ADeviceIsWrittenDirectlyNeverReplaced) {
+  Folder d;
+  if (mknod((d / "null").c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP()
+        << "mknod needs root";  // a copy of /dev/null: a regression cannot harm the real one
+  cuvk::check_writable(d / "null");
+  cuvk::write_output_file(d / "null", "data");
+  struct stat st {};
+  ASSERT_EQ(lstat((d / "null").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(d.names(), (std::set<std::string>{"null"}));
+}
+
+TEST(OutputFile, AFailedWriteIsAnIoErrorNotAUsageError) {
+  cuvk::check_writable("/dev/full");  // writable: the failure shows only when writing
+  try {
+    cuvk::write_output_file("/dev/full", "data");
+    FAIL() << "expected an Error";
+  } catch (const UsageError& e) {
+    FAIL() << "a usage error: " << e.what();
+  } catch (const cuvk::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+}

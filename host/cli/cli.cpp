@@ -17,6 +17,7 @@
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "standard_output.h"
 
 namespace cuvk {
 namespace {
@@ -113,16 +114,8 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   return out;
 }
 
-// Checks up front that --output can be written, so a long run does not end in an I/O error.
-void check_writable(const std::string& path) {
-  const std::string probe = path + ".cuvk-probe";
-  std::ofstream f(probe);
-  if (!f) throw UsageError("cannot write --output '" + path + "': " + std::strerror(errno));
-  f.close();
-  std::remove(probe.c_str());
-}
-
-std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what) {
+std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what,
+                                           std::size_t cap) {
   std::vector<std::uint32_t> out;
   const auto check = [&](std::uint64_t v) {
     if (v > std::numeric_limits<std::uint32_t>::max())
@@ -133,19 +126,26 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
     if (item.empty()) throw UsageError(what + ": empty item in '" + text + "'");
     const std::size_t dash = item.find('-');
     if (dash == std::string::npos) {
-      out.push_back(check(parse_u64(item, what)));
+      const std::uint32_t v = check(parse_u64(item, what));
+      if (out.size() < cap) out.push_back(v);
       continue;
     }
     const std::size_t colon = item.find(':', dash);
     const std::uint64_t lo = parse_u64(item.substr(0, dash), what);
-    const std::uint64_t hi = parse_u64(item.substr(dash + 1, colon == std::string::npos ? std::string::npos : colon - dash - 1), what);
-    const std::uint64_t step = colon == std::string::npos ? 1 : parse_u64(item.substr(colon + 1), what);
+    const std::uint64_t hi = parse_u64(
+        item.substr(dash + 1, colon == std::string::npos ? std::string::npos : colon - dash - 1),
+        what);
+    const std::uint64_t step =
+        colon == std::string::npos ? 1 : parse_u64(item.substr(colon + 1), what);
     if (step == 0) throw UsageError(what + ": step 0 in '" + item + "'");
     if (hi < lo) throw UsageError(what + ": range '" + item + "' runs backwards");
-    if ((hi - lo) / step >= 4096) throw UsageError(what + ": range '" + item + "' has too many points");
-    for (std::uint64_t v = lo; v <= hi; v += step) out.push_back(check(v));
+    check(hi);
+    for (std::uint64_t v = lo; out.size() < cap; v += step) {
+      out.push_back(static_cast<std::uint32_t>(v));
+      if (hi - v < step) break;
+    }
   }
-  if (out.empty()) throw UsageError(what + ": no values in '" + text + "'");
+  if (out.empty() && cap > 0) throw UsageError(what + ": no values in '" + text + "'");
   return out;
 }
 
@@ -168,26 +168,9 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
   return v << shift;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error("cannot write '" + tmp + "': " + std::strerror(errno));
-    f << content;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error("writing '" + tmp + "' failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
-  }
-}
+namespace {
 
-int cli_main(int argc, char** argv) {
+int run_cli(int argc, char** argv) {
   CLI::App app{"cuvk: does the same memory-bound kernel run the same on CUDA and on Vulkan?\n"
                "Runs equivalent CUDA kernels and GLSL compute shaders through one timing driver on\n"
                "the same GPU, verifies every result, and reports times, bandwidth and parity."};
@@ -228,6 +211,13 @@ int cli_main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitEnvironment;
   }
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  StandardOutput out;
+  return out.finish(run_cli(argc, argv));
 }
 
 }  // namespace cuvk

@@ -1,11 +1,13 @@
 // Command line: `cuvk run | list | devices` (CLI11). Returns the process exit code.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "backend.h"
+#include "output_file.h"  // check_writable, write_output_file
 #include "printing.h"
 
 namespace cuvk {
@@ -21,25 +23,28 @@ enum ExitCode : int {
   kExitInterrupted = 130,  // SIGINT/SIGTERM: completed rows printed, no result file written
 };
 
+// Runs one command. Its standard output is checked (standard_output.h): a failed write is an I/O
+// error, exit 3. SIGPIPE keeps its default action, so `cuvk ... | head` ends quietly when head
+// closes the pipe, as other tools do; where the caller ignores SIGPIPE, the closed pipe is that
+// I/O error (EPIPE, exit 3).
 int cli_main(int argc, char** argv);
 
 // Shared by the subcommands.
 Format parse_format(const std::string& text);                            // table|md|csv|json
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all
 std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names);  // descriptor|bda|all
-std::vector<std::string> parse_tests(const std::vector<std::string>& names);  // catalogue order
-void check_writable(const std::string& path);  // UsageError if --output cannot be written
+std::vector<std::string> parse_tests(const std::vector<std::string>& names);    // catalogue order
 std::string now_utc();                         // ISO 8601
 std::string hostname();
 
-// "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what`.
-std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what);
+// "0,1,2", "0-32", "0-32:4" and mixtures ("0-8,16,31-32"); throws UsageError naming `what` on
+// bad syntax. Expands at most `cap` values: the whole text is checked, but a longer list (even
+// "0-4294967295") costs no memory and comes back with `cap` values. Callers pass one more than
+// the bound validate_config judges (runner.h), so the excess is refused there, with the bound.
+std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what,
+                                           std::size_t cap);
 
 // A count with an optional binary suffix: "1048576", "1M", "64M", "2G" (k, M, G = 2^10, 2^20, 2^30).
 std::uint64_t parse_count(const std::string& text, const std::string& what);
-
-// Writes `content` to `path` through a temporary file in the same folder and a rename, so a reader
-// never sees a half-written file. Throws Error on failure.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace cuvk

@@ -1,4 +1,5 @@
 // `cuvk list` and `cuvk devices`.
+#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 
@@ -12,6 +13,20 @@
 namespace cuvk {
 namespace {
 
+// printf-style, but through std::cout: all of cuvk's standard output goes through the checked
+// buffer (standard_output.h), in order.
+__attribute__((format(printf, 1, 2))) void print(const char* format, ...) {
+  std::va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  std::cout << text;
+}
+
 int do_list() {
   std::cout << "tests (the name is the CUDA kernel's name, the GLSL file stem and the output row key)\n\n";
   for (const TestCase& t : catalogue()) {
@@ -22,9 +37,9 @@ int do_list() {
     for (const std::string& name : t.sweeps)
       sweep += (sweep.empty() ? "" : ", ") + name + " (" + find_axis(name)->option + ")";
     if (sweep.empty()) sweep = "-";
-    std::printf("  %-13s layouts: %-8s variants: %-12s sweep: %s\n      %s\n", t.name.c_str(),
-                layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep.c_str(),
-                t.description.c_str());
+    print("  %-13s layouts: %-8s variants: %-12s sweep: %s\n      %s\n", t.name.c_str(),
+          layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep.c_str(),
+          t.description.c_str());
   }
   auto join = [](const std::vector<std::uint32_t>& v) {
     std::string s;
@@ -33,30 +48,31 @@ int do_list() {
   };
   std::string sweeps;
   for (const Axis& axis : axes()) sweeps += "; " + axis.name + "s " + join(axis.defaults);
-  std::printf("\ndefaults: n = %u on a GPU, %u on a CPU device%s; block 256; "
-              "at least 100 repetitions after 10 warm-up, until the median's 95%% CI is within "
-              "0.5%%; L2 cold\n",
-              kDefaultGpuN, kDefaultCpuN, sweeps.c_str());
+  print(
+      "\ndefaults: n = %u on a GPU, %u on a CPU device%s; block 256; "
+      "at least 100 repetitions after 10 warm-up, until the median's 95%% CI is within "
+      "0.5%%; L2 cold\n",
+      kDefaultGpuN, kDefaultCpuN, sweeps.c_str());
   return kExitOk;
 }
 
 void print_device(const DeviceInfo& d) {
-  std::printf("  [%d] %s\n      uuid %s, %s%s\n      driver: %s\n", d.index, d.name.c_str(),
-              format_uuid(d.uuid).c_str(), d.is_cpu ? "CPU device, " : "",
-              (std::to_string(d.memory_bytes >> 20) + " MiB").c_str(), d.driver.c_str());
-  for (const auto& [k, v] : d.properties) std::printf("      %s: %s\n", k.c_str(), v.c_str());
+  print("  [%d] %s\n      uuid %s, %s%s\n      driver: %s\n", d.index, d.name.c_str(),
+        format_uuid(d.uuid).c_str(), d.is_cpu ? "CPU device, " : "",
+        (std::to_string(d.memory_bytes >> 20) + " MiB").c_str(), d.driver.c_str());
+  for (const auto& [k, v] : d.properties) print("      %s: %s\n", k.c_str(), v.c_str());
 }
 
 int do_devices(const std::string& spec) {
   const DeviceInventory inv = take_inventory(BackendOptions{});
-  std::printf("CUDA devices:\n");
-  if (!inv.cuda_error.empty()) std::printf("  none: %s\n", inv.cuda_error.c_str());
+  print("CUDA devices:\n");
+  if (!inv.cuda_error.empty()) print("  none: %s\n", inv.cuda_error.c_str());
   for (const DeviceInfo& d : inv.cuda) print_device(d);
-  std::printf("Vulkan devices:\n");
-  if (!inv.vulkan_error.empty()) std::printf("  none: %s\n", inv.vulkan_error.c_str());
+  print("Vulkan devices:\n");
+  if (!inv.vulkan_error.empty()) print("  none: %s\n", inv.vulkan_error.c_str());
   for (const DeviceInfo& d : inv.vulkan) print_device(d);
   const DeviceChoice c = choose_devices(inv, spec);
-  std::printf("Pair: %s\n", c.note.empty() ? "none: no device can run" : c.note.c_str());
+  print("Pair: %s\n", c.note.empty() ? "none: no device can run" : c.note.c_str());
   return (inv.cuda.empty() && inv.vulkan.empty()) ? kExitEnvironment : kExitOk;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
 #include "commands.h"
@@ -21,9 +22,9 @@
 #include "error.h"
 #include "inspect.h"
 #include "layout_check.h"
+#include "runner.h"
 #include "spirv_modules.h"
 #include "spirv_reflect.h"
-#include "backends.h"
 
 namespace cuvk {
 namespace {
@@ -346,10 +347,10 @@ int do_inspect(const InspectArgs& a) {
     for (const TestCase& t : catalogue()) known.push_back(t.name);
     throw UsageError("unknown test '" + a.test + "' (known: " + join(known) + ")");
   }
-  const std::vector<std::uint32_t> blocks = parse_uint_list(a.block_sizes, "--block-sizes");
-  for (std::uint32_t b : blocks)
-    if (b == 0 || b % 32 != 0)
-      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  RunConfig judged;  // the block sizes are judged where every run option is: validate_config
+  judged.block_sizes = parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1);
+  validate_config(judged);
+  const std::vector<std::uint32_t>& blocks = judged.block_sizes;
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 
   std::vector<std::string> kernels;

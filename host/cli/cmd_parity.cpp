@@ -67,7 +67,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     run = read_results(p.from);
     if (!a.baseline.empty()) base = read_results(a.baseline);
   } else {
-    if (!p.save_run.empty()) check_writable(p.save_run);
+    if (!p.save_run.empty()) check_writable(p.save_run, "--save-run");
     base = load_baseline(a);
     const std::string missing = missing_api(a);
     if (!missing.empty()) {
@@ -79,7 +79,8 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
       emit(doc, "table", "", true);
       return run_exit_code(doc);
     }
-    if (!p.save_run.empty()) write_file_atomic(p.save_run, format_run(doc, Format::json));
+    if (!p.save_run.empty())
+      write_output_file(p.save_run, format_run(doc, Format::json), "--save-run");
     run = run_file_of(doc, "this run");
   }
 
@@ -98,7 +99,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
   if (a.output.empty()) {
     std::cout << text << std::flush;
   } else {
-    write_file_atomic(a.output, text);
+    write_output_file(a.output, text);
     if (!a.quiet)
       std::cout << format_parity(run, parity, baseline ? &*baseline : nullptr, Format::table)
                 << "\nwrote " << a.output << '\n';

@@ -81,7 +81,8 @@ int write_index(const ReportArgs& a) {
     (is_derived_report(dir + "/" + n) ? derived : names).push_back(n);
   if (names.empty()) throw UsageError("--index " + dir + ": no run files (*.json) in it");
   const std::string output = a.output.empty() ? dir + "/README.md" : a.output;
-  check_writable(output);
+  const std::string what = a.output.empty() ? "--index" : "--output";
+  check_writable(output, what);
 
   IndexInputs in;
   in.tolerance = parse_tolerance(a.tolerance);
@@ -103,7 +104,7 @@ int write_index(const ReportArgs& a) {
     }
   in.docs.insert(in.docs.end(), derived.begin(), derived.end());
   in.command = "cuvk report --index " + dir;
-  write_file_atomic(output, format_index(in));
+  write_output_file(output, format_index(in), what);
   std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.plots.size()
             << " plots)\n";
   for (const std::string& d : derived) std::cout << "not a run, left out: " << d << '\n';
@@ -132,7 +133,7 @@ int report_command(const ReportArgs& a) {
   if (a.output.empty()) {
     std::cout << text << std::flush;
   } else {
-    write_file_atomic(a.output, text);
+    write_output_file(a.output, text);
     std::cout << "wrote " << a.output << '\n';
   }
   return kExitOk;
@@ -158,7 +159,8 @@ Command add_report_command(CLI::App& app) {
       "boards of their model, failed tasks, then the merged tables (table, md or json)");
   sub->add_option("--format", a->format, "md (default), table, csv or json");
   sub->add_option("--output", a->output,
-                  "write here (atomically) instead of stdout (--index: DIR/README.md)");
+                  "write here instead of stdout (a regular file atomically: temporary + rename; "
+                  "--index: DIR/README.md)");
   sub->add_option("--tolerance", a->tolerance,
                   "percent: the SAME band of the index's parity tables and of --fleet (default 3)");
   return {sub, [a] { return report_command(*a); }};

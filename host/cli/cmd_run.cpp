@@ -84,7 +84,9 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                   "cold: flush L2 before every timed repetition (default); warm: no flush");
   sub.add_option("--format", a.format, "table, md, csv or json (default table)");
   sub.add_option("--output", a.output,
-                  "write the report here (atomically) instead of stdout; the table still goes to stdout");
+                 "write the report to this file instead of stdout (a regular file atomically: "
+                 "temporary + rename; a device or FIFO directly; a directory is refused); the "
+                 "table still goes to stdout");
   sub.add_option("--device", a.device,
                   "CUDA device index or UUID prefix (default: the first CUDA device with a Vulkan twin)");
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
@@ -99,6 +101,7 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
 
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   const auto started = std::chrono::steady_clock::now();
+  install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg;
   cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
@@ -114,14 +117,16 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   }
   for (const Axis& axis : axes()) {
     const auto given = a.axis_values.find(axis.name);
-    cfg.axis_values[axis.name] = given == a.axis_values.end() || given->second.empty()
-                                     ? axis.defaults
-                                     : parse_uint_list(given->second, axis.option);
+    cfg.axis_values[axis.name] =
+        given == a.axis_values.end() || given->second.empty()
+            ? axis.defaults
+            : parse_uint_list(given->second, axis.option, kMaxAxisValues + 1);
   }
   cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: below, once the device is known
   cfg.warmup = a.warmup.value_or(kDefaultGpuWarmup);
-  cfg.block_sizes = a.block_sizes.empty() ? std::vector<std::uint32_t>{a.block_size}
-                                          : parse_uint_list(a.block_sizes, "--block-sizes");
+  cfg.block_sizes = a.block_sizes.empty()
+                        ? std::vector<std::uint32_t>{a.block_size}
+                        : parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1);
   cfg.target_ci = a.target_ci / 100.0;
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
@@ -131,7 +136,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
   validate_config(cfg);    // fail on a bad value before any device is opened
   parse_format(a.format);  // fail on a bad format before running anything
-  if (!a.output.empty()) check_writable(a.output);
+  if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
   BackendOptions vk_opts;
   std::vector<std::string> vk_messages;
@@ -187,7 +192,6 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
                 (want_cuda ? set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
                 (want_vk ? set.vulkan_reason : std::string("not selected")));
 
-  install_interrupt_handlers();
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
   cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
@@ -210,7 +214,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
   if (output.empty()) {
     std::cout << text << std::flush;
   } else {
-    write_file_atomic(output, text);
+    write_output_file(output, text);
     if (!quiet) std::cout << format_run(doc, Format::table) << "\nwrote " << output << '\n';
   }
   for (const std::string& m : doc.validation_messages) std::cerr << "validation: " << m << '\n';

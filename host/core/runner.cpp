@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <future>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 #include "error.h"
 #include "host_data.h"
@@ -26,6 +29,14 @@ constexpr std::uint64_t kMinGpuFlushBytes = 64ull << 20;
 constexpr std::uint64_t kFlushL2Multiple = 3;  // read 3x the L2 size to evict it
 constexpr std::uint64_t kFlushVecBytes = 16;
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
+// Settling stops after kSettleWallFactor x --settle-ms + kSettleWallSlackS of wall time whatever
+// the GPU clock says (a driver whose timestamps read zero or barely advance), or at once when a
+// batch reports no positive, finite time.
+constexpr double kSettleWallFactor = 2.0;
+constexpr double kSettleWallSlackS = 0.5;
+// Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
+// one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
+constexpr double kBatchWallS = 0.25;
 constexpr float kFlushSentinel = 1.0f;  // the zeroed scratch never sums to it
 
 using WallClock = std::chrono::steady_clock;
@@ -260,9 +271,16 @@ void prepare_flush(ApiState& a, const RunConfig& cfg, const Limits& lim, std::ui
 // clocks. Clocks belong to the GPU, not to an API: where both APIs drive the same GPU, the first
 // one settles it for both.
 void settle_clocks(ApiState& a, const RunConfig& cfg, RunOutcome& out) {
+  Backend& b = *a.backend;
+  const auto t0 = WallClock::now();
+  const double wall_cap_s = kSettleWallFactor * cfg.settle_ms / 1000.0 + kSettleWallSlackS;
   double settled_ms = 0.0;
-  while (settled_ms < cfg.settle_ms)
-    for (double t : a.backend->run(a.flush, RunOptions{kSettleBatch, nullptr})) settled_ms += t;
+  while (settled_ms < cfg.settle_ms && !interrupted() && seconds_since(t0) < wall_cap_s) {
+    double batch_ms = 0.0;
+    for (double t : b.run(a.flush, RunOptions{kSettleBatch, nullptr})) batch_ms += t;
+    if (!(batch_ms > 0.0) || !std::isfinite(batch_ms)) break;  // the GPU clock does not advance
+    settled_ms += batch_ms;
+  }
   out.settle[api_name(a.api)] = settled_ms;
 }
 
@@ -379,22 +397,62 @@ void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
   if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
 }
 
-// Warm-up, then batches of cfg.reps timed repetitions until the stopping rule says enough.
+// Hands repetitions to the backend in calls of about kBatchWallS of wall time (the first call:
+// one repetition, to learn how long one takes), never more than asked for.
+class Batches {
+ public:
+  Batches(Backend& b, const Launch& launch, const Launch* before)
+      : b_(b), launch_(launch), before_(before) {}
+  // Runs at most `wanted` (>= 1) repetitions, appends their GPU times to `times` (when given)
+  // and returns how many ran.
+  int run(int wanted, std::vector<double>* times) {
+    int reps = 1;
+    if (rep_wall_s_ >= 0.0)
+      reps = rep_wall_s_ > 0.0 ? static_cast<int>(std::clamp(kBatchWallS / rep_wall_s_, 1.0,
+                                                             static_cast<double>(wanted)))
+                               : wanted;
+    const auto t0 = WallClock::now();
+    const std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
+    rep_wall_s_ = seconds_since(t0) / reps;
+    if (got.size() != static_cast<std::size_t>(reps))
+      throw Error(std::string(api_name(b_.info().api)) + " backend returned " +
+                  std::to_string(got.size()) + " times for " + std::to_string(reps) +
+                  " repetitions");
+    if (times) times->insert(times->end(), got.begin(), got.end());
+    return reps;
+  }
+
+ private:
+  Backend& b_;
+  const Launch& launch_;
+  const Launch* before_;
+  double rep_wall_s_ = -1.0;  // wall time per repetition in the last call; < 0: no call yet
+};
+
+// Warm-up, then batches of up to cfg.reps timed repetitions until the stopping rule says enough.
+// An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   PhaseTimer timer(out.phase_s, "measure");
   const StopRule rule{static_cast<std::size_t>(cfg.reps),
                       std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
                       out.max_time_s};
-  if (cfg.warmup > 0) b.run(launch, RunOptions{cfg.warmup, before});
+  Batches batches(b, launch, before);
+  for (int done = 0; done < cfg.warmup && !interrupted();)
+    done += batches.run(cfg.warmup - done, nullptr);
   if (clocks) row.clocks_start = clocks->sample();
   std::vector<double> samples;
   const auto t0 = WallClock::now();
   StopReason stop = StopReason::more;
   while (stop == StopReason::more) {
-    const int batch = static_cast<int>(std::min<std::size_t>(
-        static_cast<std::size_t>(cfg.reps), rule.max_samples - samples.size()));
-    for (double t : b.run(launch, RunOptions{batch, before})) samples.push_back(t);
+    if (interrupted()) {
+      row.status = Status::unavailable;
+      row.reason = "interrupted";
+      return;
+    }
+    const int wanted = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cfg.reps),
+                                                              rule.max_samples - samples.size()));
+    batches.run(wanted, &samples);
     row.time_ms = summarize(samples);
     stop = should_stop(row.time_ms, seconds_since(t0), rule);
   }
@@ -497,6 +555,10 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
         lane.state->backend->binding_unsupported(lane.binding).empty())
       cfg.progress(step - 1, steps, progress_what(rows[k]));
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
+    if (interrupted()) {  // during this lane: its row is unfinished unless it completed
+      stopped = true;
+      break;
+    }
     emit_ready(false);
   }
   emit_ready(true);
@@ -544,24 +606,53 @@ std::string point_label(const ResultRow& row) {
   return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
 }
 
+namespace {
+
+std::string bound_text(double v) {
+  std::ostringstream o;
+  o << std::setprecision(15) << v;  // 1000000, 0.01, 600
+  return o.str();
+}
+
+// "--reps must be between 1 and 10000": the option and its bounds.
+void check_range(double value, double lo, double hi, const std::string& what,
+                 const std::string& unit = "") {
+  if (!(value >= lo && value <= hi))  // also NaN
+    throw UsageError(what + " must be between " + bound_text(lo) + " and " + bound_text(hi) + unit);
+}
+
+void check_count(std::size_t count, std::size_t bound, const std::string& what) {
+  if (count > bound)
+    throw UsageError(what + ": more than " + std::to_string(bound) + " values (at most " +
+                     std::to_string(bound) + ")");
+}
+
+}  // namespace
+
 void validate_config(const RunConfig& cfg) {
-  if (cfg.reps < 1) throw UsageError("--reps must be at least 1");
-  if (cfg.warmup < 0) throw UsageError("--warmup must not be negative");
+  check_range(cfg.reps, 1, kMaxReps, "--reps");
+  check_range(cfg.warmup, 0, kMaxWarmup, "--warmup");
   if (cfg.block_sizes.empty()) throw UsageError("no block size given");
+  check_count(cfg.block_sizes.size(), kMaxBlockSizes, "--block-sizes");
   for (std::uint32_t b : cfg.block_sizes)
     if (b == 0 || b % kWarpSize != 0)
       throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
   if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
   for (Binding b : cfg.vk_bindings)
     if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
-  if (!(cfg.target_ci > 0.0) || cfg.target_ci >= 1.0)
-    throw UsageError("--target-ci must be a percentage above 0 and below 100");
-  if (!(cfg.max_time_s >= 0.0)) throw UsageError("--max-time must be a non-negative number of seconds");
-  if (!(cfg.settle_ms >= 0.0)) throw UsageError("--settle-ms must not be negative");
+  if (!(cfg.target_ci >= kMinTargetCi) || cfg.target_ci >= 1.0)
+    throw UsageError("--target-ci must be at least " + bound_text(100.0 * kMinTargetCi) +
+                     " and below 100 (percent of the median)");
+  check_range(cfg.max_time_s, 0.0, kMaxTimeS, "--max-time", " seconds (0: automatic)");
+  check_range(cfg.settle_ms, 0.0, kMaxSettleMs, "--settle-ms");
+  check_range(static_cast<double>(cfg.max_samples), 1, static_cast<double>(kMaxSamples),
+              "max_samples");
+  check_range(cfg.host_cost_samples, 0, kMaxHostCostSamples, "host_cost_samples");
   for (const auto& [name, values] : cfg.axis_values) {
     const Axis* axis = find_axis(name);
     if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
     if (values.empty()) throw UsageError(axis->option + ": no values given");
+    check_count(values.size(), kMaxAxisValues, axis->option);
     for (std::uint32_t v : values)
       if (v < axis->min_value)
         throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
@@ -598,6 +689,10 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
       settled.push_back(a.backend);
     }
     if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
+  }
+  if (interrupted()) {
+    out.interrupted = true;
+    return out;
   }
   std::vector<Lane> lanes = lanes_of(apis, cfg);
   const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();

@@ -1,6 +1,7 @@
 // The one timing driver: runs every selected point on every selected API under the same rules.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,8 +49,20 @@ struct RunConfig {
 };
 
 // Checks every value of the configuration that needs no device (throws UsageError naming the
-// option). run_suite calls it; it is the one place each option's value is judged.
+// option and, for a bounded value, the bound). run_suite calls it; it is the one place each
+// option's value is judged.
 void validate_config(const RunConfig& config);
+
+// Bounds on the run options, so that every run ends in a time one can wait for (validate_config).
+constexpr int kMaxReps = 10000;               // --reps: the batch and the minimum sample count
+constexpr int kMaxWarmup = 10000;             // --warmup
+constexpr double kMaxSettleMs = 60000.0;      // --settle-ms: one minute of clock settling per API
+constexpr double kMaxTimeS = 600.0;           // --max-time: ten minutes per point and API
+constexpr double kMinTargetCi = 1e-4;         // --target-ci 0.01 (%): below it only budgets stop
+constexpr std::size_t kMaxSamples = 1000000;  // RunConfig::max_samples
+constexpr int kMaxHostCostSamples = 100000;   // RunConfig::host_cost_samples
+constexpr std::size_t kMaxBlockSizes = 64;    // --block-sizes: values in the sweep
+constexpr std::size_t kMaxAxisValues = 1024;  // --offsets, --strides: values per axis
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
 constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds

@@ -1,0 +1,221 @@
+#include "output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+
+#include "error.h"
+
+namespace cuvk {
+namespace {
+
+constexpr int kMaxLinkHops = 40;            // symbolic links followed at most (Linux's own limit)
+constexpr std::size_t kTempStemChars = 64;  // of the target's name, in its temporary's name
+constexpr int kTempAttempts = 100;          // unique names tried before giving up
+constexpr mode_t kPermissionBits = 07777;
+
+enum class Kind {
+  create,           // nothing there yet: a temporary, then rename
+  replace,          // a regular file: a temporary, then rename
+  direct,           // a device, a FIFO, a terminal: opened and written, never replaced
+  standard_output,  // this process's standard output: written through it
+};
+
+struct Target {
+  Kind kind = Kind::create;
+  std::string path;  // create, replace: the file itself, links resolved; direct: as given
+  mode_t mode = 0;   // replace: the existing file's permission bits
+};
+
+std::string cannot(const std::string& what, const std::string& given, const std::string& why) {
+  return "cannot write " + what + " '" + given + "': " + why;
+}
+
+std::string folder_of(const std::string& p) {
+  const std::size_t slash = p.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : p.substr(0, slash);
+}
+
+std::string name_of(const std::string& p) {
+  const std::size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string join(const std::string& folder, const std::string& name) {
+  return folder == "/" ? "/" + name : folder + "/" + name;
+}
+
+bool is_standard_output(const struct stat& st) {
+  struct stat out {};
+  return fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino;
+}
+
+// Creates a new, empty file next to `target` under a name no file had (O_EXCL), with mode 0666
+// less the umask, like any file this process creates. Returns its descriptor, or -1 with errno.
+int create_temporary(const std::string& target, std::string& tmp) {
+  static std::mt19937_64 rng(
+      std::random_device{}() ^ (static_cast<std::uint64_t>(getpid()) << 32) ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  const std::string stem =
+      join(folder_of(target), "." + name_of(target).substr(0, kTempStemChars) + ".cuvk-");
+  for (int i = 0; i < kTempAttempts; ++i) {
+    std::string suffix(8, '0');
+    for (char& c : suffix) c = kDigits[rng() % (sizeof kDigits - 1)];
+    tmp = stem + suffix;
+    const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// What an existing, non-link `path` (reached from `given`) is as an output target.
+Target classify(const std::string& given, const std::string& path, const struct stat& st,
+                const std::string& what) {
+  if (S_ISDIR(st.st_mode))
+    throw UsageError(what + " '" + given + "' is a directory; give a file name");
+  if (is_standard_output(st)) return {Kind::standard_output, path, 0};
+  if (S_ISSOCK(st.st_mode)) throw UsageError(cannot(what, given, "it is a socket"));
+  if (S_ISREG(st.st_mode)) return {Kind::replace, path, st.st_mode & kPermissionBits};
+  return {Kind::direct, path, 0};
+}
+
+// Follows symbolic links (dangling ones by hand, so the file a link names gets created) and says
+// how `given` is to be written. Throws UsageError.
+Target resolve(const std::string& given, const std::string& what) {
+  if (given.empty()) throw UsageError(what + ": empty file name");
+  if (given.back() == '/')
+    throw UsageError(what + " '" + given + "' names a directory; give a file name");
+  std::string p = given;
+  for (int hop = 0; hop <= kMaxLinkHops; ++hop) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) return {Kind::create, p, 0};
+      throw UsageError(cannot(what, given, std::strerror(errno)));
+    }
+    if (!S_ISLNK(st.st_mode)) return classify(given, p, st, what);
+    if (stat(p.c_str(), &st) == 0) {  // the link leads to something that exists
+      if (!S_ISREG(st.st_mode) || is_standard_output(st)) return classify(given, p, st, what);
+      char* real = realpath(p.c_str(), nullptr);
+      if (real == nullptr) return {Kind::direct, p, 0};  // e.g. /proc/self/fd/N of a deleted file
+      const std::string resolved = real;
+      std::free(real);
+      return {Kind::replace, resolved, st.st_mode & kPermissionBits};
+    }
+    if (errno != ENOENT) throw UsageError(cannot(what, given, std::strerror(errno)));
+    std::string target(PATH_MAX, '\0');  // dangling: one hop by hand
+    const ssize_t len = readlink(p.c_str(), target.data(), target.size());
+    if (len < 0) throw UsageError(cannot(what, given, std::strerror(errno)));
+    target.resize(static_cast<std::size_t>(len));
+    p = !target.empty() && target.front() == '/' ? target : join(folder_of(p), target);
+  }
+  throw UsageError(cannot(what, given, "too many levels of symbolic links"));
+}
+
+bool write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void write_direct(const Target& t, const std::string& content, const std::string& given) {
+  const int fd = open(t.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error("cannot write '" + given + "': " + std::strerror(errno));
+  int err = write_all(fd, content) ? 0 : errno;
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) throw Error("cannot write '" + given + "': " + std::strerror(err));
+}
+
+// A uniquely named temporary in the target's folder, fsync, rename: a reader sees the old file or
+// the whole new one, never a part. On failure the temporary is removed and the target untouched.
+void write_replacing(const Target& t, const std::string& content, const std::string& given) {
+  std::string tmp;
+  const int fd = create_temporary(t.path, tmp);
+  if (fd < 0)
+    throw Error("cannot write '" + given + "': cannot create a temporary file in '" +
+                folder_of(t.path) + "': " + std::strerror(errno));
+  int err = 0;
+  if (t.kind == Kind::replace && fchmod(fd, t.mode) != 0) err = errno;
+  if (err == 0 && !write_all(fd, content)) err = errno;
+  if (err == 0 && fsync(fd) != 0) err = errno;
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && std::rename(tmp.c_str(), t.path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    unlink(tmp.c_str());
+    throw Error("cannot write '" + given + "': " + std::strerror(err));
+  }
+  const int folder = open(folder_of(t.path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder >= 0) {  // best effort: the rename itself reaches the disk
+    fsync(folder);
+    close(folder);
+  }
+}
+
+}  // namespace
+
+void check_writable(const std::string& path, const std::string& what) {
+  const Target t = resolve(path, what);
+  switch (t.kind) {
+    case Kind::standard_output:
+      return;
+    case Kind::direct:
+      if (access(t.path.c_str(), W_OK) != 0)
+        throw UsageError(cannot(what, path, std::strerror(errno)));
+      return;
+    case Kind::replace:
+      if (access(t.path.c_str(), W_OK) != 0)
+        throw UsageError(cannot(what, path, std::strerror(errno)));
+      break;
+    case Kind::create:
+      break;
+  }
+  // The rename needs a new file in the target's folder: probe with a unique temporary.
+  std::string tmp;
+  const int fd = create_temporary(t.path, tmp);
+  if (fd < 0) throw UsageError(cannot(what, path, folder_of(t.path) + ": " + std::strerror(errno)));
+  close(fd);
+  unlink(tmp.c_str());
+}
+
+void write_output_file(const std::string& path, const std::string& content,
+                       const std::string& what) {
+  Target t;
+  try {
+    t = resolve(path, what);  // again: the file system may have changed while the work ran
+  } catch (const UsageError& e) {
+    throw Error(e.what());  // after the work, an I/O error
+  }
+  switch (t.kind) {
+    case Kind::standard_output:
+      std::cout << content << std::flush;  // a failure is the CLI's standard-output error
+      return;
+    case Kind::direct:
+      write_direct(t, content, path);
+      return;
+    case Kind::create:
+    case Kind::replace:
+      write_replacing(t, content, path);
+      return;
+  }
+}
+
+}  // namespace cuvk

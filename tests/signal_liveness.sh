@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# signal_liveness.sh SIGNAL DELAY_S BOUND_S FILE CMD...: a liveness check, not a timing of
+# performance. Writes "old" to FILE, starts CMD (which should write FILE with --output), sends
+# SIGNAL after DELAY_S seconds, and passes when CMD exits 130 within BOUND_S seconds of the signal,
+# says so on stderr, and FILE still holds "old" (no partial or new result file).
+set -u
+sig=$1 delay=$2 bound=$3 file=$4
+shift 4
+err=$(mktemp)
+echo old >"$file"
+"$@" >/dev/null 2>"$err" &
+pid=$!
+sleep "$delay"
+if ! kill -0 "$pid" 2>/dev/null; then
+  echo "the command ended before the signal; stderr:"; cat "$err"; rm -f "$err"; exit 1
+fi
+sent=$(date +%s%N)
+kill -s "$sig" "$pid"
+# Wait at most BOUND_S (in 0.1 s steps), then kill it for good so the test never hangs.
+steps=$(awk -v b="$bound" 'BEGIN { print int(b * 10) }')
+for ((i = 0; i < steps; ++i)); do
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+  kill -s KILL "$pid"; wait "$pid" 2>/dev/null
+  echo "still running ${bound} s after SIG$sig; stderr:"; cat "$err"; rm -f "$err"; exit 1
+fi
+wait "$pid"
+got=$?
+took=$(( ($(date +%s%N) - sent) / 1000000 ))
+echo "exit $got ${took} ms after SIG$sig"
+status=0
+if [ "$got" -ne 130 ]; then echo "expected exit 130"; status=1; fi
+if ! grep -q "^error: interrupted by signal" "$err"; then echo "no 'interrupted' line"; status=1; fi
+if [ "$(cat "$file")" != old ]; then echo "$file was changed"; status=1; fi
+[ "$status" -eq 0 ] || cat "$err"
+rm -f "$err"
+exit "$status"
