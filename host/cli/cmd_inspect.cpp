@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
 #include "commands.h"
@@ -23,7 +24,6 @@
 #include "layout_check.h"
 #include "spirv_modules.h"
 #include "spirv_reflect.h"
-#include "backends.h"
 
 namespace cuvk {
 namespace {
@@ -87,8 +87,8 @@ struct CudaSide {
   std::string runtime_unavailable;
 };
 
-CudaSide cuda_side(const std::string& kernel, Backend* cuda,
-                   const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
+CudaSide cuda_side(const std::string& kernel, Backend* cuda, const std::string& no_device,
+                   const std::vector<std::uint32_t>& blocks) {
   CudaSide c;
   if (cuda_artifacts().empty()) {
     c.unavailable = "this cuvk was built without nvcc: no PTX or SASS is embedded";
@@ -160,7 +160,8 @@ VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulk
   return v;
 }
 
-std::vector<std::pair<std::string, std::string>> flat(const std::vector<PipelineExecutableReport>& r) {
+std::vector<std::pair<std::string, std::string>> flat(
+    const std::vector<PipelineExecutableReport>& r) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const PipelineExecutableReport& e : r)
     for (const PipelineStatistic& s : e.statistics) out.emplace_back(s.name, s.value);
@@ -173,61 +174,77 @@ std::optional<int> vulkan_registers(const VulkanSide& v, std::uint32_t block) {
   return std::nullopt;
 }
 
-std::string label(const VulkanSide& v) { return std::string("Vulkan ") + binding_name(v.binding); }
+std::string label(const VulkanSide& v) {
+  return std::string("Vulkan ") + binding_name(v.binding);
+}
 
 // The side-by-side summary of one kernel: registers, memory instructions, parameter loads, code
 // size and the layout check, for block size `shown`.
-std::vector<std::vector<std::string>> summary_rows(const CudaSide& c, const std::vector<VulkanSide>& vks,
+std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
+                                                   const std::vector<VulkanSide>& vks,
                                                    std::uint32_t shown) {
   const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
   auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
   std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
   // Registers.
-  std::string regs = c.ptxas && c.ptxas->registers >= 0
-                         ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
-                         : c.artifact ? "not in the ptxas log" : no_ptx();
+  std::string regs =
+      c.ptxas && c.ptxas->registers >= 0
+          ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
+      : c.artifact ? "not in the ptxas log"
+                   : no_ptx();
   if (c.ptxas)
     regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
-            std::to_string(c.ptxas->spill_store_bytes) + "/" + std::to_string(c.ptxas->spill_load_bytes) + " B";
+            std::to_string(c.ptxas->spill_store_bytes) + "/" +
+            std::to_string(c.ptxas->spill_load_bytes) + " B";
   rows.push_back({"registers", "CUDA" + cuda_arch, regs});
   rows.push_back({"", "CUDA runtime",
-                  c.runtime ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
-                                  std::to_string(c.runtime->binary_version) + " SASS on " + c.runtime->device + ")"
-                            : "unavailable: " + c.runtime_unavailable});
+                  c.runtime
+                      ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
+                            std::to_string(c.runtime->binary_version) + " SASS on " +
+                            c.runtime->device + ")"
+                      : "unavailable: " + c.runtime_unavailable});
   for (const VulkanSide& v : vks) {
     const std::optional<int> r = vulkan_registers(v, shown);
-    rows.push_back({"", label(v),
-                    r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(shown) + ")"
-                      : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
-                                                          : "the driver's statistics name no register count"});
+    rows.push_back(
+        {"", label(v),
+         r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(shown) + ")"
+         : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
+                                             : "the driver's statistics name no register count"});
   }
   // Global memory instructions.
-  rows.push_back({"global loads/stores", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
+  rows.push_back({"global loads/stores", "CUDA PTX",
+                  c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
   rows.push_back({"", "CUDA SASS",
                   !c.sass.text.empty() ? inspect::format_ops(c.sass_ops.global)
                   : c.artifact         ? "unavailable: " + c.sass.unavailable
                                        : no_ptx()});
   for (const VulkanSide& v : vks)
     rows.push_back({"", label(v) + " SPIR-V",
-                    v.module ? inspect::format_ops(spirv::summarize_accesses(
-                                   v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
-                             : "no module " + v.module_name});
-  rows.push_back({"", "Vulkan machine code",
-                  "not exposed by Vulkan: only pipeline statistics: registers above, binary size below"});
+                    v.module
+                        ? inspect::format_ops(spirv::summarize_accesses(
+                              v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
+                        : "no module " + v.module_name});
+  rows.push_back(
+      {"", "Vulkan machine code",
+       "not exposed by Vulkan: only pipeline statistics: registers above, binary size below"});
   // Parameters: kernel parameters (CUDA constant bank) vs push constants.
-  rows.push_back({"parameter loads", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
+  rows.push_back({"parameter loads", "CUDA PTX",
+                  c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
   if (!c.sass.text.empty())
     rows.push_back({"", "CUDA SASS", inspect::format_ops(c.sass_ops.other)});
   for (const VulkanSide& v : vks)
     if (v.module)
-      rows.push_back({"", label(v) + " SPIR-V",
-                      inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
+      rows.push_back(
+          {"", label(v) + " SPIR-V",
+           inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
   // Size of the code.
-  std::string sizes = c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
+  std::string sizes =
+      c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
   if (!c.sass.text.empty())
-    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " instructions = " +
-             std::to_string(16 * c.sass_ops.instructions) + " bytes without NOPs (" +
-             std::to_string(c.sass_ops.bytes) + " with cuobjdump's alignment NOPs)";
+    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) +
+             " instructions = " + std::to_string(16 * c.sass_ops.instructions) +
+             " bytes without NOPs (" + std::to_string(c.sass_ops.bytes) +
+             " with cuobjdump's alignment NOPs)";
   rows.push_back({"code size", "CUDA", sizes});
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
@@ -256,9 +273,10 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
                      const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
                      const std::string& limits_source) {
   // Occupancy per block size.
-  std::cout << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
-               "threads, blocks and registers limit it). Model: "
-            << limits_source << ".\n";
+  std::cout
+      << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
+         "threads, blocks and registers limit it). Model: "
+      << limits_source << ".\n";
   std::vector<std::string> head = {"block", "CUDA runtime", "model, ptxas registers"};
   for (const VulkanSide& v : vks) {
     head.push_back(label(v) + " registers");
@@ -284,7 +302,8 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
     for (const VulkanSide& v : vks) {
       const std::optional<int> vk_regs = vulkan_registers(v, block);
       r.push_back(vk_regs ? std::to_string(*vk_regs) : "n/a");
-      r.push_back(vk_regs ? cell(inspect::model_blocks_per_sm(*vk_regs, block, limits), block) : "-");
+      r.push_back(vk_regs ? cell(inspect::model_blocks_per_sm(*vk_regs, block, limits), block)
+                          : "-");
     }
     occ.push_back(r);
   }
@@ -294,31 +313,35 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
   if (!any_vk_stats)
     std::cout << "  Vulkan registers: n/a = the driver reports no pipeline statistics here "
                  "(VK_KHR_pipeline_executable_properties); NVIDIA's driver does.\n";
-
 }
 
-void print_listings(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
-                    std::uint32_t shown) {
+void print_listings(const std::string& kernel, const CudaSide& c,
+                    const std::vector<VulkanSide>& vks, std::uint32_t shown) {
   if (c.artifact) {
-    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc " << c.artifact->flags
-              << ") ---\n"
+    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc "
+              << c.artifact->flags << ") ---\n"
               << c.ptx;
     std::cout << "\n--- " << kernel << ": CUDA SASS (" << c.artifact->arch << ") ---\n";
-    if (!c.sass.text.empty()) std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
-    else std::cout << "unavailable: " << c.sass.unavailable << '\n';
+    if (!c.sass.text.empty())
+      std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
+    else
+      std::cout << "unavailable: " << c.sass.unavailable << '\n';
   }
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
     for (const auto& [b, reports] : v.statistics) {
       if (b != shown) continue;
-      std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b << ") ---\n";
+      std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b
+                << ") ---\n";
       for (const PipelineExecutableReport& e : reports) {
-        std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size << '\n';
+        std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size
+                  << '\n';
         for (const PipelineStatistic& s : e.statistics)
           std::cout << "  " << s.name << ": " << s.value << "  (" << s.description << ")\n";
       }
     }
-    std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name << ") ---\n";
+    std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name
+              << ") ---\n";
     try {
       std::cout << spirv::disassemble(v.module->code, v.module->words);
     } catch (const std::exception& e) {
@@ -332,8 +355,9 @@ void print_kernel(const std::string& kernel, const CudaSide& c, const std::vecto
                   const std::string& limits_source, bool listings) {
   std::cout << "\n== " << kernel << " ==\n";
   // Statistics and listings of one block size: the run's default where it was asked for.
-  const std::uint32_t shown =
-      std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock : blocks.front();
+  const std::uint32_t shown = std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end()
+                                  ? kListingBlock
+                                  : blocks.front();
   std::cout << columns(summary_rows(c, vks, shown));
   print_occupancy(c, vks, blocks, limits, limits_source);
   if (listings) print_listings(kernel, c, vks, shown);
@@ -353,7 +377,8 @@ int do_inspect(const InspectArgs& a) {
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 
   std::vector<std::string> kernels;
-  const std::vector<std::string> layouts = test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
+  const std::vector<std::string> layouts =
+      test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
   for (const std::string& layout : layouts)
     for (const std::string& variant : test->variants) {
       const std::string k = test->plan(make_point(layout, variant, 1024)).kernel;
@@ -386,29 +411,39 @@ int do_inspect(const InspectArgs& a) {
   std::cout << "cuvk inspect " << test->name << ": kernels " << join(kernels);
   if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
     std::cout << " (copy_engine is the driver's copy command, no kernel)";
-  std::cout << "\n  CUDA: " << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
-  std::cout << "  Vulkan: " << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver : "no device: " + vulkan_reason)
+  std::cout << "\n  CUDA: "
+            << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
+  std::cout << "  Vulkan: "
+            << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver
+                       : "no device: " + vulkan_reason)
             << '\n';
   if (vulkan)
     for (const auto& [k, v] : vulkan->info().properties)
       if (k == "buffer_device_address" || k == "pipeline_executable_properties")
         std::cout << "    " << k << ": " << v << '\n';
   if (!cuda_artifacts().empty()) {
-    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"), nvdisasm = inspect::find_cuda_tool("nvdisasm");
-    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch << " PTX, cubin and ptxas -v from the build"
+    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"),
+                      nvdisasm = inspect::find_cuda_tool("nvdisasm");
+    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch
+              << " PTX, cubin and ptxas -v from the build"
               << " (nvcc " << cuda_artifacts().front().flags << "); SASS via "
-              << (!cuobjdump.empty() ? cuobjdump : !nvdisasm.empty() ? nvdisasm
-                                                                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
+              << (!cuobjdump.empty() ? cuobjdump
+                  : !nvdisasm.empty()
+                      ? nvdisasm
+                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
               << '\n';
   }
   std::cout << "  SPIR-V disassembly: "
-            << (spirv::have_disassembler() ? "SPIRV-Tools" : "unavailable (built without SPIRV-Tools)") << '\n';
+            << (spirv::have_disassembler() ? "SPIRV-Tools"
+                                           : "unavailable (built without SPIRV-Tools)")
+            << '\n';
 
   for (const std::string& kernel : kernels) {
     if (kernel == kCopyEngine) continue;
     const CudaSide c = cuda_side(kernel, cuda.get(), cuda_reason, blocks);
     std::vector<VulkanSide> vks;
-    for (Binding b : bindings) vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks));
+    for (Binding b : bindings)
+      vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks));
     inspect::SmLimits limits = inspect::hopper_limits();
     std::string limits_source = "sm_90 (H100) limits assumed: no CUDA device to read them from";
     if (c.runtime) {
@@ -439,7 +474,8 @@ Command add_inspect_command(CLI::App& app) {
                   "Vulkan binding modes to show: descriptor, bda or all (default all)")
       ->delimiter(',');
   sub->add_option("--device", args->device, "as for `run`");
-  sub->add_flag("--no-listings", args->no_listings, "summary and occupancy only, no PTX/SASS/SPIR-V");
+  sub->add_flag("--no-listings", args->no_listings,
+                "summary and occupancy only, no PTX/SASS/SPIR-V");
   return {sub, [args] { return do_inspect(*args); }};
 }
 
