@@ -47,6 +47,10 @@ KernelResources Backend::kernel_resources(const std::string&, const std::vector<
   throw Error(std::string(api_name(info().api)) + " backend reports no kernel resources");
 }
 
+std::vector<std::uint8_t> Backend::pipeline_cache_data(const std::string&, Binding, std::uint32_t) {
+  throw Error(std::string(api_name(info().api)) + " backend offers no pipeline cache");
+}
+
 std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {
   return std::string(call) + " failed: " + decoded + " (" + file + ":" + std::to_string(line) + ")";
 }

@@ -189,6 +189,11 @@ class Backend {
   // Registers and occupancy of `kernel` per block size (CUDA).
   virtual KernelResources kernel_resources(const std::string& kernel,
                                            const std::vector<std::uint32_t>& block_sizes);
+  // The bytes of a fresh pipeline cache holding only the pipeline of `kernel` in `binding` at
+  // `block_size`, made as timed runs make it (same specialization constant and layout), for
+  // whoever can read the driver's machine code out of it (Vulkan: vkGetPipelineCacheData).
+  virtual std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
+                                                        std::uint32_t block_size);
 };
 
 }  // namespace cuvk
