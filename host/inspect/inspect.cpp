@@ -245,6 +245,26 @@ std::string run_tool(const std::vector<std::string>& argv, int* status) {
   return out;
 }
 
+std::string write_temp_file(const unsigned char* bytes, std::size_t n, const std::string& suffix,
+                            std::string* path) {
+  std::string name = "/tmp/cuvk-inspect-XXXXXX" + suffix;
+  const int fd = ::mkstemps(name.data(), static_cast<int>(suffix.size()));
+  if (fd < 0) return std::string("cannot create a temporary file: ") + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, bytes + done, n - done);
+    if (w <= 0) break;
+    done += static_cast<std::size_t>(w);
+  }
+  ::close(fd);
+  if (done != n) {
+    ::unlink(name.c_str());
+    return "cannot write " + name;
+  }
+  *path = name;
+  return "";
+}
+
 Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std::string& mangled) {
   Sass sass;
   const std::string cuobjdump = find_cuda_tool("cuobjdump"), nvdisasm = find_cuda_tool("nvdisasm");
@@ -254,38 +274,24 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
         "$CUDA_PATH/bin and /usr/local/cuda/bin); they come with the CUDA toolkit";
     return sass;
   }
-  char path[] = "/tmp/cuvk-inspect-XXXXXX.cubin";
-  const int fd = ::mkstemps(path, 6);
-  if (fd < 0) {
-    sass.unavailable = std::string("cannot create a temporary file: ") + std::strerror(errno);
-    return sass;
-  }
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::write(fd, cubin + done, bytes - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (done == bytes) {
-    for (const std::string& tool : {cuobjdump, nvdisasm}) {
-      if (tool.empty()) continue;
-      int status = 0;
-      const std::string listing = tool == cuobjdump ? run_tool({tool, "-sass", path}, &status)
-                                                    : run_tool({tool, "-c", path}, &status);
-      const std::string text = status == 0 ? sass_function(listing, mangled) : "";
-      if (!text.empty()) {
-        sass.text = text;
-        sass.tool = tool;
-        break;
-      }
-      sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
-                          std::to_string(status) + ": " + trim(listing.substr(0, 300));
+  std::string path;
+  sass.unavailable = write_temp_file(cubin, bytes, ".cubin", &path);
+  if (!sass.unavailable.empty()) return sass;
+  for (const std::string& tool : {cuobjdump, nvdisasm}) {
+    if (tool.empty()) continue;
+    int status = 0;
+    const std::string listing = tool == cuobjdump ? run_tool({tool, "-sass", path}, &status)
+                                                  : run_tool({tool, "-c", path}, &status);
+    const std::string text = status == 0 ? sass_function(listing, mangled) : "";
+    if (!text.empty()) {
+      sass.text = text;
+      sass.tool = tool;
+      break;
     }
-  } else {
-    sass.unavailable = "cannot write the cubin to " + std::string(path);
+    sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
+                        std::to_string(status) + ": " + trim(listing.substr(0, 300));
   }
-  ::unlink(path);
+  ::unlink(path.c_str());
   if (!sass.text.empty()) sass.unavailable.clear();
   return sass;
 }

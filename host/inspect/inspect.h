@@ -53,6 +53,11 @@ struct Sass {
 };
 Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std::string& mangled);
 
+// Writes `n` bytes to a new /tmp/cuvk-inspect-XXXXXX<suffix> file and sets `path`: "" on success,
+// else why not (nothing is left behind then). The caller unlinks the file.
+std::string write_temp_file(const unsigned char* bytes, std::size_t n, const std::string& suffix,
+                            std::string* path);
+
 // Runs argv (no shell), returns stdout and stderr together; `status` gets the exit status.
 std::string run_tool(const std::vector<std::string>& argv, int* status);
 
