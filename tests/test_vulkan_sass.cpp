@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,25 @@ TEST(PipelineCache, VulkanSassSaysWhyInOneLine) {
   EXPECT_NE(sass.unavailable.find("not an NVIDIA driver"), std::string::npos);
 }
 
+// A real cache: `cuvk inspect copy --dump-pipeline-cache` on an H100, driver 580.159.04.
+TEST(PipelineCache, RealNvidiaCache) {
+  std::ifstream in(CUVK_TEST_FIXTURES "/h100_580.159.04_copy_descriptor_block256.vkcache",
+                   std::ios::binary);
+  ASSERT_TRUE(in);
+  const std::vector<std::uint8_t> blob((std::istreambuf_iterator<char>(in)),
+                                       std::istreambuf_iterator<char>());
+  ASSERT_EQ(blob.size(), 7515u);
+  const MachineCode code = nvidia_machine_code(blob);
+  EXPECT_EQ(code.header.header_size, 32u);
+  EXPECT_EQ(code.header.vendor_id, kNvidiaVendorId);
+  EXPECT_EQ(code.header.device_id, 0x2330u);  // H100 80GB HBM3
+  if (!have_zstd()) GTEST_SKIP() << "built without libzstd";
+  ASSERT_EQ(code.unavailable, "");
+  ASSERT_EQ(code.object.size(), 17348u);
+  EXPECT_EQ(std::string(code.object.begin(), code.object.begin() + 4), "NVuc");
+  EXPECT_EQ(code.frame_offset + code.frame_bytes, blob.size());
+}
+
 TEST(PipelineCache, NvdisasmArch) {
   EXPECT_EQ(nvdisasm_arch("9.0"), "SM90");
   EXPECT_EQ(nvdisasm_arch("8.6"), "SM86");
@@ -154,8 +175,11 @@ const char* kCudaSass = R"(
         /*00c0*/                   NOP;
 )";
 
-// Vulkan: plain LDG.E, LEA-based addresses, a second check, predicated store.
+// Vulkan (shaped like the NVIDIA driver's descriptor-mode code): plain LDG.E, 32-bit offsets on a
+// uniform base, a second check, a load with a predicate operand and a predicated store.
 const char* kVulkanSass = R"(
+Section REG : size=00000008
+	Register count=6
         .text.main:
         /*0000*/                   S2R R0, SR_CTAID.X ;
         /*0010*/                   S2R R3, SR_TID.X ;
@@ -166,8 +190,8 @@ const char* kVulkanSass = R"(
         /*0060*/                   LEA R2, P2, R0, c[0x3][0x8], 0x2 ;
         /*0070*/                   LEA.HI.X R3, R0, c[0x3][0xc], RZ, 0x2, P2 ;
         /*0080*/                   IADD3 R9, R0, 0x1, RZ ;
-        /*0090*/                   LDG.E R5, desc[UR4][R2.64] ;
-        /*00a0*/              @!P1 STG.E desc[UR4][R10.64], R5 ;
+        /*0090*/                   LDG.E R5, [R2.U32+UR4], !P1 ;
+        /*00a0*/              @!P1 STG.E [R10.U32+UR4], R5 ;
         /*00b0*/                   EXIT ;
         /*00c0*/                   BRA 0xc0;
 )";
@@ -178,38 +202,60 @@ TEST(SassCompare, Summaries) {
   EXPECT_EQ(format_ops(c.ops.global), "LDG.E.CONSTANT x1, STG.E x1");
   EXPECT_EQ(format_ops(c.ops.other), "LDC x1, LDC.64 x1");
   EXPECT_EQ(c.registers, 7);  // R0..R6
+  EXPECT_EQ(c.declared_registers, -1);
   EXPECT_EQ(c.compares, 1);
   EXPECT_EQ(c.predicated, 1);
   EXPECT_EQ(c.guarded_exits, 1);
+  EXPECT_EQ(c.guarded_memory, 0);
   EXPECT_EQ(c.imad, 2);
+  EXPECT_EQ(c.imad_wide, 1);
   EXPECT_EQ(c.lea, 0);
-  EXPECT_EQ(format_checks(c), "ISETP x1, predicated 1 (guarded EXIT/BRA 1)");
-  EXPECT_EQ(format_addressing(c), "IMAD x2, LEA x0, IADD3 x0, SHF x0");
+  EXPECT_EQ(format_checks(c),
+            "ISETP x1, predicated 1 (guarded EXIT/BRA 1), predicated loads/stores 0");
+  EXPECT_EQ(format_addressing(c), "IMAD x2 (.WIDE x1), LEA x0, IADD3 x0, SHF x0");
+  EXPECT_EQ(format_ops(c.address_forms), "desc[UR][R.64] x2");
+  EXPECT_EQ(format_registers(c), "R0..R6 named");
 
   const SassSummary v = summarize_sass(kVulkanSass);
   EXPECT_EQ(v.ops.instructions, 13);
   EXPECT_EQ(format_ops(v.ops.global), "LDG.E x1, STG.E x1");
   EXPECT_EQ(v.registers, 11);  // R10 is the highest; RZ and UR4 are not counted
+  EXPECT_EQ(v.declared_registers, 6);
   EXPECT_EQ(v.compares, 2);
   EXPECT_EQ(v.predicated, 2);
   EXPECT_EQ(v.guarded_exits, 1);
-  EXPECT_EQ(format_addressing(v), "IMAD x1, LEA x2, IADD3 x1, SHF x0");
+  EXPECT_EQ(v.guarded_memory, 1);  // the load's !P1 operand; the store is @!P1-predicated
+  EXPECT_EQ(format_addressing(v), "IMAD x1 (.WIDE x0), LEA x2, IADD3 x1, SHF x0");
+  EXPECT_EQ(format_ops(v.address_forms), "[R.U32+UR] x2");
+  EXPECT_EQ(format_registers(v), "6 allocated, R0..R10 named");
 }
 
 TEST(SassCompare, Differences) {
   const auto d = sass_differences(summarize_sass(kCudaSass), summarize_sass(kVulkanSass));
-  ASSERT_EQ(d.size(), 6u);
+  ASSERT_EQ(d.size(), 7u);
   EXPECT_EQ(d[0], "global memory LDG.E.CONSTANT x1, STG.E x1 vs LDG.E x1, STG.E x1");
   EXPECT_EQ(d[1], "other memory LDC x1, LDC.64 x1 vs none");
   EXPECT_EQ(d[2], "instructions 12 vs 13");
-  EXPECT_EQ(d[3], "registers named 7 vs 11");
+  EXPECT_EQ(d[3], "registers R0..R6 named vs 6 allocated, R0..R10 named");
   EXPECT_EQ(d[4],
-            "bounds checks ISETP x1, predicated 1 (guarded EXIT/BRA 1) vs ISETP x2, "
-            "predicated 2 (guarded EXIT/BRA 1)");
-  EXPECT_EQ(d[5],
-            "address arithmetic IMAD x2, LEA x0, IADD3 x0, SHF x0 vs IMAD x1, LEA x2, "
-            "IADD3 x1, SHF x0");
+            "bounds checks ISETP x1, predicated 1 (guarded EXIT/BRA 1), predicated loads/stores 0 "
+            "vs ISETP x2, predicated 2 (guarded EXIT/BRA 1), predicated loads/stores 1");
+  EXPECT_EQ(d[5], "address forms desc[UR][R.64] x2 vs [R.U32+UR] x2");
+  EXPECT_EQ(d[6],
+            "address arithmetic IMAD x2 (.WIDE x1), LEA x0, IADD3 x0, SHF x0 vs IMAD x1 (.WIDE "
+            "x0), LEA x2, IADD3 x1, SHF x0");
   EXPECT_TRUE(sass_differences(summarize_sass(kCudaSass), summarize_sass(kCudaSass)).empty());
+}
+
+TEST(SassCompare, AddressFormsDropRegisterNumbersAndOffsets) {
+  const SassSummary s = summarize_sass(
+      "/*0000*/ STG.E.128 desc[UR4][R2.64+0x10], R4 ;\n"
+      "/*0010*/ LDG.E.CONSTANT R1, [R0.U32+UR4+0x8], !P0 ;\n"
+      "/*0020*/ LDG.E R3, desc[UR6][R12.64] ;\n");
+  EXPECT_EQ(format_ops(s.address_forms),
+            "desc[UR][R.64+imm] x1, [R.U32+UR+imm] x1, desc[UR][R.64] x1");
+  EXPECT_EQ(s.guarded_memory, 1);
+  EXPECT_EQ(s.registers, 13);
 }
 
 TEST(SassCompare, FirstFunctionOfAListing) {

@@ -119,6 +119,7 @@ CudaSide cuda_side(const std::string& kernel, Backend* cuda, const std::string& 
     c.sass = inspect::disassemble_cubin(a.cubin, a.cubin_bytes, mangled);
     c.sass_ops = inspect::sass_memory_ops(c.sass.text);
     c.sass_summary = inspect::summarize_sass(c.sass.text);
+    if (c.ptxas && c.ptxas->registers >= 0) c.sass_summary.declared_registers = c.ptxas->registers;
     break;
   }
   if (c.artifact == nullptr && c.unavailable.empty())
@@ -342,26 +343,24 @@ std::vector<std::vector<std::string>> sass_rows(const CudaSide& c,
   const std::vector<std::pair<const char*, Format>> kinds = {
       {"SASS instructions",
        [](const inspect::SassSummary& s) { return std::to_string(s.ops.instructions); }},
-      {"registers named",
-       [](const inspect::SassSummary& s) {
-         return s.registers == 0 ? std::string("0")
-                                 : std::to_string(s.registers) + " (R0..R" +
-                                       std::to_string(s.registers - 1) + " in the code)";
-       }},
+      {"registers", inspect::format_registers},
       {"bounds checks", inspect::format_checks},
+      {"address forms",
+       [](const inspect::SassSummary& s) { return inspect::format_ops(s.address_forms); }},
       {"address arithmetic", inspect::format_addressing},
       {"parameter loads",
        [](const inspect::SassSummary& s) { return inspect::format_ops(s.ops.other); }}};
   for (const auto& [what, format] : kinds)
     for (const Side& side : sides)
       rows.push_back({&side == &sides.front() ? what : "", side.name, format(*side.summary)});
-  if (!c.sass.text.empty())
-    for (const VulkanSide& v : vks) {
-      if (v.sass.text.empty()) continue;
-      const std::vector<std::string> d = inspect::sass_differences(c.sass_summary, v.sass_summary);
-      rows.push_back({v.binding == vks.front().binding ? "differs" : "", "CUDA vs " + sass_label(v),
-                      d.empty() ? "nothing in these counts" : join(d, "; ")});
-    }
+  const char* differs = "differs";
+  for (const VulkanSide& v : vks) {
+    if (c.sass.text.empty() || v.sass.text.empty()) continue;
+    const std::vector<std::string> d = inspect::sass_differences(c.sass_summary, v.sass_summary);
+    rows.push_back({differs, "CUDA vs " + sass_label(v),
+                    d.empty() ? "nothing in these counts" : join(d, "; ")});
+    differs = "";
+  }
   return rows;
 }
 
