@@ -5,8 +5,10 @@
 #include <volk.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "error.h"
 #include "spirv_modules.h"
@@ -89,11 +91,41 @@ VkPipelineLayout Pipelines::layout(Binding binding) const {
 }
 
 VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, Binding binding) {
-  const std::string name = binding == Binding::bda ? kernel + std::string(kBdaSuffix) : kernel;
+  const std::string name = module_name(kernel, binding);
   const auto key = std::make_pair(name, block_size);
   const auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second.get();
+  const Clock::time_point start = Clock::now();
+  vk::Pipeline owned = create(name, block_size, binding, VK_NULL_HANDLE, capture_statistics_);
+  creation_ms_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
+                            ms_since(start));
+  return pipelines_.emplace(key, std::move(owned)).first->second.get();
+}
 
+std::vector<std::uint8_t> Pipelines::cache_data(const std::string& kernel, std::uint32_t block_size,
+                                                Binding binding) {
+  VkPipelineCacheCreateInfo cache_info{};
+  cache_info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+  VkPipelineCache raw_cache = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkCreatePipelineCache, device(), &cache_info, nullptr, &raw_cache);
+  const vk::PipelineCache cache(&context_.table, device(), raw_cache);
+  // As timed runs make it: without CAPTURE_STATISTICS, which could change the code.
+  const vk::Pipeline pipeline =
+      create(module_name(kernel, binding), block_size, binding, raw_cache, false);
+  std::size_t bytes = 0;
+  CUVK_VK(vk().vkGetPipelineCacheData, device(), raw_cache, &bytes, nullptr);
+  std::vector<std::uint8_t> data(bytes);
+  CUVK_VK(vk().vkGetPipelineCacheData, device(), raw_cache, &bytes, data.data());
+  data.resize(bytes);
+  return data;
+}
+
+std::string Pipelines::module_name(const std::string& kernel, Binding binding) {
+  return binding == Binding::bda ? kernel + std::string(kBdaSuffix) : kernel;
+}
+
+vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size, Binding binding,
+                               VkPipelineCache cache, bool capture_statistics) {
   const auto& modules = spirv_modules();
   const auto module = std::find_if(modules.begin(), modules.end(),
                                    [&name](const SpirvModule& m) { return name == m.name; });
@@ -106,7 +138,6 @@ VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, B
   module_info.codeSize = module->words * sizeof(std::uint32_t);
   module_info.pCode = module->code;
   VkShaderModule raw_module = VK_NULL_HANDLE;
-  const Clock::time_point start = Clock::now();
   CUVK_VK(vk().vkCreateShaderModule, device(), &module_info, nullptr, &raw_module);
   const vk::ShaderModule shader(table, device(), raw_module);  // not needed after creation
 
@@ -128,14 +159,11 @@ VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, B
   pipeline_info.stage.pName = "main";
   pipeline_info.stage.pSpecializationInfo = &specialization;
   pipeline_info.layout = layout(binding);
-  if (capture_statistics_) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (capture_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateComputePipelines, device(), VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
+  CUVK_VK(vk().vkCreateComputePipelines, device(), cache, 1, &pipeline_info, nullptr,
           &raw_pipeline);
-  vk::Pipeline owned(table, device(), raw_pipeline);
-  creation_ms_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
-                            ms_since(start));
-  return pipelines_.emplace(key, std::move(owned)).first->second.get();
+  return vk::Pipeline(table, device(), raw_pipeline);
 }
 
 // Nothing is in flight when a run prepares its sets.

@@ -44,6 +44,11 @@ class Pipelines {
   // The pipeline of `kernel` in `binding` at `block_size`, made at first use.
   VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding);
   VkPipelineLayout layout(Binding binding) const;
+  // `cuvk inspect`: the bytes of a fresh pipeline cache into which the pipeline of `kernel` in
+  // `binding` at `block_size` was just made (then destroyed), made as get() makes it for timed
+  // runs.
+  std::vector<std::uint8_t> cache_data(const std::string& kernel, std::uint32_t block_size,
+                                       Binding binding);
 
   // Descriptor sets, one per kernel launch of a run, from a pool reset before each run.
   void reset_sets();
@@ -54,6 +59,9 @@ class Pipelines {
 
  private:
   const VolkDeviceTable& vk() const { return context_.table; }
+  static std::string module_name(const std::string& kernel, Binding binding);
+  vk::Pipeline create(const std::string& name, std::uint32_t block_size, Binding binding,
+                      VkPipelineCache cache, bool capture_statistics);
   VkDevice device() const { return context_.device.get(); }
 
   const DeviceContext& context_;

@@ -51,6 +51,7 @@ using Buffer = DeviceHandle<VkBuffer, &VolkDeviceTable::vkDestroyBuffer>;
 using Memory = DeviceHandle<VkDeviceMemory, &VolkDeviceTable::vkFreeMemory>;
 using ShaderModule = DeviceHandle<VkShaderModule, &VolkDeviceTable::vkDestroyShaderModule>;
 using Pipeline = DeviceHandle<VkPipeline, &VolkDeviceTable::vkDestroyPipeline>;
+using PipelineCache = DeviceHandle<VkPipelineCache, &VolkDeviceTable::vkDestroyPipelineCache>;
 using PipelineLayout = DeviceHandle<VkPipelineLayout, &VolkDeviceTable::vkDestroyPipelineLayout>;
 using DescriptorSetLayout =
     DeviceHandle<VkDescriptorSetLayout, &VolkDeviceTable::vkDestroyDescriptorSetLayout>;

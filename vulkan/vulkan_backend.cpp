@@ -25,7 +25,8 @@
 //   context            the shared device context; logical device creation and enabled features
 //   memory             buffers, memory types, allocation, the free-memory budget
 //   staging            upload / download / fill through the staging buffer
-//   pipelines          shader modules, specialization constant, layouts, pipeline map, descriptors
+//   pipelines          shader modules, specialization constant, layouts, pipeline map, descriptors,
+//                      a pipeline's cache data (`cuvk inspect`)
 //   pipeline_statistics  pipeline executable statistics (`cuvk inspect`)
 //   commands           command buffers, barriers, submit and wait
 //   launch             launch checks; recording a dispatch or the copy engine's copy
@@ -88,6 +89,8 @@ class VulkanBackend final : public Backend {
   std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
                                                            Binding binding,
                                                            std::uint32_t block_size) override;
+  std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
+                                                std::uint32_t block_size) override;
 
  private:
   explicit VulkanBackend(vk::OpenedDevice opened);
@@ -175,6 +178,14 @@ std::vector<PipelineExecutableReport> VulkanBackend::executable_reports(const st
   if (const std::string why = binding_unsupported(binding); !why.empty()) throw Error(why);
   const VkPipeline pipeline = pipelines_.get(kernel, block_size, binding);
   return vk::executable_statistics(context_->table, context_->device.get(), pipeline);
+}
+
+std::vector<std::uint8_t> VulkanBackend::pipeline_cache_data(const std::string& kernel,
+                                                             Binding binding,
+                                                             std::uint32_t block_size) {
+  commands_.ensure_usable();
+  if (const std::string why = binding_unsupported(binding); !why.empty()) throw Error(why);
+  return pipelines_.cache_data(kernel, block_size, binding);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // `cuvk inspect TEST`: why might CUDA and Vulkan differ on this test's kernels? Side by side for
 // each kernel: register counts, the load/store forms in the intermediate code (PTX, SPIR-V) and in
-// the machine code (SASS; Vulkan's only through VK_KHR_pipeline_executable_properties statistics),
-// the std430-vs-C++ layout check, occupancy per block size, then the full listings. Works without
-// a GPU: what needs one (the CUDA runtime's attributes and occupancy, the NVIDIA driver's pipeline
-// statistics) and what needs a tool (cuobjdump/nvdisasm) says so instead.
+// the machine code (SASS: CUDA's from the embedded cubin, Vulkan's from the NVIDIA driver's
+// pipeline cache, both summarized the same way with what differs), the std430-vs-C++ layout check,
+// occupancy per block size, then the full listings. Works without a GPU: what needs one (the CUDA
+// runtime's attributes and occupancy, the NVIDIA driver's statistics and machine code) and what
+// needs a tool (cuobjdump/nvdisasm, libzstd) says so instead, in one line.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -22,7 +24,9 @@
 #include "error.h"
 #include "inspect.h"
 #include "layout_check.h"
+#include "pipeline_cache.h"
 #include "runner.h"
+#include "sass_compare.h"
 #include "spirv_modules.h"
 #include "spirv_reflect.h"
 
@@ -32,7 +36,15 @@ namespace {
 struct InspectArgs {
   std::string test, device, block_sizes = "64,128,256,512,1024";
   std::vector<std::string> vk_bindings = {"all"};
+  std::string dump_cache_dir;  // --dump-pipeline-cache: where each Vulkan pipeline cache goes
   bool no_listings = false;
+};
+
+// What the Vulkan SASS needs besides the backend: nvdisasm's architecture and where it came from.
+struct SassTarget {
+  std::uint32_t block = 256;
+  std::string arch = "SM90", arch_source = "assumed: no CUDA device to read it from";
+  std::string dump_dir;
 };
 
 constexpr std::uint32_t kListingBlock = 256;  // the run's default block size
@@ -84,12 +96,13 @@ struct CudaSide {
   std::optional<inspect::PtxasUsage> ptxas;
   inspect::Sass sass;
   inspect::MemoryOps sass_ops;
+  inspect::SassSummary sass_summary;
   std::optional<KernelResources> runtime;
   std::string runtime_unavailable;
 };
 
-CudaSide cuda_side(const std::string& kernel, Backend* cuda,
-                   const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
+CudaSide cuda_side(const std::string& kernel, Backend* cuda, const std::string& no_device,
+                   const std::vector<std::uint32_t>& blocks) {
   CudaSide c;
   if (cuda_artifacts().empty()) {
     c.unavailable = "this cuvk was built without nvcc: no PTX or SASS is embedded";
@@ -106,6 +119,8 @@ CudaSide cuda_side(const std::string& kernel, Backend* cuda,
     if (const auto u = usage.find(mangled); u != usage.end()) c.ptxas = u->second;
     c.sass = inspect::disassemble_cubin(a.cubin, a.cubin_bytes, mangled);
     c.sass_ops = inspect::sass_memory_ops(c.sass.text);
+    c.sass_summary = inspect::summarize_sass(c.sass.text);
+    if (c.ptxas && c.ptxas->registers >= 0) c.sass_summary.declared_registers = c.ptxas->registers;
     break;
   }
   if (c.artifact == nullptr && c.unavailable.empty())
@@ -132,10 +147,42 @@ struct VulkanSide {
   // Per block size: the driver's statistics, or why there are none.
   std::vector<std::pair<std::uint32_t, std::vector<PipelineExecutableReport>>> statistics;
   std::string statistics_unavailable;
+  inspect::Sass sass;  // the driver's machine code at the shown block size, from a pipeline cache
+  inspect::SassSummary sass_summary;
 };
 
+void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  if (!out) std::cerr << "cuvk inspect: cannot write " << path << '\n';
+}
+
+// The Vulkan driver's SASS of one pipeline: its pipeline cache, parsed and disassembled; saved to
+// target.dump_dir where asked.
+inspect::Sass vulkan_sass(const std::string& kernel, Binding binding, Backend& vulkan,
+                          const SassTarget& target) {
+  std::vector<std::uint8_t> cache;
+  try {
+    cache = vulkan.pipeline_cache_data(kernel, binding, target.block);
+  } catch (const std::exception& e) {
+    inspect::Sass none;
+    none.unavailable = e.what();
+    return none;
+  }
+  if (!target.dump_dir.empty()) {
+    const std::string path = target.dump_dir + "/" + kernel + "." + binding_name(binding) +
+                             ".block" + std::to_string(target.block);
+    write_bytes(path + ".vkcache", cache);
+    const inspect::MachineCode code = inspect::nvidia_machine_code(cache);
+    if (!code.object.empty()) write_bytes(path + ".nvuc", code.object);
+  }
+  return inspect::vulkan_sass(cache, target.arch);
+}
+
 VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulkan,
-                       const std::string& no_vulkan, const std::vector<std::uint32_t>& blocks) {
+                       const std::string& no_vulkan, const std::vector<std::uint32_t>& blocks,
+                       const SassTarget& target) {
   VulkanSide v;
   v.binding = binding;
   v.module_name = binding == Binding::bda ? kernel + "_bda" : kernel;
@@ -144,13 +191,15 @@ VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulk
   v.reflected = spirv::reflect(v.module->code, v.module->words);
   v.layout = check_layouts(v.reflected, v.module_name);
   if (vulkan == nullptr) {
-    v.statistics_unavailable = "no Vulkan device (" + no_vulkan + ")";
+    v.statistics_unavailable = v.sass.unavailable = "no Vulkan device (" + no_vulkan + ")";
     return v;
   }
   if (const std::string why = vulkan->binding_unsupported(binding); !why.empty()) {
-    v.statistics_unavailable = why;
+    v.statistics_unavailable = v.sass.unavailable = why;
     return v;
   }
+  v.sass = vulkan_sass(kernel, binding, *vulkan, target);
+  v.sass_summary = inspect::summarize_sass(v.sass.text);
   try {
     for (std::uint32_t b : blocks)
       v.statistics.emplace_back(b, vulkan->executable_reports(kernel, binding, b));
@@ -161,7 +210,8 @@ VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulk
   return v;
 }
 
-std::vector<std::pair<std::string, std::string>> flat(const std::vector<PipelineExecutableReport>& r) {
+std::vector<std::pair<std::string, std::string>> flat(
+    const std::vector<PipelineExecutableReport>& r) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const PipelineExecutableReport& e : r)
     for (const PipelineStatistic& s : e.statistics) out.emplace_back(s.name, s.value);
@@ -174,61 +224,81 @@ std::optional<int> vulkan_registers(const VulkanSide& v, std::uint32_t block) {
   return std::nullopt;
 }
 
-std::string label(const VulkanSide& v) { return std::string("Vulkan ") + binding_name(v.binding); }
+std::string label(const VulkanSide& v) {
+  return std::string("Vulkan ") + binding_name(v.binding);
+}
+std::string sass_label(const VulkanSide& v) {
+  return std::string("Vulkan SASS (") + binding_name(v.binding) + ")";
+}
 
 // The side-by-side summary of one kernel: registers, memory instructions, parameter loads, code
 // size and the layout check, for block size `shown`.
-std::vector<std::vector<std::string>> summary_rows(const CudaSide& c, const std::vector<VulkanSide>& vks,
+std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
+                                                   const std::vector<VulkanSide>& vks,
                                                    std::uint32_t shown) {
   const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
   auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
   std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
   // Registers.
-  std::string regs = c.ptxas && c.ptxas->registers >= 0
-                         ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
-                         : c.artifact ? "not in the ptxas log" : no_ptx();
+  std::string regs =
+      c.ptxas && c.ptxas->registers >= 0
+          ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
+      : c.artifact ? "not in the ptxas log"
+                   : no_ptx();
   if (c.ptxas)
     regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
-            std::to_string(c.ptxas->spill_store_bytes) + "/" + std::to_string(c.ptxas->spill_load_bytes) + " B";
+            std::to_string(c.ptxas->spill_store_bytes) + "/" +
+            std::to_string(c.ptxas->spill_load_bytes) + " B";
   rows.push_back({"registers", "CUDA" + cuda_arch, regs});
   rows.push_back({"", "CUDA runtime",
-                  c.runtime ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
-                                  std::to_string(c.runtime->binary_version) + " SASS on " + c.runtime->device + ")"
-                            : "unavailable: " + c.runtime_unavailable});
+                  c.runtime
+                      ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
+                            std::to_string(c.runtime->binary_version) + " SASS on " +
+                            c.runtime->device + ")"
+                      : "unavailable: " + c.runtime_unavailable});
   for (const VulkanSide& v : vks) {
     const std::optional<int> r = vulkan_registers(v, shown);
-    rows.push_back({"", label(v),
-                    r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(shown) + ")"
-                      : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
-                                                          : "the driver's statistics name no register count"});
+    rows.push_back(
+        {"", label(v),
+         r ? std::to_string(*r) + " (pipeline statistics, block " + std::to_string(shown) + ")"
+         : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
+                                             : "the driver's statistics name no register count"});
   }
   // Global memory instructions.
-  rows.push_back({"global loads/stores", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
+  rows.push_back({"global loads/stores", "CUDA PTX",
+                  c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
   rows.push_back({"", "CUDA SASS",
                   !c.sass.text.empty() ? inspect::format_ops(c.sass_ops.global)
                   : c.artifact         ? "unavailable: " + c.sass.unavailable
                                        : no_ptx()});
   for (const VulkanSide& v : vks)
     rows.push_back({"", label(v) + " SPIR-V",
-                    v.module ? inspect::format_ops(spirv::summarize_accesses(
-                                   v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
-                             : "no module " + v.module_name});
-  rows.push_back({"", "Vulkan machine code",
-                  "not exposed by Vulkan: only pipeline statistics: registers above, binary size below"});
+                    v.module
+                        ? inspect::format_ops(spirv::summarize_accesses(
+                              v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
+                        : "no module " + v.module_name});
+  for (const VulkanSide& v : vks)
+    rows.push_back({"", sass_label(v),
+                    !v.sass.text.empty() ? inspect::format_ops(v.sass_summary.ops.global)
+                                         : "unavailable: " + v.sass.unavailable});
   // Parameters: kernel parameters (CUDA constant bank) vs push constants.
-  rows.push_back({"parameter loads", "CUDA PTX", c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
+  rows.push_back({"parameter loads", "CUDA PTX",
+                  c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
   if (!c.sass.text.empty())
     rows.push_back({"", "CUDA SASS", inspect::format_ops(c.sass_ops.other)});
   for (const VulkanSide& v : vks)
     if (v.module)
-      rows.push_back({"", label(v) + " SPIR-V",
-                      inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
+      rows.push_back(
+          {"", label(v) + " SPIR-V",
+           inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
   // Size of the code.
-  std::string sizes = c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
+  std::string sizes =
+      c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
   if (!c.sass.text.empty())
-    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) + " instructions = " +
-             std::to_string(16 * c.sass_ops.instructions) + " bytes without NOPs (" +
-             std::to_string(c.sass_ops.bytes) + " with cuobjdump's alignment NOPs)";
+    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) +
+             " instructions = " + std::to_string(16 * c.sass_ops.instructions) +
+             " bytes without NOPs (" + std::to_string(c.sass_ops.bytes) +
+             " with cuobjdump's alignment NOPs)";
   rows.push_back({"code size", "CUDA", sizes});
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
@@ -253,13 +323,56 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c, const std:
   return rows;
 }
 
+// The machine code side by side: CUDA's SASS (cubin) beside each Vulkan binding's (pipeline cache),
+// summarized the same way, then what differs. Sides without SASS are left out (the global
+// loads/stores rows above say why in one line).
+std::vector<std::vector<std::string>> sass_rows(const CudaSide& c,
+                                                const std::vector<VulkanSide>& vks,
+                                                std::uint32_t shown) {
+  struct Side {
+    std::string name;
+    const inspect::SassSummary* summary;
+  };
+  std::vector<Side> sides;
+  if (!c.sass.text.empty()) sides.push_back({"CUDA SASS", &c.sass_summary});
+  for (const VulkanSide& v : vks)
+    if (!v.sass.text.empty()) sides.push_back({sass_label(v), &v.sass_summary});
+  std::vector<std::vector<std::string>> rows = {
+      {"", "SASS (block " + std::to_string(shown) + ")", ""}};
+  if (sides.empty()) return {};
+  using Format = std::string (*)(const inspect::SassSummary&);
+  const std::vector<std::pair<const char*, Format>> kinds = {
+      {"SASS instructions",
+       [](const inspect::SassSummary& s) { return std::to_string(s.ops.instructions); }},
+      {"registers", inspect::format_registers},
+      {"bounds checks", inspect::format_checks},
+      {"address forms",
+       [](const inspect::SassSummary& s) { return inspect::format_ops(s.address_forms); }},
+      {"address arithmetic", inspect::format_addressing},
+      {"parameter loads",
+       [](const inspect::SassSummary& s) { return inspect::format_ops(s.ops.other); }}};
+  for (const auto& [what, format] : kinds)
+    for (const Side& side : sides)
+      rows.push_back({&side == &sides.front() ? what : "", side.name, format(*side.summary)});
+  const char* differs = "differs";
+  for (const VulkanSide& v : vks) {
+    if (c.sass.text.empty() || v.sass.text.empty()) continue;
+    const std::vector<std::string> d = inspect::sass_differences(c.sass_summary, v.sass_summary);
+    rows.push_back({differs, "CUDA vs " + sass_label(v),
+                    d.empty() ? "nothing in these counts" : join(d, "; ")});
+    differs = "";
+  }
+  return rows;
+}
+
 void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
                      const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
                      const std::string& limits_source) {
   // Occupancy per block size.
-  std::cout << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
-               "threads, blocks and registers limit it). Model: "
-            << limits_source << ".\n";
+  std::cout
+      << "\n  Occupancy (resident blocks per SM and warps of the maximum; no shared memory, so "
+         "threads, blocks and registers limit it). Model: "
+      << limits_source << ".\n";
   std::vector<std::string> head = {"block", "CUDA runtime", "model, ptxas registers"};
   for (const VulkanSide& v : vks) {
     head.push_back(label(v) + " registers");
@@ -285,7 +398,8 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
     for (const VulkanSide& v : vks) {
       const std::optional<int> vk_regs = vulkan_registers(v, block);
       r.push_back(vk_regs ? std::to_string(*vk_regs) : "n/a");
-      r.push_back(vk_regs ? cell(inspect::model_blocks_per_sm(*vk_regs, block, limits), block) : "-");
+      r.push_back(vk_regs ? cell(inspect::model_blocks_per_sm(*vk_regs, block, limits), block)
+                          : "-");
     }
     occ.push_back(r);
   }
@@ -295,31 +409,42 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
   if (!any_vk_stats)
     std::cout << "  Vulkan registers: n/a = the driver reports no pipeline statistics here "
                  "(VK_KHR_pipeline_executable_properties); NVIDIA's driver does.\n";
-
 }
 
-void print_listings(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
-                    std::uint32_t shown) {
+void print_listings(const std::string& kernel, const CudaSide& c,
+                    const std::vector<VulkanSide>& vks, std::uint32_t shown) {
   if (c.artifact) {
-    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc " << c.artifact->flags
-              << ") ---\n"
+    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc "
+              << c.artifact->flags << ") ---\n"
               << c.ptx;
     std::cout << "\n--- " << kernel << ": CUDA SASS (" << c.artifact->arch << ") ---\n";
-    if (!c.sass.text.empty()) std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
-    else std::cout << "unavailable: " << c.sass.unavailable << '\n';
+    if (!c.sass.text.empty())
+      std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
+    else
+      std::cout << "unavailable: " << c.sass.unavailable << '\n';
+  }
+  for (const VulkanSide& v : vks) {
+    std::cout << "\n--- " << kernel << ": " << sass_label(v) << ", block " << shown << " ---\n";
+    if (!v.sass.text.empty())
+      std::cout << "(" << v.sass.tool << ")\n" << v.sass.text;
+    else
+      std::cout << "unavailable: " << v.sass.unavailable << '\n';
   }
   for (const VulkanSide& v : vks) {
     if (!v.module) continue;
     for (const auto& [b, reports] : v.statistics) {
       if (b != shown) continue;
-      std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b << ") ---\n";
+      std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b
+                << ") ---\n";
       for (const PipelineExecutableReport& e : reports) {
-        std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size << '\n';
+        std::cout << e.name << " (" << e.description << "), subgroup size " << e.subgroup_size
+                  << '\n';
         for (const PipelineStatistic& s : e.statistics)
           std::cout << "  " << s.name << ": " << s.value << "  (" << s.description << ")\n";
       }
     }
-    std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name << ") ---\n";
+    std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name
+              << ") ---\n";
     try {
       std::cout << spirv::disassemble(v.module->code, v.module->words);
     } catch (const std::exception& e) {
@@ -328,16 +453,42 @@ void print_listings(const std::string& kernel, const CudaSide& c, const std::vec
   }
 }
 
+// Statistics, SASS and listings of one block size: the run's default where it was asked for.
+std::uint32_t shown_block(const std::vector<std::uint32_t>& blocks) {
+  return std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock
+                                                                                : blocks.front();
+}
+
 void print_kernel(const std::string& kernel, const CudaSide& c, const std::vector<VulkanSide>& vks,
                   const std::vector<std::uint32_t>& blocks, const inspect::SmLimits& limits,
                   const std::string& limits_source, bool listings) {
   std::cout << "\n== " << kernel << " ==\n";
-  // Statistics and listings of one block size: the run's default where it was asked for.
-  const std::uint32_t shown =
-      std::find(blocks.begin(), blocks.end(), kListingBlock) != blocks.end() ? kListingBlock : blocks.front();
+  const std::uint32_t shown = shown_block(blocks);
   std::cout << columns(summary_rows(c, vks, shown));
+  if (const auto rows = sass_rows(c, vks, shown); !rows.empty()) std::cout << '\n' << columns(rows);
   print_occupancy(c, vks, blocks, limits, limits_source);
   if (listings) print_listings(kernel, c, vks, shown);
+}
+
+// How the Vulkan SASS is found: nvdisasm's architecture (from the CUDA device's compute capability)
+// and whether the tools are there, one line.
+void print_sass_source(const DeviceChoice& choice, SassTarget& target) {
+  if (choice.cuda)
+    for (const auto& [k, v] : choice.cuda->properties)
+      if (k == "compute_capability") {
+        target.arch = inspect::nvdisasm_arch(v);
+        target.arch_source = "compute capability " + v + " of " + choice.cuda->name;
+      }
+  const std::string nvdisasm = inspect::find_cuda_tool("nvdisasm");
+  std::cout << "  Vulkan SASS: each pipeline made into a fresh pipeline cache (block "
+            << target.block << "), its NVIDIA machine code ";
+  if (!inspect::have_zstd())
+    std::cout << "unreadable: built without libzstd\n";
+  else if (nvdisasm.empty())
+    std::cout << "not disassembled: nvdisasm not found\n";
+  else
+    std::cout << "disassembled by " << nvdisasm << " --binary " << target.arch << " ("
+              << target.arch_source << ")\n";
 }
 
 int do_inspect(const InspectArgs& a) {
@@ -354,7 +505,8 @@ int do_inspect(const InspectArgs& a) {
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 
   std::vector<std::string> kernels;
-  const std::vector<std::string> layouts = test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
+  const std::vector<std::string> layouts =
+      test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
   for (const std::string& layout : layouts)
     for (const std::string& variant : test->variants) {
       const std::string k = test->plan(make_point(layout, variant, 1024)).kernel;
@@ -387,29 +539,43 @@ int do_inspect(const InspectArgs& a) {
   std::cout << "cuvk inspect " << test->name << ": kernels " << join(kernels);
   if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
     std::cout << " (copy_engine is the driver's copy command, no kernel)";
-  std::cout << "\n  CUDA: " << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
-  std::cout << "  Vulkan: " << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver : "no device: " + vulkan_reason)
+  std::cout << "\n  CUDA: "
+            << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
+  std::cout << "  Vulkan: "
+            << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver
+                       : "no device: " + vulkan_reason)
             << '\n';
   if (vulkan)
     for (const auto& [k, v] : vulkan->info().properties)
       if (k == "buffer_device_address" || k == "pipeline_executable_properties")
         std::cout << "    " << k << ": " << v << '\n';
   if (!cuda_artifacts().empty()) {
-    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"), nvdisasm = inspect::find_cuda_tool("nvdisasm");
-    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch << " PTX, cubin and ptxas -v from the build"
+    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"),
+                      nvdisasm = inspect::find_cuda_tool("nvdisasm");
+    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch
+              << " PTX, cubin and ptxas -v from the build"
               << " (nvcc " << cuda_artifacts().front().flags << "); SASS via "
-              << (!cuobjdump.empty() ? cuobjdump : !nvdisasm.empty() ? nvdisasm
-                                                                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
+              << (!cuobjdump.empty() ? cuobjdump
+                  : !nvdisasm.empty()
+                      ? nvdisasm
+                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
               << '\n';
   }
+  SassTarget target;
+  target.block = shown_block(blocks);
+  target.dump_dir = a.dump_cache_dir;
+  print_sass_source(choice, target);
   std::cout << "  SPIR-V disassembly: "
-            << (spirv::have_disassembler() ? "SPIRV-Tools" : "unavailable (built without SPIRV-Tools)") << '\n';
+            << (spirv::have_disassembler() ? "SPIRV-Tools"
+                                           : "unavailable (built without SPIRV-Tools)")
+            << '\n';
 
   for (const std::string& kernel : kernels) {
     if (kernel == kCopyEngine) continue;
     const CudaSide c = cuda_side(kernel, cuda.get(), cuda_reason, blocks);
     std::vector<VulkanSide> vks;
-    for (Binding b : bindings) vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks));
+    for (Binding b : bindings)
+      vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks, target));
     inspect::SmLimits limits = inspect::hopper_limits();
     std::string limits_source = "sm_90 (H100) limits assumed: no CUDA device to read them from";
     if (c.runtime) {
@@ -440,7 +606,12 @@ Command add_inspect_command(CLI::App& app) {
                   "Vulkan binding modes to show: descriptor, bda or all (default all)")
       ->delimiter(',');
   sub->add_option("--device", args->device, "as for `run`");
-  sub->add_flag("--no-listings", args->no_listings, "summary and occupancy only, no PTX/SASS/SPIR-V");
+  sub->add_option("--dump-pipeline-cache", args->dump_cache_dir,
+                  "write each Vulkan pipeline cache read for the Vulkan SASS to "
+                  "DIR/<kernel>.<binding>.block<N>.vkcache and its NVIDIA machine code to .nvuc")
+      ->check(CLI::ExistingDirectory);
+  sub->add_flag("--no-listings", args->no_listings,
+                "summary and occupancy only, no PTX/SASS/SPIR-V");
   return {sub, [args] { return do_inspect(*args); }};
 }
 

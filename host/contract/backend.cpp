@@ -6,18 +6,25 @@
 
 namespace cuvk {
 
-const char* api_name(Api api) { return api == Api::cuda ? "cuda" : "vulkan"; }
+const char* api_name(Api api) {
+  return api == Api::cuda ? "cuda" : "vulkan";
+}
 
 const char* binding_name(Binding binding) {
   switch (binding) {
-    case Binding::pointer: return "pointer";
-    case Binding::descriptor: return "descriptor";
-    case Binding::bda: return "bda";
+    case Binding::pointer:
+      return "pointer";
+    case Binding::descriptor:
+      return "descriptor";
+    case Binding::bda:
+      return "bda";
   }
   return "?";
 }
 
-Binding native_binding(Api api) { return api == Api::cuda ? Binding::pointer : Binding::descriptor; }
+Binding native_binding(Api api) {
+  return api == Api::cuda ? Binding::pointer : Binding::descriptor;
+}
 
 std::string format_uuid(const Uuid& uuid) {
   std::string s;
@@ -31,13 +38,17 @@ std::string format_uuid(const Uuid& uuid) {
 }
 
 std::vector<PipelineExecutableReport> Backend::executable_reports(const std::string&, Binding,
-                                                                 std::uint32_t) {
+                                                                  std::uint32_t) {
   throw Error(std::string(api_name(info().api)) +
               " backend offers no pipeline executable statistics");
 }
 
 KernelResources Backend::kernel_resources(const std::string&, const std::vector<std::uint32_t>&) {
   throw Error(std::string(api_name(info().api)) + " backend reports no kernel resources");
+}
+
+std::vector<std::uint8_t> Backend::pipeline_cache_data(const std::string&, Binding, std::uint32_t) {
+  throw Error(std::string(api_name(info().api)) + " backend offers no pipeline cache");
 }
 
 std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {

@@ -2,8 +2,9 @@
 // A backend is deliberately small: device facts, buffers, and "run kernel K with these parameters
 // R times and return R GPU times". Backends never print and never compute bandwidth; warm-up,
 // repetition policy, statistics, verification and reports live once, in host/. A backend sees
-// three host headers only (this one, params.h, error.h): the build enforces it (host/CMakeLists.txt),
-// and one factory (host/factory/backends.cpp) is the only host code that names a backend.
+// three host headers only (this one, params.h, error.h): the build enforces it
+// (host/CMakeLists.txt), and one factory (host/factory/backends.cpp) is the only host code that
+// names a backend.
 #pragma once
 
 #include <array>
@@ -31,15 +32,15 @@ struct DeviceInfo {
   int index = 0;  // position in the API's own enumeration
   std::string name;
   Uuid uuid{};
-  bool is_cpu = false;              // e.g. lavapipe
-  std::uint64_t memory_bytes = 0;   // device-local memory
+  bool is_cpu = false;                 // e.g. lavapipe
+  std::uint64_t memory_bytes = 0;      // device-local memory
   std::uint64_t max_buffer_bytes = 0;  // largest single buffer a kernel may address
   std::uint32_t max_block_size = 0;
-  std::uint32_t max_grid_x = 0;     // largest grid / dispatch size in x
+  std::uint32_t max_grid_x = 0;  // largest grid / dispatch size in x
   std::uint32_t max_grid_y = 0;
-  std::uint64_t l2_bytes = 0;       // 0 when the API does not say
+  std::uint64_t l2_bytes = 0;         // 0 when the API does not say
   std::uint32_t memory_bus_bits = 0;  // 0 when the API does not say
-  std::string driver;               // one line: driver name and version
+  std::string driver;                 // one line: driver name and version
   std::vector<std::pair<std::string, std::string>> properties;
 };
 
@@ -124,9 +125,9 @@ struct PipelineExecutableReport {
 // What the CUDA runtime says about one kernel: its attributes (cudaFuncGetAttributes) and, per
 // block size, cudaOccupancyMaxActiveBlocksPerMultiprocessor, with the limits that bound occupancy.
 struct KernelResources {
-  std::string device;             // name and compute capability
-  int registers = 0;              // per thread, of the kernel as linked into this binary
-  int binary_version = 0;         // e.g. 90: the SASS the driver runs
+  std::string device;      // name and compute capability
+  int registers = 0;       // per thread, of the kernel as linked into this binary
+  int binary_version = 0;  // e.g. 90: the SASS the driver runs
   int ptx_version = 0;
   std::size_t local_bytes = 0, shared_bytes = 0, const_bytes = 0;
   int max_threads_per_block = 0;  // for this kernel
@@ -188,6 +189,11 @@ class Backend {
   // Registers and occupancy of `kernel` per block size (CUDA).
   virtual KernelResources kernel_resources(const std::string& kernel,
                                            const std::vector<std::uint32_t>& block_sizes);
+  // The bytes of a fresh pipeline cache holding only the pipeline of `kernel` in `binding` at
+  // `block_size`, made as timed runs make it (same specialization constant and layout), for
+  // whoever can read the driver's machine code out of it (Vulkan: vkGetPipelineCacheData).
+  virtual std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
+                                                        std::uint32_t block_size);
 };
 
 }  // namespace cuvk

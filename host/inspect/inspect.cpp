@@ -22,8 +22,10 @@ constexpr int kSassInstructionBytes = 16;  // Volta and later: fixed 128-bit ins
 
 void count(std::vector<std::pair<std::string, int>>& ops, const std::string& key) {
   auto it = std::find_if(ops.begin(), ops.end(), [&key](const auto& e) { return e.first == key; });
-  if (it == ops.end()) ops.emplace_back(key, 1);
-  else ++it->second;
+  if (it == ops.end())
+    ops.emplace_back(key, 1);
+  else
+    ++it->second;
 }
 
 std::string trim(const std::string& s) {
@@ -36,7 +38,9 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+bool executable(const std::string& path) {
+  return ::access(path.c_str(), X_OK) == 0;
+}
 
 }  // namespace
 
@@ -94,7 +98,8 @@ std::string ptx_entry(const std::string& ptx, const std::string& mangled) {
     if (!inside) {
       const auto at = line.find(".entry " + mangled);
       if (at == std::string::npos) continue;
-      const char after = line.size() > at + 7 + mangled.size() ? line[at + 7 + mangled.size()] : '(';
+      const char after =
+          line.size() > at + 7 + mangled.size() ? line[at + 7 + mangled.size()] : '(';
       if (after != '(' && after != ' ' && after != '\t') continue;
       inside = true;
     }
@@ -126,14 +131,17 @@ MemoryOps ptx_memory_ops(const std::string& entry_text) {
     if (!starts_with(op, "ld.") && !starts_with(op, "st.") && !starts_with(op, "atom.") &&
         !starts_with(op, "red."))
       continue;
-    if (op.find(".global") != std::string::npos) count(ops.global, op);
-    else count(ops.other, op);
+    if (op.find(".global") != std::string::npos)
+      count(ops.global, op);
+    else
+      count(ops.other, op);
   }
   return ops;
 }
 
 MemoryOps sass_memory_ops(const std::string& function_text) {
-  static const std::regex instruction(R"(/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*))");
+  static const std::regex instruction(
+      R"(/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*))");
   MemoryOps ops;
   std::istringstream in(function_text);
   std::smatch m;
@@ -224,8 +232,10 @@ std::string run_tool(const std::vector<std::string>& argv, int* status) {
   char buf[4096];
   for (;;) {
     const ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
-    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
+    if (n > 0)
+      out.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      break;
   }
   ::close(pipe_fds[0]);
   int wstatus = 0;
@@ -233,6 +243,26 @@ std::string run_tool(const std::vector<std::string>& argv, int* status) {
   }
   *status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
   return out;
+}
+
+std::string write_temp_file(const unsigned char* bytes, std::size_t n, const std::string& suffix,
+                            std::string* path) {
+  std::string name = "/tmp/cuvk-inspect-XXXXXX" + suffix;
+  const int fd = ::mkstemps(name.data(), static_cast<int>(suffix.size()));
+  if (fd < 0) return std::string("cannot create a temporary file: ") + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, bytes + done, n - done);
+    if (w <= 0) break;
+    done += static_cast<std::size_t>(w);
+  }
+  ::close(fd);
+  if (done != n) {
+    ::unlink(name.c_str());
+    return "cannot write " + name;
+  }
+  *path = name;
+  return "";
 }
 
 Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std::string& mangled) {
@@ -244,52 +274,41 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
         "$CUDA_PATH/bin and /usr/local/cuda/bin); they come with the CUDA toolkit";
     return sass;
   }
-  char path[] = "/tmp/cuvk-inspect-XXXXXX.cubin";
-  const int fd = ::mkstemps(path, 6);
-  if (fd < 0) {
-    sass.unavailable = std::string("cannot create a temporary file: ") + std::strerror(errno);
-    return sass;
-  }
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t n = ::write(fd, cubin + done, bytes - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (done == bytes) {
-    for (const std::string& tool : {cuobjdump, nvdisasm}) {
-      if (tool.empty()) continue;
-      int status = 0;
-      const std::string listing = tool == cuobjdump ? run_tool({tool, "-sass", path}, &status)
-                                                    : run_tool({tool, "-c", path}, &status);
-      const std::string text = status == 0 ? sass_function(listing, mangled) : "";
-      if (!text.empty()) {
-        sass.text = text;
-        sass.tool = tool;
-        break;
-      }
-      sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
-                          std::to_string(status) + ": " + trim(listing.substr(0, 300));
+  std::string path;
+  sass.unavailable = write_temp_file(cubin, bytes, ".cubin", &path);
+  if (!sass.unavailable.empty()) return sass;
+  for (const std::string& tool : {cuobjdump, nvdisasm}) {
+    if (tool.empty()) continue;
+    int status = 0;
+    const std::string listing = tool == cuobjdump ? run_tool({tool, "-sass", path}, &status)
+                                                  : run_tool({tool, "-c", path}, &status);
+    const std::string text = status == 0 ? sass_function(listing, mangled) : "";
+    if (!text.empty()) {
+      sass.text = text;
+      sass.tool = tool;
+      break;
     }
-  } else {
-    sass.unavailable = "cannot write the cubin to " + std::string(path);
+    sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
+                        std::to_string(status) + ": " + trim(listing.substr(0, 300));
   }
-  ::unlink(path);
+  ::unlink(path.c_str());
   if (!sass.text.empty()) sass.unavailable.clear();
   return sass;
 }
 
-SmLimits hopper_limits() { return SmLimits{}; }
+SmLimits hopper_limits() {
+  return SmLimits{};
+}
 
 int model_blocks_per_sm(int registers, std::uint32_t block_size, const SmLimits& l) {
   if (block_size == 0 || l.warp_size <= 0) return 0;
-  const int warps = static_cast<int>(ceil_div<std::uint32_t>(block_size, static_cast<std::uint32_t>(l.warp_size)));
+  const int warps = static_cast<int>(
+      ceil_div<std::uint32_t>(block_size, static_cast<std::uint32_t>(l.warp_size)));
   const int by_threads = l.max_threads_per_sm / (warps * l.warp_size);
   int by_registers = l.max_blocks_per_sm;
   if (registers > 0) {
-    const int regs_per_warp = static_cast<int>(
-        ceil_div(registers * l.warp_size, l.reg_alloc_unit) * l.reg_alloc_unit);
+    const int regs_per_warp =
+        static_cast<int>(ceil_div(registers * l.warp_size, l.reg_alloc_unit) * l.reg_alloc_unit);
     if (regs_per_warp * warps > l.regs_per_block) return 0;
     const int warps_per_partition = (l.regs_per_sm / l.sub_partitions) / regs_per_warp;
     by_registers = warps_per_partition * l.sub_partitions / warps;
@@ -299,11 +318,13 @@ int model_blocks_per_sm(int registers, std::uint32_t block_size, const SmLimits&
 
 double occupancy_percent(int blocks_per_sm, std::uint32_t block_size, const SmLimits& l) {
   const int max_warps = l.max_threads_per_sm / l.warp_size;
-  const int warps = static_cast<int>(ceil_div<std::uint32_t>(block_size, static_cast<std::uint32_t>(l.warp_size)));
+  const int warps = static_cast<int>(
+      ceil_div<std::uint32_t>(block_size, static_cast<std::uint32_t>(l.warp_size)));
   return max_warps > 0 ? 100.0 * blocks_per_sm * warps / max_warps : 0.0;
 }
 
-std::optional<int> register_statistic(const std::vector<std::pair<std::string, std::string>>& stats) {
+std::optional<int> register_statistic(
+    const std::vector<std::pair<std::string, std::string>>& stats) {
   for (const auto& [name, value] : stats) {
     std::string lower = name;
     std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -324,7 +345,8 @@ std::optional<long> binary_size_statistic(
     std::string lower = name;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower.find("binary size") == std::string::npos && lower.find("code size") == std::string::npos)
+    if (lower.find("binary size") == std::string::npos &&
+        lower.find("code size") == std::string::npos)
       continue;
     char* end = nullptr;
     const long v = std::strtol(value.c_str(), &end, 10);

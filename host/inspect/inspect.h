@@ -32,7 +32,7 @@ std::string ptx_entry(const std::string& ptx, const std::string& mangled);
 struct MemoryOps {
   std::vector<std::pair<std::string, int>> global;  // ld.global.nc.f32 / LDG.E.CONSTANT ...
   std::vector<std::pair<std::string, int>> other;   // ld.param / LDC, ULDC ...
-  int instructions = 0;                              // all instructions (SASS: without NOPs)
+  int instructions = 0;                             // all instructions (SASS: without NOPs)
   int bytes = 0;  // SASS: the function's code, alignment NOPs included (16 bytes an instruction)
 };
 MemoryOps ptx_memory_ops(const std::string& entry_text);
@@ -53,6 +53,11 @@ struct Sass {
 };
 Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std::string& mangled);
 
+// Writes `n` bytes to a new /tmp/cuvk-inspect-XXXXXX<suffix> file and sets `path`: "" on success,
+// else why not (nothing is left behind then). The caller unlinks the file.
+std::string write_temp_file(const unsigned char* bytes, std::size_t n, const std::string& suffix,
+                            std::string* path);
+
 // Runs argv (no shell), returns stdout and stderr together; `status` gets the exit status.
 std::string run_tool(const std::vector<std::string>& argv, int* status);
 
@@ -70,7 +75,8 @@ double occupancy_percent(int blocks_per_sm, std::uint32_t block_size, const SmLi
 
 // The register count among a Vulkan pipeline executable's statistics ("Register Count", "VGPRs"),
 // where the driver reports one.
-std::optional<int> register_statistic(const std::vector<std::pair<std::string, std::string>>& stats);
+std::optional<int> register_statistic(
+    const std::vector<std::pair<std::string, std::string>>& stats);
 // The machine code's size in bytes ("Binary Size" on NVIDIA), where the driver reports one.
 std::optional<long> binary_size_statistic(
     const std::vector<std::pair<std::string, std::string>>& stats);
