@@ -8,6 +8,7 @@
 #include <future>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "catalogue.h"
 #include "cli.h"
@@ -16,6 +17,7 @@
 #include "interrupt.h"
 #include "live_console.h"
 #include "nvml.h"
+#include "run_printer.h"
 #include "backends.h"
 
 namespace cuvk {
@@ -99,9 +101,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                  "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
 
-RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
-  const auto started = std::chrono::steady_clock::now();
-  install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
+namespace {
+
+// The options as a run configuration: values parsed here, judged by validate_config.
+RunConfig config_of(const RunArgs& a) {
   RunConfig cfg;
   cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
@@ -122,7 +125,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
             ? axis.defaults
             : parse_uint_list(given->second, axis.option, kMaxAxisValues + 1);
   }
-  cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: below, once the device is known
+  cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: in execute_run, once it is known
   cfg.warmup = a.warmup.value_or(kDefaultGpuWarmup);
   cfg.block_sizes = a.block_sizes.empty()
                         ? std::vector<std::uint32_t>{a.block_size}
@@ -134,6 +137,66 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  return cfg;
+}
+
+// The backends of the chosen devices and the clock monitor, owned for the run.
+struct OpenBackends {
+  std::unique_ptr<Backend> cuda, vulkan;
+  std::unique_ptr<ClockMonitor> clocks;
+  BackendSet set;
+};
+
+void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
+                   OpenBackends& b) {
+  const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
+  const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
+  // CUDA's context is created on another thread while Vulkan creates its device.
+  auto cuda_started = std::async(std::launch::async, [&] {
+    if (!want_cuda || !choice.cuda) return;
+    try {
+      b.cuda = make_backend(Api::cuda, choice.cuda->index, opts);
+    } catch (const std::exception& e) {
+      choice.cuda_reason = e.what();
+    }
+  });
+  if (want_vk && choice.vulkan) {
+    try {
+      b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
+    } catch (const std::exception& e) {
+      choice.vulkan_reason = e.what();
+    }
+  }
+  cuda_started.get();
+  b.set.cuda = b.cuda.get();
+  b.set.vulkan = b.vulkan.get();
+  if (b.cuda || b.vulkan) {
+    const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
+    b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
+    b.set.clocks = b.clocks.get();
+  }
+  b.set.cuda_reason = choice.cuda_reason;
+  b.set.vulkan_reason = choice.vulkan_reason;
+  if (!b.cuda && !b.vulkan)
+    throw Error("no API can run: CUDA: " +
+                (want_cuda ? b.set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
+                (want_vk ? b.set.vulkan_reason : std::string("not selected")));
+}
+
+// The format the console shows while the run goes, if any: the run's own format on stdout, or
+// the table next to an --output file; JSON is one document written at the end.
+std::optional<Format> console_format(const RunArgs& a) {
+  const Format f = parse_format(a.format);
+  if (!a.output.empty()) return a.quiet ? std::nullopt : std::optional<Format>(Format::table);
+  return f == Format::json ? std::nullopt : std::optional<Format>(f);
+}
+
+}  // namespace
+
+RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
+  const auto started = std::chrono::steady_clock::now();
+  install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
+  RunConfig cfg = config_of(a);
   validate_config(cfg);    // fail on a bad value before any device is opened
   parse_format(a.format);  // fail on a bad format before running anything
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
@@ -144,9 +207,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
     vk_opts.validation = true;
     vk_opts.on_message = [&vk_messages](const std::string& m) { vk_messages.push_back(m); };
   }
-  const DeviceInventory inv = take_inventory(vk_opts);
   RunDocument doc;
-  doc.choice = choose_devices(inv, a.device);
+  doc.choice = choose_devices(take_inventory(vk_opts), a.device);
   // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
@@ -155,67 +217,52 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();
+  OpenBackends backends;
+  open_backends(cfg, vk_opts, doc.choice, backends);
 
-  std::unique_ptr<Backend> cuda, vulkan;
-  BackendSet set;
-  const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
-  const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
-  // CUDA's context is created on another thread while Vulkan creates its device.
-  auto cuda_started = std::async(std::launch::async, [&] {
-    if (!want_cuda || !doc.choice.cuda) return;
-    try {
-      cuda = make_backend(Api::cuda, doc.choice.cuda->index, vk_opts);
-    } catch (const std::exception& e) {
-      doc.choice.cuda_reason = e.what();
-    }
-  });
-  if (want_vk && doc.choice.vulkan) {
-    try {
-      vulkan = make_backend(Api::vulkan, doc.choice.vulkan->index, vk_opts);
-    } catch (const std::exception& e) {
-      doc.choice.vulkan_reason = e.what();
-    }
-  }
-  cuda_started.get();
-  set.cuda = cuda.get();
-  set.vulkan = vulkan.get();
-  std::unique_ptr<ClockMonitor> clocks;
-  if (cuda || vulkan) {
-    const DeviceInfo& d = cuda ? cuda->info() : vulkan->info();
-    clocks = open_clock_monitor(d.uuid, &set.clocks_reason);
-    set.clocks = clocks.get();
-  }
-  set.cuda_reason = doc.choice.cuda_reason;
-  set.vulkan_reason = doc.choice.vulkan_reason;
-  if (!cuda && !vulkan)
-    throw Error("no API can run: CUDA: " +
-                (want_cuda ? set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
-                (want_vk ? set.vulkan_reason : std::string("not selected")));
-
+  // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
+  const std::optional<Format> live_format = console_format(a);
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
+  auto seconds = [&started] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
-  doc.outcome = run_suite(cfg, set);
+  cfg.on_start = [&](const RunOutcome& settings) {
+    if (!live_format) return;
+    RunDocument head = doc;
+    head.outcome = settings;
+    live.print(stream_head(head, *live_format));
+  };
+  cfg.on_row = [&](const ResultRow& row) {
+    if (doc.first_row_s == 0.0) doc.first_row_s = seconds();
+    if (live_format) live.print(stream_row(row, *live_format));
+  };
+  doc.outcome = run_suite(cfg, backends.set);
   live.finish();
-  doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  doc.wall_s = seconds();
+  doc.streamed = live_format.has_value();
   doc.validation_messages = std::move(vk_messages);
   return doc;
 }
 
 void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet) {
   if (doc.outcome.interrupted) {  // what completed, on the console only: never a partial file
-    std::cout << format_run(doc, Format::table) << std::flush;
+    if (!doc.streamed) std::cout << format_run(doc, Format::table) << std::flush;
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
               << doc.outcome.rows.size() << " rows; no result file written\n";
     return;
   }
-  const std::string text = format_run(doc, parse_format(format));
-  if (output.empty()) {
-    std::cout << text << std::flush;
+  const Format f = parse_format(format);
+  const std::string text = format_run(doc, f);
+  if (output.empty()) {  // streamed: the rows are out already, the tail follows
+    std::cout << (doc.streamed ? stream_tail(doc, f) : text) << std::flush;
   } else {
     write_output_file(output, text);
-    if (!quiet) std::cout << format_run(doc, Format::table) << "\nwrote " << output << '\n';
+    if (!quiet)
+      std::cout << (doc.streamed ? stream_tail(doc, Format::table) : format_run(doc, Format::table))
+                << "\nwrote " << output << '\n';
   }
   for (const std::string& m : doc.validation_messages) std::cerr << "validation: " << m << '\n';
 }

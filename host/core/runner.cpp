@@ -9,13 +9,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <future>
 #include <iomanip>
 #include <limits>
 #include <sstream>
 
 #include "error.h"
 #include "host_data.h"
+#include "input_pipeline.h"
 #include "interrupt.h"
 #include "util.h"
 
@@ -111,13 +111,6 @@ struct Job {
   const TestCase* test;
   Point point;
   Plan plan;
-};
-
-// What one point's lanes share: the input, the expected output (poisoned where the kernel must
-// not write) and its FNV-1a hash: an output that matches it bit for bit has that hash too.
-struct Inputs {
-  std::vector<float> input, expected;
-  std::uint64_t expected_hash = 0;
 };
 
 std::uint32_t launch_threads(const Plan& plan) {
@@ -290,49 +283,6 @@ bool same_gpu(const Backend& a, const Backend& b) {
 
 // ---- per point ----
 
-Inputs prepare_inputs(const Plan& plan, std::uint64_t seed) {
-  Inputs in;
-  in.input = random_input(plan.in_words, seed);
-  in.expected.assign(plan.out_words, poison_float());
-  plan.reference(in.input, in.expected);
-  in.expected_hash = fnv1a64(in.expected.data(), in.expected.size() * sizeof(float));
-  return in;
-}
-
-// Host work overlapped with GPU work: the next point's inputs are prepared on another thread
-// while this point is measured.
-class InputPipeline {
- public:
-  InputPipeline(const std::vector<Job>& jobs, std::uint64_t seed, bool needed)
-      : jobs_(jobs), seed_(seed), needed_(needed) {
-    start(0);
-  }
-  ~InputPipeline() {
-    if (next_.valid()) next_.wait();
-  }
-  InputPipeline(const InputPipeline&) = delete;
-  InputPipeline& operator=(const InputPipeline&) = delete;
-
-  // Job j's inputs (j in order), starting job j+1's.
-  Inputs take(std::size_t j) {
-    Inputs in = next_.valid() ? next_.get() : Inputs{};
-    start(j + 1);
-    return in;
-  }
-
- private:
-  void start(std::size_t j) {
-    if (!needed_ || j >= jobs_.size()) return;
-    const Plan* plan = &jobs_[j].plan;
-    const std::uint64_t seed = splitmix64(seed_) + j;
-    next_ = std::async(std::launch::async, [plan, seed] { return prepare_inputs(*plan, seed); });
-  }
-
-  const std::vector<Job>& jobs_;
-  std::uint64_t seed_;
-  bool needed_;
-  std::future<Inputs> next_;
-};
 
 ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
   ResultRow row;
@@ -676,7 +626,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     jobs = plan_jobs(cfg, lim, out.n);
     check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
   }
-  InputPipeline inputs(jobs, cfg.seed, lim.any_backend);  // the first point's, while settling
+  std::vector<const Plan*> plans;
+  for (const Job& j : jobs) plans.push_back(&j.plan);
+  InputPipeline inputs(plans, cfg.seed, lim.any_backend);  // the first point's, while settling
   {
     PhaseTimer t(out.phase_s, "settle");
     std::vector<const Backend*> settled;
@@ -694,6 +646,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     out.interrupted = true;
     return out;
   }
+  if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
   const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
   std::size_t step = 0;

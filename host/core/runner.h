@@ -20,6 +20,8 @@ namespace cuvk {
 
 enum class L2Mode { cold, warm };
 
+struct RunOutcome;
+
 struct RunConfig {
   std::vector<std::string> tests;  // catalogue names, in catalogue order
   std::vector<Api> apis = {Api::cuda, Api::vulkan};
@@ -44,8 +46,11 @@ struct RunConfig {
   // Optional: called before each point and API is measured, with the rows done so far, the rows
   // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
-  // Optional: each row as soon as its point is measured and verified on every API, in run order.
+  // Optional: each row as soon as it is measured and verified, in run order.
   std::function<void(const ResultRow&)> on_row;
+  // Optional: once the run's settings are chosen and the clocks settled, before the first point
+  // (the outcome holds n, the flush size, the time budget and the clocks after settling).
+  std::function<void(const RunOutcome&)> on_start;
 };
 
 // Checks every value of the configuration that needs no device (throws UsageError naming the

@@ -1,6 +1,7 @@
 #include "run_printer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "run_summary.h"
@@ -146,35 +147,126 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   return out.str();
 }
 
+std::string csv_header() {
+  return "test,layout,variant,api,n," + axis_csv_header() +
+         ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
+         "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
+         "pct_of_ceiling,verified,flags,binding\n";
+}
+
+std::string csv_row(const ResultRow& r) {
+  const bool ok = r.status == Status::ok;
+  auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
+  std::ostringstream out;
+  out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ',' << r.n << ','
+      << axis_csv_cells(r) << ',' << r.block_size << ',' << status_name(r.status) << ','
+      << csv_field(r.reason) << ',' << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ','
+      << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max) << ','
+      << num(r.time_ms.rel_spread) << ',' << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes
+      << ',' << r.moved_bytes << ',' << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ','
+      << r.sectors_per_request << ',' << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "")
+      << ',' << (r.verified ? "true" : "false") << ',';
+  std::string flags;
+  for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
+  out << flags << ',' << binding_name(r.binding) << '\n';
+  return out.str();
+}
+
+// What follows the rows: rows that did not run (an unavailable API once, each failure on its own
+// line), then the summary tables and the host-side cost.
+std::string summaries(const RunDocument& doc, bool md) {
+  std::vector<std::string> notes;
+  for (const ResultRow& r : doc.outcome.rows) {
+    if (r.status == Status::ok) continue;
+    std::string note = std::string(api_name(r.api)) + ": ";
+    if (r.status == Status::unavailable) {
+      note += "unavailable: " + r.reason;
+    } else {
+      note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) +
+              ": failed: " + r.reason;
+    }
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  }
+  std::ostringstream out;
+  for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
+  if (!notes.empty()) out << '\n';
+  out << '\n'
+      << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
+      << host_cost_table(doc.outcome.host, md);
+  return out.str();
+}
+
+// Streamed table columns: wide enough for the header and the usual values; a wider value pushes
+// the rest of its row along rather than holding the row back.
+const std::vector<std::size_t>& stream_widths() {
+  static const std::vector<std::size_t> widths = [] {
+    const std::vector<std::size_t> typical = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
+    std::vector<std::size_t> w = typical;
+    const std::vector<std::string> head = header_cells();
+    for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
+    return w;
+  }();
+  return widths;
+}
+
+std::string stream_line(const std::vector<std::string>& cells, bool md, bool header) {
+  const std::vector<std::size_t>& w = stream_widths();
+  std::string line;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const bool right = !header && !cells[c].empty() &&
+                       std::isdigit(static_cast<unsigned char>(cells[c][0])) && c >= 4;
+    const std::string pad(cells[c].size() < w[c] ? w[c] - cells[c].size() : 0, ' ');
+    line += md ? "| " : (c > 0 ? "  " : "");
+    line += right ? pad + cells[c] : cells[c] + pad;
+    if (md) line += ' ';
+  }
+  return line + (md ? "|\n" : "\n");
+}
+
 }  // namespace
+
+std::string stream_head(const RunDocument& doc, Format format) {
+  if (format == Format::csv) return csv_header();
+  const bool md = format == Format::md;
+  std::string out = md ? "## cuvk results\n\n" : "";
+  out += preamble(doc, md) + '\n' + stream_line(header_cells(), md, true);
+  std::vector<std::string> rule;
+  for (std::size_t w : stream_widths()) rule.push_back(std::string(w, '-'));
+  return out + stream_line(rule, md, true);
+}
+
+std::string stream_row(const ResultRow& row, Format format) {
+  if (format == Format::csv) return csv_row(row);
+  return stream_line(row_cells(row), format == Format::md, false);
+}
+
+std::string stream_tail(const RunDocument& doc, Format format) {
+  if (format == Format::csv) return "";
+  const bool md = format == Format::md;
+  std::string out = summaries(doc, md);
+  const char* bullet = md ? "- " : "";
+  if (doc.wall_s > 0) {
+    out += std::string("\n") + bullet + "wall time " + fmt("%.1f", doc.wall_s) +
+           " s, start-up included";
+    if (doc.first_row_s > 0) out += "; first row after " + fmt("%.2f", doc.first_row_s) + " s";
+    out += "\n";
+  }
+  if (!doc.outcome.phase_s.empty()) {
+    out += bullet + std::string("host wall time by phase:");
+    for (const auto& [phase, s] : doc.outcome.phase_s) out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    out.back() = '\n';
+  }
+  return out;
+}
 
 std::string format_run(const RunDocument& doc, Format format) {
   switch (format) {
     case Format::json:
       return run_json(doc).dump(2) + "\n";
     case Format::csv: {
-      std::ostringstream out;
-      out << "test,layout,variant,api,n," << axis_csv_header()
-          << ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
-             "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
-             "pct_of_ceiling,verified,flags,binding\n";
-      for (const ResultRow& r : doc.outcome.rows) {
-        const bool ok = r.status == Status::ok;
-        auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
-        out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ',' << r.n
-            << ',' << axis_csv_cells(r) << ',' << r.block_size << ',' << status_name(r.status)
-            << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median) << ','
-            << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min)
-            << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
-            << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
-            << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
-            << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
-            << (r.verified ? "true" : "false") << ',';
-        std::string flags;
-        for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-        out << flags << ',' << binding_name(r.binding) << '\n';
-      }
-      return out.str();
+      std::string out = csv_header();
+      for (const ResultRow& r : doc.outcome.rows) out += csv_row(r);
+      return out;
     }
     case Format::table:
     case Format::md: {
@@ -183,25 +275,7 @@ std::string format_run(const RunDocument& doc, Format format) {
       for (const ResultRow& r : doc.outcome.rows) rows.push_back(row_cells(r));
       std::ostringstream out;
       if (md) out << "## cuvk results\n\n";
-      out << preamble(doc, md) << '\n' << format_text_table(rows, md);
-      // Rows that did not run: an unavailable API once, each failure on its own line.
-      std::vector<std::string> notes;
-      for (const ResultRow& r : doc.outcome.rows) {
-        if (r.status == Status::ok) continue;
-        std::string note = std::string(api_name(r.api)) + ": ";
-        if (r.status == Status::unavailable) {
-          note += "unavailable: " + r.reason;
-        } else {
-          note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) +
-                  ": failed: " + r.reason;
-        }
-        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
-      }
-      for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
-      if (!notes.empty()) out << '\n';
-      out << '\n'
-          << parity_summary_table(doc.outcome.rows, md)
-          << layout_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md);
+      out << preamble(doc, md) << '\n' << format_text_table(rows, md) << summaries(doc, md);
       return out.str();
     }
   }

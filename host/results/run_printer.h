@@ -11,4 +11,11 @@ namespace cuvk {
 
 std::string format_run(const RunDocument& doc, Format format);
 
+// The same run as it happens (table, md, csv): the head once the devices are open and the clocks
+// settled, each row as soon as it is measured, the tail (notes, summaries, host cost, wall time
+// and where it went) at the end. Table columns have fixed widths so rows line up as they come.
+std::string stream_head(const RunDocument& doc, Format format);
+std::string stream_row(const ResultRow& row, Format format);
+std::string stream_tail(const RunDocument& doc, Format format);
+
 }  // namespace cuvk

@@ -23,6 +23,13 @@ json provenance_json(const RunDocument& doc) {
           {"host", doc.host},
           {"command_line", doc.command_line},
           {"wall_s", doc.wall_s},
+          {"first_row_s", doc.first_row_s},
+          {"phase_s",
+           [&doc] {
+             json phases = json::object();  // host wall time per phase of the driver
+             for (const auto& [phase, s] : doc.outcome.phase_s) phases[phase] = s;
+             return phases;
+           }()},
           {"build",
            {{"type", build::kBuildType},
             {"cxx_compiler", build::kCxxCompiler},

@@ -22,6 +22,8 @@ struct RunDocument {
   std::string date_utc;  // ISO 8601
   std::string host;
   double wall_s = 0.0;                           // the whole command, start-up included
+  double first_row_s = 0.0;                      // from launch until the first row was measured
+  bool streamed = false;  // the console showed the rows as they came (only the tail is left)
   std::vector<std::string> validation_messages;  // only with --validation
 };
 

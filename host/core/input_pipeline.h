@@ -1,0 +1,44 @@
+// The host side of each point, prepared ahead: while one point is measured on the GPU, another
+// thread generates the next point's random input, its expected output and that output's hash.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <future>
+#include <vector>
+
+#include "catalogue.h"
+
+namespace cuvk {
+
+// What one point's lanes share: the input, the expected output (poisoned where the kernel must
+// not write) and its FNV-1a hash: an output that matches it bit for bit has that hash too.
+struct Inputs {
+  std::vector<float> input, expected;
+  std::uint64_t expected_hash = 0;
+};
+
+// Point `index`'s inputs, from the run's seed: the same run gives the same inputs.
+Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t index);
+
+class InputPipeline {
+ public:
+  // `plans` in run order; nothing is prepared when `needed` is false (no device runs).
+  InputPipeline(std::vector<const Plan*> plans, std::uint64_t run_seed, bool needed);
+  ~InputPipeline();
+  InputPipeline(const InputPipeline&) = delete;
+  InputPipeline& operator=(const InputPipeline&) = delete;
+
+  // Point j's inputs (j in order), starting point j+1's.
+  Inputs take(std::size_t j);
+
+ private:
+  void start(std::size_t j);
+
+  std::vector<const Plan*> plans_;
+  std::uint64_t seed_;
+  bool needed_;
+  std::future<Inputs> next_;
+};
+
+}  // namespace cuvk
