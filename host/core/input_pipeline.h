@@ -15,7 +15,10 @@ namespace cuvk {
 // not write) and its FNV-1a hash: an output that matches it bit for bit has that hash too.
 struct Inputs {
   std::vector<float> input, expected;
-  std::uint64_t expected_hash = 0;
+  // Computed on its own thread (FNV-1a is sequential): wanted only once a row has verified.
+  // Declared last, so it is destroyed first: its destructor waits for the thread that reads
+  // `expected`. (The runner takes each point's Inputs into a fresh object.)
+  std::shared_future<std::uint64_t> expected_hash;
 };
 
 // Point `index`'s inputs, from the run's seed: the same run gives the same inputs.
