@@ -38,6 +38,29 @@ TEST(CliParse, ListsAndRanges) {
             (std::vector<std::uint32_t>{4294967290u, 4294967294u}));
 }
 
+// What cuvk writes, cuvk reads (issue 12, class 5): a value given twice is one point, so no run
+// file holds duplicate rows that report/parity/--baseline would refuse.
+TEST(CliParse, DuplicatesAreMergedAtParseTime) {
+  EXPECT_EQ(parse_uint_list("1,1", "--offsets", 100), (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(parse_uint_list("64,64,128", "--block-sizes", 100),
+            (std::vector<std::uint32_t>{64, 128}));
+  EXPECT_EQ(parse_uint_list("0-4,2,4-6", "--offsets", 100),
+            (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(cuvk::parse_apis({"cuda", "cuda", "vulkan"}),
+            (std::vector<cuvk::Api>{cuvk::Api::cuda, cuvk::Api::vulkan}));
+}
+
+TEST(EndToEndDuplicates, ARunWithRepeatedValuesIsReadBack) {
+  const std::string path = ::testing::TempDir() + "cuvk_dup.json";
+  ASSERT_EQ(run_cli({"run", "--api", "vulkan", "--tests", "read_offset", "--offsets", "1,1",
+                     "--block-sizes", "64,64", "--n", "4096", "--reps", "2", "--max-time", "0.01",
+                     "--format", "json", "--output", path, "--quiet"}),
+            cuvk::kExitOk);
+  EXPECT_EQ(run_cli({"report", path, "--format", "csv", "--output", path + ".csv"}), cuvk::kExitOk);
+  std::remove(path.c_str());
+  std::remove((path + ".csv").c_str());
+}
+
 TEST(CliParse, BadListsAreUsageErrors) {
   for (const char* bad : {"", "a", "1,,2", "5-1", "0-8:0", "-3", "1.5", "99999999999"})
     EXPECT_THROW(parse_uint_list(bad, "--offsets", 100), UsageError) << bad;

@@ -169,6 +169,33 @@ TEST(CompareBaseline, MatchesRowsAndListsTheMissing) {
   EXPECT_EQ(same.exit_code, 0);
 }
 
+// The exit-code rules a CI job needs (issue 12, class 4): FASTER alone passes, UNCERTAIN fails,
+// comparing nothing is never success.
+TEST(CompareBaseline, ExitCodesFollowTheCiRules) {
+  using fixture::row;
+  const RunFile base = parse(fixture::document({row("copy", "vulkan", 1.0, 0.99, 1.01),
+                                                row("copy", "cuda", 1.0, 0.99, 1.01)}),
+                             "base.json");
+  const RunFile faster = parse(fixture::document({row("copy", "vulkan", 0.5, 0.49, 0.51),
+                                                  row("copy", "cuda", 1.0, 0.99, 1.01)}),
+                               "faster.json");
+  EXPECT_EQ(compare_baseline(faster, base, kDefaultTolerance).exit_code, 0);  // FASTER + SAME
+  // 1.03 with an interval across the 3% edge: UNCERTAIN, which a CI job must not wave through.
+  const RunFile edge = parse(fixture::document({row("copy", "vulkan", 1.03, 1.0, 1.06),
+                                                row("copy", "cuda", 1.0, 0.99, 1.01)}),
+                             "edge.json");
+  const BaselineResult u = compare_baseline(edge, base, kDefaultTolerance);
+  EXPECT_EQ(u.uncertain, 1u);
+  EXPECT_EQ(u.exit_code, 1);
+  // No row of the run is in the baseline: nothing compared is exit 2, not success.
+  const RunFile other =
+      parse(fixture::document(nlohmann::json::array({row("stride", "vulkan", 1.0, 0.99, 1.01)})),
+            "other.json");
+  const BaselineResult none = compare_baseline(other, base, kDefaultTolerance);
+  EXPECT_EQ(none.same + none.faster + none.slower + none.uncertain, 0u);
+  EXPECT_EQ(none.exit_code, 2);
+}
+
 TEST(CompareBaseline, SameGpuCheck) {
   const nlohmann::json rows = {fixture::row("copy", "vulkan", 1.0, 0.99, 1.01)};
   const RunFile a = parse(fixture::document(rows, true, true, "NVIDIA H100 80GB HBM3"), "a.json");

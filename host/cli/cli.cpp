@@ -12,6 +12,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <unordered_set>
 
 #include "build_info.h"
 #include "catalogue.h"
@@ -74,9 +75,11 @@ std::vector<Api> parse_apis(const std::vector<std::string>& names) {
   std::vector<Api> apis;
   for (const std::string& n : names) {
     if (n == "all") return {Api::cuda, Api::vulkan};
-    if (n == "cuda") apis.push_back(Api::cuda);
-    else if (n == "vulkan") apis.push_back(Api::vulkan);
+    Api api;
+    if (n == "cuda") api = Api::cuda;
+    else if (n == "vulkan") api = Api::vulkan;
     else throw UsageError("--api '" + n + "': expected cuda, vulkan or all");
+    if (std::find(apis.begin(), apis.end(), api) == apis.end()) apis.push_back(api);
   }
   if (apis.empty()) throw UsageError("--api: no API given");
   return apis;
@@ -117,6 +120,10 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
 std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::string& what,
                                            std::size_t cap) {
   std::vector<std::uint32_t> out;
+  std::unordered_set<std::uint32_t> seen;  // a value given twice is one point, not two rows
+  const auto add = [&](std::uint32_t v) {
+    if (out.size() < cap && seen.insert(v).second) out.push_back(v);
+  };
   const auto check = [&](std::uint64_t v) {
     if (v > std::numeric_limits<std::uint32_t>::max())
       throw UsageError(what + ": " + std::to_string(v) + " overflows 32-bit indices");
@@ -126,8 +133,7 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
     if (item.empty()) throw UsageError(what + ": empty item in '" + text + "'");
     const std::size_t dash = item.find('-');
     if (dash == std::string::npos) {
-      const std::uint32_t v = check(parse_u64(item, what));
-      if (out.size() < cap) out.push_back(v);
+      add(check(parse_u64(item, what)));
       continue;
     }
     const std::size_t colon = item.find(':', dash);
@@ -141,7 +147,7 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
     if (hi < lo) throw UsageError(what + ": range '" + item + "' runs backwards");
     check(hi);
     for (std::uint64_t v = lo; out.size() < cap; v += step) {
-      out.push_back(static_cast<std::uint32_t>(v));
+      add(static_cast<std::uint32_t>(v));
       if (hi - v < step) break;
     }
   }

@@ -84,7 +84,10 @@ BaselineResult compare_baseline(const RunFile& now, const RunFile& base, double 
     for (const ResultRow& r : now.rows) found = found || match(r, x);
     if (!found) res.only_in_baseline.push_back(x);
   }
-  res.exit_code = res.slower > 0 ? 1 : 0;
+  // The rules a CI job needs: a slowdown, or a point that cannot be told from one, fails (1); an
+  // improvement alone passes (0, counted as FASTER); comparing nothing is never success (2).
+  const std::size_t compared = res.same + res.faster + res.slower + res.uncertain;
+  res.exit_code = res.slower > 0 || res.uncertain > 0 ? 1 : compared == 0 ? 2 : 0;
   return res;
 }
 

@@ -29,7 +29,9 @@ struct BaselineResult {
   std::vector<ResultRow> only_in_baseline;
   std::size_t same = 0, faster = 0, slower = 0, uncertain = 0, not_compared = 0;
   std::size_t unavailable_both = 0;  // rows neither run measured (e.g. CUDA on a CPU-only machine)
-  int exit_code = 0;                 // 1 when any row is SLOWER beyond the tolerance
+  // 1 when any row is SLOWER or UNCERTAIN; else 2 when no row could be compared; else 0 (FASTER
+  // rows alone pass).
+  int exit_code = 0;
 };
 
 // Throws UsageError naming both GPUs when a device common to both runs has a different name;
