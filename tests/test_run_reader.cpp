@@ -144,3 +144,31 @@ TEST(ResultsReader, DamagedInputOnlyThrowsUsageError) {
     }
   }
 }
+
+// Hostile input files (issue 12, class 6): binary data is refused at its first bytes, and no
+// file is read past the cap, whatever its size or source.
+TEST(ResultsReader, HostileFilesAreRefusedWithoutReadingThemWhole) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    try {
+      read_results(dev);
+      FAIL() << dev;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("binary data, not JSON"), std::string::npos) << e.what();
+    }
+  }
+  const std::string big = ::testing::TempDir() + "cuvk_big.json";
+  {
+    std::ofstream f(big);
+    f << "{\"schema\": \"cuvk.results/1\", \"pad\": \"";
+    const std::string block(1 << 20, 'x');
+    for (std::size_t i = 0; i <= (kMaxResultsFileBytes >> 20); ++i) f << block;
+    f << "\"}";
+  }
+  try {
+    read_results(big);
+    FAIL() << "a file over the cap was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than 64 MiB"), std::string::npos) << e.what();
+  }
+  std::remove(big.c_str());
+}

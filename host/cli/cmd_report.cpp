@@ -59,10 +59,13 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
 // cuvk.report/N or cuvk.fleet/N). Anything else, unreadable files included, is left to the
 // results reader.
 bool is_derived_report(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream text;
-  text << f.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  std::string text;
+  try {
+    text = read_input_file(path);  // bounded; a bad file is left to the results reader's message
+  } catch (const UsageError&) {
+    return false;
+  }
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
   return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0 ||

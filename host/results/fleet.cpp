@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "merge_printer.h"
+#include "run_reader.h"
 #include "util.h"
 
 namespace cuvk {
@@ -29,17 +30,7 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string dash(const std::string& s) {
-  return s.empty() ? "-" : s;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError(path + ": cannot open");
-  std::ostringstream text;
-  text << f.rdbuf();
-  return text.str();
-}
+std::string read_text(const std::string& path) { return read_input_file(path); }
 
 // cuvk's derived documents (cuvk.parity/, cuvk.report/, cuvk.fleet/) may sit among the runs, e.g.
 // the fleet.json a previous merge wrote: not runs. Anything else is left to the results reader.

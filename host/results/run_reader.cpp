@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -192,18 +193,40 @@ RunFile parse_results(const std::string& text, const std::string& name) {
   return run;
 }
 
-RunFile read_results(const std::string& path) {
+std::string read_input_file(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     throw UsageError(path + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw UsageError(path + ": is a directory, not a results file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << f.rdbuf();
+  // Read in chunks: binary data is refused at its first bytes (/dev/zero, /dev/urandom), and no
+  // file is read past the cap, so a hostile input costs neither time nor memory.
+  constexpr std::size_t kChunk = 64 * 1024;
+  std::string text;
+  std::vector<char> chunk(kChunk);
+  while (f) {
+    f.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::size_t got = static_cast<std::size_t>(f.gcount());
+    for (std::size_t i = 0; i < got; ++i) {
+      const auto c = static_cast<unsigned char>(chunk[i]);
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "binary data, not JSON (byte 0x%02x at offset %zu)", c,
+                      text.size() + i);
+        throw UsageError(path + ": " + msg);
+      }
+    }
+    if (text.size() + got > kMaxResultsFileBytes)
+      throw UsageError(path + ": larger than " + std::to_string(kMaxResultsFileBytes >> 20) +
+                       " MiB, not a cuvk results file");
+    text.append(chunk.data(), got);
+  }
   if (f.bad()) throw UsageError(path + ": read error");
-  return parse_results(buf.str(), path);
+  return text;
 }
+
+RunFile read_results(const std::string& path) { return parse_results(read_input_file(path), path); }
 
 std::vector<RunFile> read_all_results(const std::vector<std::string>& paths) {
   std::vector<RunFile> runs;

@@ -22,6 +22,11 @@ RunFile parse_results(const std::string& text, const std::string& name);
 // Reads and parses one file (missing, unreadable, a directory: UsageError naming the file).
 RunFile read_results(const std::string& path);
 
+// A file's text for the readers: a directory, binary data (refused at its first bytes) or more
+// than kMaxResultsFileBytes (refused without reading further) is a UsageError naming the file.
+inline constexpr std::size_t kMaxResultsFileBytes = std::size_t{64} << 20;  // ours: < 1 MiB
+std::string read_input_file(const std::string& path);
+
 // Reads every file before returning any, so a bad file anywhere stops the command before it
 // prints anything: nothing is half-merged.
 std::vector<RunFile> read_all_results(const std::vector<std::string>& paths);
