@@ -50,17 +50,6 @@ TEST(CliParse, DuplicatesAreMergedAtParseTime) {
             (std::vector<cuvk::Api>{cuvk::Api::cuda, cuvk::Api::vulkan}));
 }
 
-TEST(EndToEndDuplicates, ARunWithRepeatedValuesIsReadBack) {
-  const std::string path = ::testing::TempDir() + "cuvk_dup.json";
-  ASSERT_EQ(run_cli({"run", "--api", "vulkan", "--tests", "read_offset", "--offsets", "1,1",
-                     "--block-sizes", "64,64", "--n", "4096", "--reps", "2", "--max-time", "0.01",
-                     "--format", "json", "--output", path, "--quiet"}),
-            cuvk::kExitOk);
-  EXPECT_EQ(run_cli({"report", path, "--format", "csv", "--output", path + ".csv"}), cuvk::kExitOk);
-  std::remove(path.c_str());
-  std::remove((path + ".csv").c_str());
-}
-
 TEST(CliParse, BadListsAreUsageErrors) {
   for (const char* bad : {"", "a", "1,,2", "5-1", "0-8:0", "-3", "1.5", "99999999999"})
     EXPECT_THROW(parse_uint_list(bad, "--offsets", 100), UsageError) << bad;

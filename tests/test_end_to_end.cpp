@@ -74,3 +74,17 @@ TEST(EndToEnd, EveryFormatPrints) {
     std::remove(path.c_str());
   }
 }
+
+// What cuvk writes, cuvk reads (issue 12, class 5): values given twice are merged at parse time,
+// so the file has no duplicate rows and `report` reads it back.
+TEST(EndToEndDuplicates, ARunWithRepeatedValuesIsReadBack) {
+  const std::string path = ::testing::TempDir() + "cuvk_dup.json";
+  ASSERT_EQ(run_cli({"run", "--api", "vulkan", "--tests", "read_offset", "--offsets", "1,1",
+                     "--block-sizes", "64,64", "--n", "4096", "--reps", "2", "--max-time", "0.01",
+                     "--format", "json", "--output", path, "--quiet"}),
+            cuvk::kExitOk);
+  EXPECT_EQ(run_cli({"report", path, "--format", "csv", "--output", path + ".csv"}), cuvk::kExitOk);
+  std::remove(path.c_str());
+  std::remove((path + ".csv").c_str());
+}
+
