@@ -119,16 +119,7 @@ std::uint32_t launch_threads(const Plan& plan) {
 }
 
 Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
-  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
-  Geometry g;
-  g.block_size = block;
-  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, lim.max_x);
-  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
-  if (gy > lim.max_y)
-    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
-  g.grid_x = static_cast<std::uint32_t>(gx);
-  g.grid_y = static_cast<std::uint32_t>(gy);
-  return g;
+  return launch_geometry(threads, block, lim.max_x, lim.max_y);
 }
 
 // ---- plan ----
@@ -674,5 +665,21 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   return out;
 }
+
+Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
+                         std::uint32_t max_y) {
+  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
+  Geometry g;
+  g.block_size = block;
+  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, max_x);
+  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
+  if (gy > max_y)
+    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
+  g.grid_x = static_cast<std::uint32_t>(gx);
+  g.grid_y = static_cast<std::uint32_t>(gy);
+  return g;
+}
+
+std::uint32_t plan_launch_threads(const Plan& plan) { return launch_threads(plan); }
 
 }  // namespace cuvk

@@ -53,6 +53,13 @@ struct RunConfig {
   std::function<void(const RunOutcome&)> on_start;
 };
 
+// The geometry both APIs launch for `threads` threads in blocks of `block`: ceil(threads / block)
+// blocks, folded into y past `max_x` (UsageError past `max_y`). Every run and `cuvk trace` use it.
+Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
+                         std::uint32_t max_y);
+// Threads a plan launches: Plan::launch_threads, or params.n when that is 0.
+std::uint32_t plan_launch_threads(const Plan& plan);
+
 // Checks every value of the configuration that needs no device (throws UsageError naming the
 // option and, for a bounded value, the bound). run_suite calls it; it is the one place each
 // option's value is judged.
