@@ -150,7 +150,7 @@ TEST(TraceWriters, JsonCarriesTheSchemaAndSvgIsDrawn) {
   cuda.unavailable = "no CUDA device";
   doc.lanes.push_back(cuda);
   const nlohmann::json j = trace_json(doc);
-  EXPECT_EQ(j["schema"], "cuvk-trace/1");
+  EXPECT_EQ(j["schema"], "cuvk.trace/1");
   EXPECT_EQ(j["lanes"][0]["blocks"].size(), 80u);
   EXPECT_EQ(j["lanes"][0]["summary"]["sms_seen"], 4);
   EXPECT_EQ(j["lanes"][1]["unavailable"], "no CUDA device");

@@ -3,7 +3,8 @@
 // once into a fresh trace buffer and a poisoned output, the output checked against the CPU
 // reference and every record checked, then the traced twin timed too: the tracing cost. The
 // records are summarised (host/core/trace_summary.h) and printed, and optionally written as JSON
-// ("cuvk-trace/1") and drawn as an SVG.
+// ("cuvk.trace/1") and drawn as an SVG.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -164,6 +165,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
     throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
                      std::to_string(kMaxWarmup));
+  trace_point(a, *test, 1);  // a bad --layout or --variant before any device is opened
   if (!a.output.empty()) check_writable(a.output);
   if (!a.plot.empty()) check_writable(a.plot, "--plot");
 
@@ -204,7 +206,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << trace_text(doc);
   for (const std::string& m : messages) std::cerr << "validation: " << m << '\n';
-  if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump(1) + "\n");
+  if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump() + "\n");
   if (!a.plot.empty()) write_output_file(a.plot, trace_svg(doc), "--plot");
 
   bool any = false, failed = !messages.empty();
@@ -233,7 +235,7 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
   sub->add_option("--warmup", args->warmup, "warm-up repetitions (default: as `run`)");
   sub->add_option("--seed", args->seed, "input seed (default 1)");
   sub->add_option("--device", args->device, "as for `run`");
-  sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk-trace/1)");
+  sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
   sub->add_option("--plot", args->plot, "draw the trace as SVG");
   sub->add_flag("--validation", args->validation,
                 "Khronos validation layer on; any message fails the command");

@@ -1,6 +1,7 @@
-// `cuvk trace`'s document as JSON ("cuvk-trace/1") and as the console summary.
+// `cuvk trace`'s document as JSON ("cuvk.trace/1") and as the console summary.
 #include "trace_file.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -75,9 +76,10 @@ json lane_json(const TraceLane& l) {
   lane["span_over_recorded"] =
       l.recorded_ms > 0.0 ? json(l.summary.span_ns / (l.recorded_ms * 1e6)) : json(nullptr);
   lane["summary"] = trace_summary_json(l.summary);
-  json blocks = json::array();  // [sm (null: unknown), start_ns, end_ns] in block order
+  json blocks = json::array();  // [sm (null: unknown), start_ns, end_ns] in block order, whole ns
   for (const TraceBlock& b : l.blocks)
-    blocks.push_back({b.sm == kNoSm ? json(nullptr) : json(b.sm), b.start_ns, b.end_ns});
+    blocks.push_back({b.sm == kNoSm ? json(nullptr) : json(b.sm), std::llround(b.start_ns),
+                      std::llround(b.end_ns)});
   lane["blocks"] = std::move(blocks);
   return lane;
 }

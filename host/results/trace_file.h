@@ -1,6 +1,6 @@
 // `cuvk trace`'s document: per API, the traced kernel's verification, its records and their
 // summary (host/core/trace_summary.h), and the tracing cost (traced vs untraced GPU time). Written
-// as JSON (schema "cuvk-trace/1", results/SCHEMA.md), as text, and as an SVG plot drawn here.
+// as JSON (schema "cuvk.trace/1", results/SCHEMA.md), as text, and as an SVG plot drawn here.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 
 namespace cuvk {
 
-inline constexpr const char* kTraceSchema = "cuvk-trace/1";
+inline constexpr const char* kTraceSchema = "cuvk.trace/1";
 
 // One API's trace of the kernel.
 struct TraceLane {

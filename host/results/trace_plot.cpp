@@ -95,7 +95,7 @@ double panel(std::ostringstream& svg, const TraceLane& l, double y0, double span
   std::size_t rows_total = 1;
   const std::vector<std::size_t> rows = block_rows(l.blocks, rows_total);
   const double row_h = kBlocksHeight / static_cast<double>(rows_total);
-  svg << "<g stroke='" << color << "' stroke-width='" << num(std::max(0.3, row_h * 0.8)) << "'>\n";
+  svg << "<g stroke='" << color << "' stroke-width='" << num(std::clamp(row_h * 0.8, 0.3, 6.0)) << "'>\n";
   for (std::size_t i = 0; i < l.blocks.size(); i += step) {
     const TraceBlock& b = l.blocks[i];
     const double y = y0 + (static_cast<double>(rows[i]) + 0.5) * row_h;
