@@ -105,6 +105,25 @@ TEST(TraceSummary, WavesGiveTheirRateResidencyAndTail) {
   for (const ResidencyBin& b : s.residency) EXPECT_DOUBLE_EQ(b.per_sm, 2.0);
 }
 
+TEST(TraceSummary, RefillIsTheGapFromAnEndToTheNextStartOnThatSm) {
+  // 2 SMs x 2 resident, 3 waves of 1000 ns with 50 ns between a wave's end and the next start.
+  std::vector<TraceBlock> blocks;
+  for (std::uint32_t b = 0; b < 12; ++b) {
+    const double start = static_cast<double>(b / 4) * 1050.0;
+    blocks.push_back({b % 2, b, start, start + 1000.0});
+  }
+  const TraceSummary s = summarize_trace(blocks);
+  EXPECT_EQ(s.refills, 8u);  // every block after the first wave
+  EXPECT_DOUBLE_EQ(s.refill_median_ns, 50.0);
+  EXPECT_DOUBLE_EQ(s.refill_p95_ns, 50.0);
+  // A start with two slots freed before it is measured from the later end.
+  const TraceSummary later = summarize_trace({{0, 0, 0.0, 100.0}, {0, 1, 0.0, 200.0}, {0, 2, 300.0, 400.0}});
+  EXPECT_EQ(later.refills, 1u);
+  EXPECT_DOUBLE_EQ(later.refill_median_ns, 100.0);
+  for (TraceBlock& b : blocks) b.sm = kNoSm;
+  EXPECT_EQ(summarize_trace(blocks).refills, 0u);  // needs SM ids
+}
+
 TEST(TraceSummary, AStragglerMakesTheTail) {
   std::vector<TraceBlock> blocks = waves(80, 4, 2, 1000.0);
   blocks.back().end_ns += 5000.0;  // one block of the last wave runs 6 us

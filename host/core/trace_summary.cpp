@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +77,26 @@ std::vector<ResidencyBin> residency_bins(const std::vector<TraceBlock>& blocks, 
   }
   for (ResidencyBin& bin : out) bin.per_sm /= w * sms;
   return out;
+}
+
+// Refill gaps of the blocks of one SM (TraceSummary::refill_*), appended to `gaps`.
+void refill_gaps(std::vector<const TraceBlock*> list, std::vector<double>& gaps) {
+  std::sort(list.begin(), list.end(), [](const TraceBlock* a, const TraceBlock* b) {
+    return a->start_ns < b->start_ns;
+  });
+  std::multiset<double> running, freed;  // end times: of blocks started, of slots ended
+  for (const TraceBlock* b : list) {
+    while (!running.empty() && *running.begin() <= b->start_ns) {
+      freed.insert(*running.begin());
+      running.erase(running.begin());
+    }
+    if (!freed.empty()) {
+      const auto latest = std::prev(freed.end());  // every freed end is <= this start
+      gaps.push_back(b->start_ns - *latest);
+      freed.erase(latest);
+    }
+    running.insert(b->end_ns);
+  }
 }
 
 double smallest_step(std::vector<double> times) {
@@ -185,6 +207,14 @@ TraceSummary summarize_trace(const std::vector<TraceBlock>& blocks, std::size_t 
   std::vector<double> times = starts;
   times.insert(times.end(), ends.begin(), ends.end());
   s.clock_step_ns = smallest_step(std::move(times));
+  if (s.sm_known) {
+    std::vector<double> gaps;
+    for (const auto& [sm, list] : by_sm) refill_gaps(list, gaps);
+    std::sort(gaps.begin(), gaps.end());
+    s.refills = gaps.size();
+    s.refill_median_ns = at_fraction(gaps, 0.5);
+    s.refill_p95_ns = at_fraction(gaps, 0.95);
+  }
   s.residency = residency_bins(blocks, t0, s.span_ns, sms, bins);
   return s;
 }

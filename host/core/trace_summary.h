@@ -52,6 +52,12 @@ struct TraceSummary {
   double tail_last_start_ns = 0.0;  // last block start .. last block end
   double tail_95_ns = 0.0;          // 95% of blocks finished .. last block end
   double block_median_ns = 0.0, block_p95_ns = 0.0;  // one block's start .. end
+  // Refill: a block that started on an SM after one there had ended, its start minus the latest
+  // such end not yet taken by another start: how soon the SM got new work after retiring a block
+  // (per-block launch latency, an upper bound on it when the launcher was idle). Needs SM ids;
+  // `refills` counts the blocks measured (0 without SM ids or without a second wave).
+  std::size_t refills = 0;
+  double refill_median_ns = 0.0, refill_p95_ns = 0.0;
   double clock_step_ns = 0.0;  // smallest non-zero difference between two recorded times
   std::vector<ResidencyBin> residency;  // `bins` equal bins over the span
 };

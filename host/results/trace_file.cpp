@@ -44,6 +44,9 @@ json trace_summary_json(const TraceSummary& s) {
           {"tail_95_ns", s.tail_95_ns},
           {"block_median_ns", s.block_median_ns},
           {"block_p95_ns", s.block_p95_ns},
+          {"refills", s.refills},
+          {"refill_median_ns", s.refills ? json(s.refill_median_ns) : json(nullptr)},
+          {"refill_p95_ns", s.refills ? json(s.refill_p95_ns) : json(nullptr)},
           {"clock_step_ns", s.clock_step_ns},
           {"residency", residency}};
 }
@@ -102,13 +105,21 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
       << "\n";
   out << "  launch rate      " << fixed(s.launch_rate_per_us, 1)
       << " blocks/us (starts between the 10th and 90th percentile start)\n";
-  out << "  resident per " << (s.sm_known ? "SM   " : "GPU  ") << "  mean " << fixed(s.resident_mean, 2)
+  out << (s.sm_known ? "  resident per SM  mean " : "  resident per GPU mean ") << fixed(s.resident_mean, 2)
       << ", max " << fixed(s.resident_max, 0) << " (in flight on the GPU: mean "
       << fixed(s.in_flight_mean, 1) << ", max " << fixed(s.in_flight_max, 0) << ")\n";
   out << "  first wave       " << fixed(s.first_wave_blocks, 0)
       << " blocks started before the first one ended\n";
   out << "  block time       median " << fixed(s.block_median_ns / 1e3, 3) << " us, p95 "
       << fixed(s.block_p95_ns / 1e3, 3) << " us\n";
+  if (s.refills != 0) {
+    out << "  refill           median " << fixed(s.refill_median_ns, 0) << " ns, p95 "
+        << fixed(s.refill_p95_ns, 0) << " ns from a block's end to the next start on its SM ("
+        << s.refills << " blocks)\n";
+  } else {
+    out << "  refill           -" << (s.sm_known ? " (no block followed another on its SM)\n"
+                                                  : " (needs SM ids)\n");
+  }
   out << "  tail             " << fixed(s.tail_last_start_ns / 1e3, 3)
       << " us from the last block start to the end; " << fixed(s.tail_95_ns / 1e3, 3)
       << " us from 95% of blocks done\n";
