@@ -75,11 +75,9 @@ void record_and_check(Backend& b, const Launch& traced, const TraceJob& job, Tra
   lane.first_bad_index = check.first_bad_index;
   const Geometry& g = traced.geometry;
   const std::size_t blocks = std::size_t{g.grid_x} * g.grid_y;
-  std::uint32_t sms = 0;
-  for (const auto& [key, value] : b.info().properties)
-    if (key == "multiprocessors") sms = static_cast<std::uint32_t>(std::stoul(value));
+  // SM ids are not bounded by the SM count: %smid (and gl_SMIDNV) need not be contiguous.
   TraceRecords records = parse_trace(download_words(b, *traced.trace), blocks,
-                                     lane.support.ticks_per_ns, lane.support.sm_ids, sms);
+                                     lane.support.ticks_per_ns, lane.support.sm_ids, 0);
   lane.trace_error = records.error;
   lane.blocks = std::move(records.blocks);
   if (lane.trace_error.empty()) lane.summary = summarize_trace(lane.blocks);
