@@ -18,6 +18,7 @@
 #include "devices.h"
 #include "error.h"
 #include "host_data.h"
+#include "l2_flush.h"
 #include "runner.h"
 #include "trace_file.h"
 
@@ -26,7 +27,7 @@ namespace {
 
 struct TraceArgs {
   std::string test, layout, variant = "scalar", api = "both", binding = "descriptor", device;
-  std::string n, output, plot;
+  std::string n, output, plot, l2 = "cold";
   std::uint32_t block = 256;
   int reps = 0, warmup = 0;  // 0: the run's defaults for the device (GPU or CPU)
   std::uint64_t seed = 1;
@@ -60,11 +61,13 @@ std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
   return words;
 }
 
-// The traced run that is kept: fresh trace, poisoned output, one repetition; then its checks.
-void record_and_check(Backend& b, const Launch& traced, const TraceJob& job, TraceLane& lane) {
+// The traced run that is kept: fresh trace, poisoned output, one repetition (after the L2 flush
+// where there is one); then its checks.
+void record_and_check(Backend& b, const Launch& traced, const Launch* flush, const TraceJob& job,
+                      TraceLane& lane) {
   b.fill(*traced.out, kPoisonWord);
   b.fill(*traced.trace, 0);
-  lane.recorded_ms = b.run(traced, RunOptions{1, nullptr}).front();
+  lane.recorded_ms = b.run(traced, RunOptions{1, flush}).front();
   std::vector<float> out(job.expected.size());
   b.download(*traced.out, out.data(), out.size() * sizeof(float));
   ResultRow check;
@@ -106,13 +109,23 @@ void trace_lane(Backend& b, const TraceJob& job, const TraceDocument& doc, Trace
                 lane.binding, nullptr};
   Launch traced = launch;
   traced.trace = trace.get();
+  // --l2 cold: the run's L2 flush before every timed repetition, outside the timed interval.
+  std::unique_ptr<DeviceBuffer> scratch, sink;
+  Launch flush;
+  if (doc.flush_bytes != 0) {
+    scratch = b.allocate(doc.flush_bytes);
+    sink = b.allocate(kFlushVecBytes);
+    b.fill(*scratch, 0);
+    flush = flush_launch(scratch.get(), sink.get(), doc.block_size, d.max_grid_x, d.max_grid_y);
+  }
+  const Launch* before = doc.flush_bytes != 0 ? &flush : nullptr;
   if (doc.warmup > 0) {
     b.run(launch, RunOptions{doc.warmup, nullptr});
     b.run(traced, RunOptions{doc.warmup, nullptr});
   }
-  lane.untraced_ms = summarize(b.run(launch, RunOptions{doc.reps, nullptr}));
-  record_and_check(b, traced, job, lane);
-  lane.traced_ms = summarize(b.run(traced, RunOptions{doc.reps, nullptr}));
+  lane.untraced_ms = summarize(b.run(launch, RunOptions{doc.reps, before}));
+  record_and_check(b, traced, before, job, lane);
+  lane.traced_ms = summarize(b.run(traced, RunOptions{doc.reps, before}));
 }
 
 std::vector<Api> trace_apis(const std::string& api) {
@@ -160,6 +173,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   trace_binding(a.binding);
   trace_apis(a.api);
   if (a.block == 0 || a.block > 1024) throw UsageError("--block-size must be between 1 and 1024");
+  if (a.l2 != "cold" && a.l2 != "warm") throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
   if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
     throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
                      std::to_string(kMaxWarmup));
@@ -190,6 +204,12 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.date_utc = now_utc();
   doc.host = hostname();
   doc.device_note = choice.note;
+  if (a.l2 == "cold") {  // one GPU: an L2 size either API reports applies to both
+    const bool gpu = (choice.cuda && !choice.cuda->is_cpu) || (choice.vulkan && !choice.vulkan->is_cpu);
+    std::uint64_t l2 = choice.cuda ? choice.cuda->l2_bytes : 0;
+    if (choice.vulkan) l2 = std::max(l2, choice.vulkan->l2_bytes);
+    doc.flush_bytes = flush_scratch_bytes(gpu, cpu || (choice.vulkan && choice.vulkan->is_cpu), l2);
+  }
   const Point point = trace_point(a, *test, doc.n);
   doc.layout = point.layout;
   doc.variant = point.variant;
@@ -232,6 +252,8 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
   sub->add_option("--reps", args->reps, "timed repetitions of each form (default: as `run`)");
   sub->add_option("--warmup", args->warmup, "warm-up repetitions (default: as `run`)");
   sub->add_option("--seed", args->seed, "input seed (default 1)");
+  sub->add_option("--l2", args->l2, "cold (default: the run's L2 flush before every timed "
+                                    "repetition) or warm");
   sub->add_option("--device", args->device, "as for `run`");
   sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
   sub->add_option("--plot", args->plot, "draw the trace as SVG");

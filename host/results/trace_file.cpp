@@ -167,7 +167,8 @@ json trace_json(const TraceDocument& doc) {
             {"block_size", doc.block_size},
             {"reps", doc.reps},
             {"warmup", doc.warmup},
-            {"l2", "warm"}}},
+            {"l2", doc.flush_bytes ? "cold" : "warm"},
+            {"flush_bytes", doc.flush_bytes}}},
           {"lanes", lanes}};
 }
 
@@ -175,7 +176,11 @@ std::string trace_text(const TraceDocument& doc) {
   std::ostringstream out;
   out << "trace " << doc.kernel << ": n = " << doc.n << ", block " << doc.block_size << "; "
       << doc.warmup << " warm-up, then " << doc.reps
-      << " timed repetitions each of the kernel and of its traced twin (L2 not flushed)\n";
+      << " timed repetitions each of the kernel and of its traced twin; "
+      << (doc.flush_bytes ? "L2 cold: a " + std::to_string(doc.flush_bytes >> 20) +
+                                " MiB read-only flush before each (and before the traced run kept)"
+                          : std::string("L2 warm: no flush"))
+      << "\n";
   if (!doc.device_note.empty()) out << doc.device_note << "\n";
   out << "\n";
   for (const TraceLane& l : doc.lanes) text_lane(out, l);

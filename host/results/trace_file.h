@@ -41,6 +41,7 @@ struct TraceLane {
 struct TraceDocument {
   std::string test, layout, variant, kernel;
   std::uint32_t n = 0, block_size = 0;
+  std::uint64_t flush_bytes = 0;  // the L2 flush's scratch before every timed repetition; 0: warm
   int reps = 0, warmup = 0;
   std::string command_line, date_utc, host, device_note;
   double wall_s = 0.0;
