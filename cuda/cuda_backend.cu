@@ -262,8 +262,8 @@ class CudaBackend final : public Backend {
     } else {
       const std::uint64_t need = std::uint64_t{g.grid_x} * g.grid_y * CUVK_TRACE_WORDS * 4;
       if (launch.trace->bytes() < need)
-        throw Error("CUDA trace buffer of " + std::to_string(launch.trace->bytes()) +
-                    " bytes; " + launch.kernel + " needs " + std::to_string(need));
+        throw Error("CUDA trace buffer of " + std::to_string(launch.trace->bytes()) + " bytes; " +
+                    launch.kernel + " needs " + std::to_string(need));
       kernel.traced<<<grid, block, 0, stream_>>>(launch.params, in, out,
                                                  static_cast<unsigned*>(ptr(*launch.trace)));
     }

@@ -117,7 +117,8 @@ TEST(TraceSummary, RefillIsTheGapFromAnEndToTheNextStartOnThatSm) {
   EXPECT_DOUBLE_EQ(s.refill_median_ns, 50.0);
   EXPECT_DOUBLE_EQ(s.refill_p95_ns, 50.0);
   // A start with two slots freed before it is measured from the later end.
-  const TraceSummary later = summarize_trace({{0, 0, 0.0, 100.0}, {0, 1, 0.0, 200.0}, {0, 2, 300.0, 400.0}});
+  const TraceSummary later =
+      summarize_trace({{0, 0, 0.0, 100.0}, {0, 1, 0.0, 200.0}, {0, 2, 300.0, 400.0}});
   EXPECT_EQ(later.refills, 1u);
   EXPECT_DOUBLE_EQ(later.refill_median_ns, 100.0);
   for (TraceBlock& b : blocks) b.sm = kNoSm;
@@ -130,7 +131,7 @@ TEST(TraceSummary, AStragglerMakesTheTail) {
   const TraceSummary s = summarize_trace(blocks, 4);
   EXPECT_DOUBLE_EQ(s.span_ns, 15000.0);
   EXPECT_DOUBLE_EQ(s.tail_last_start_ns, 6000.0);
-  EXPECT_DOUBLE_EQ(s.tail_95_ns, 5000.0);  // 95% (76 blocks) done at 10 us
+  EXPECT_DOUBLE_EQ(s.tail_95_ns, 5000.0);             // 95% (76 blocks) done at 10 us
   EXPECT_DOUBLE_EQ(s.residency.back().per_sm, 0.25);  // 1 block over 4 SMs
 }
 

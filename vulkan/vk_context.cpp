@@ -39,8 +39,9 @@ TraceSupport trace_support(const PhysicalFacts& facts, bool asked) {
   if (!asked) {
     t.unavailable = "this Vulkan backend was made without BackendOptions::trace";
   } else if (!facts.shader_device_clock) {
-    t.unavailable = name + " offers no VK_KHR_shader_clock shaderDeviceClock, the clock that "
-                           "blocks on different SMs share (the subgroup clock is per SM)";
+    t.unavailable = name +
+                    " offers no VK_KHR_shader_clock shaderDeviceClock, the clock that "
+                    "blocks on different SMs share (the subgroup clock is per SM)";
   }
   t.clock = "VK_KHR_shader_clock device clock (clockRealtime2x32EXT)";
   // NVIDIA's device clock is the %globaltimer CUDA reads, in ns (`cuvk trace` checks the span

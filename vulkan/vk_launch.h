@@ -30,7 +30,7 @@ struct ResolvedLaunch {  // a validated launch
   Geometry geometry;
   CuvkParams params{};
   VkDescriptorSet set = VK_NULL_HANDLE;
-  Trace trace = Trace::none;           // a traced twin (Launch::trace) writes its records to:
+  Trace trace = Trace::none;  // a traced twin (Launch::trace) writes its records to:
   VkBuffer trace_buffer = VK_NULL_HANDLE;
   VkDeviceAddress trace_address = 0;  // bda only
 };

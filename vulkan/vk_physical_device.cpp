@@ -72,7 +72,8 @@ Properties query_properties(VkPhysicalDevice physical, const VkPhysicalDevicePro
 }
 
 // Optional features: bufferDeviceAddress (the bda binding mode), pipelineExecutableInfo
-// (`cuvk inspect`), shaderDeviceClock and shaderSMBuiltins (`cuvk trace`). A feature struct may be chained only where its version or extension is.
+// (`cuvk inspect`), shaderDeviceClock and shaderSMBuiltins (`cuvk trace`). A feature struct may be
+// chained only where its version or extension is.
 void query_features(VkPhysicalDevice physical, const Properties& props,
                     const std::vector<VkExtensionProperties>& device_ext, PhysicalFacts& facts) {
   const bool is_11 = facts.api_version >= kVulkan11;

@@ -129,9 +129,8 @@ std::vector<std::uint8_t> Pipelines::cache_data(const std::string& kernel, std::
   CUVK_VK(vk().vkCreatePipelineCache, device(), &cache_info, nullptr, &raw_cache);
   const vk::PipelineCache cache(&context_.table, device(), raw_cache);
   // As timed runs make it: without CAPTURE_STATISTICS, which could change the code.
-  const vk::Pipeline pipeline =
-      create(module_name(kernel, binding, Trace::none), block_size, layout(binding, Trace::none),
-             raw_cache, false);
+  const vk::Pipeline pipeline = create(module_name(kernel, binding, Trace::none), block_size,
+                                       layout(binding, Trace::none), raw_cache, false);
   std::size_t bytes = 0;
   CUVK_VK(vk().vkGetPipelineCacheData, device(), raw_cache, &bytes, nullptr);
   std::vector<std::uint8_t> data(bytes);

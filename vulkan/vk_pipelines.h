@@ -22,10 +22,10 @@ namespace cuvk::vk {
 constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
 constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
-constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
+constexpr std::uint32_t kBindingsPerSet = 2;       // CUVK_BINDING_IN, CUVK_BINDING_OUT
 constexpr std::uint32_t kTraceBindingsPerSet = 3;  // and CUVK_BINDING_TRACE (traced twins)
 constexpr std::uint32_t kTraceBdaPushConstantBytes = sizeof(CuvkTraceBdaPush);
-constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
+constexpr std::uint32_t kSetsPerRun = 2;  // the launch and its before_each launch
 
 static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRACE == 2,
               "descriptor layout below");
@@ -78,7 +78,7 @@ class Pipelines {
   bool capture_statistics_ = false;
   vk::DescriptorSetLayout set_layout_;
   vk::PipelineLayout pipeline_layout_;
-  vk::PipelineLayout bda_layout_;  // bda modules: no set, CuvkBdaPush push constants
+  vk::PipelineLayout bda_layout_;             // bda modules: no set, CuvkBdaPush push constants
   vk::DescriptorSetLayout trace_set_layout_;  // traced twins: in, out, trace
   vk::PipelineLayout trace_layout_;
   vk::PipelineLayout trace_bda_layout_;  // CuvkTraceBdaPush push constants

@@ -56,8 +56,8 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
 }
 
 // A `cuvk parity`, `cuvk report`, `cuvk report --fleet` or `cuvk trace` JSON file (schema
-// cuvk.parity/N, cuvk.report/N, cuvk.fleet/N or cuvk.trace/N). Anything else, unreadable files included, is left to the
-// results reader.
+// cuvk.parity/N, cuvk.report/N, cuvk.fleet/N or cuvk.trace/N). Anything else, unreadable files
+// included, is left to the results reader.
 bool is_derived_report(const std::string& path) {
   std::string text;
   try {

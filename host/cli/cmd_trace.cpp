@@ -1,8 +1,9 @@
 // `cuvk trace TEST`: dispatch traces on both APIs. Per API: a warm-up, the kernel timed as every
-// run times it, then its traced twin (the same kernel plus timestamp writes, host/contract/params.h)
-// once into a fresh trace buffer and a poisoned output, the output checked against the CPU
-// reference and every record checked, then the traced twin timed too: the tracing cost. The
-// records are summarised (host/core/trace_summary.h) and printed, and optionally written as JSON
+// run times it, then its traced twin (the same kernel plus timestamp writes,
+// host/contract/params.h) once into a fresh trace buffer and a poisoned output, the output checked
+// against the CPU reference and every record checked, then the traced twin timed too: the tracing
+// cost. The records are summarised (host/core/trace_summary.h) and printed, and optionally written
+// as JSON
 // ("cuvk.trace/1") and drawn as an SVG.
 #include <algorithm>
 #include <chrono>
@@ -105,8 +106,8 @@ void trace_lane(Backend& b, const TraceJob& job, const TraceDocument& doc, Trace
   const auto out = b.allocate(job.plan.out_words * sizeof(float));
   const auto trace = b.allocate(blocks * CUVK_TRACE_WORDS * sizeof(std::uint32_t));
   b.upload(*in, job.input.data(), job.input.size() * sizeof(float));
-  Launch launch{job.plan.kernel, lane.geometry, job.plan.params, in.get(), out.get(),
-                lane.binding, nullptr};
+  Launch launch{job.plan.kernel, lane.geometry, job.plan.params, in.get(),
+                out.get(),       lane.binding,  nullptr};
   Launch traced = launch;
   traced.trace = trace.get();
   // --l2 cold: the run's L2 flush before every timed repetition, outside the timed interval.
@@ -173,7 +174,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   trace_binding(a.binding);
   trace_apis(a.api);
   if (a.block == 0 || a.block > 1024) throw UsageError("--block-size must be between 1 and 1024");
-  if (a.l2 != "cold" && a.l2 != "warm") throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  if (a.l2 != "cold" && a.l2 != "warm")
+    throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
   if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
     throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
                      std::to_string(kMaxWarmup));
@@ -205,7 +207,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.host = hostname();
   doc.device_note = choice.note;
   if (a.l2 == "cold") {  // one GPU: an L2 size either API reports applies to both
-    const bool gpu = (choice.cuda && !choice.cuda->is_cpu) || (choice.vulkan && !choice.vulkan->is_cpu);
+    const bool gpu =
+        (choice.cuda && !choice.cuda->is_cpu) || (choice.vulkan && !choice.vulkan->is_cpu);
     std::uint64_t l2 = choice.cuda ? choice.cuda->l2_bytes : 0;
     if (choice.vulkan) l2 = std::max(l2, choice.vulkan->l2_bytes);
     doc.flush_bytes = flush_scratch_bytes(gpu, cpu || (choice.vulkan && choice.vulkan->is_cpu), l2);
@@ -252,8 +255,9 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
   sub->add_option("--reps", args->reps, "timed repetitions of each form (default: as `run`)");
   sub->add_option("--warmup", args->warmup, "warm-up repetitions (default: as `run`)");
   sub->add_option("--seed", args->seed, "input seed (default 1)");
-  sub->add_option("--l2", args->l2, "cold (default: the run's L2 flush before every timed "
-                                    "repetition) or warm");
+  sub->add_option("--l2", args->l2,
+                  "cold (default: the run's L2 flush before every timed "
+                  "repetition) or warm");
   sub->add_option("--device", args->device, "as for `run`");
   sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
   sub->add_option("--plot", args->plot, "draw the trace as SVG");

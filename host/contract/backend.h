@@ -90,8 +90,8 @@ struct Launch {
 
 // What a backend's traced launches record (Backend::trace_support).
 struct TraceSupport {
-  std::string unavailable;  // "" when traced launches can run here, else why not
-  bool sm_ids = false;      // records hold the SM each block ran on
+  std::string unavailable;         // "" when traced launches can run here, else why not
+  bool sm_ids = false;             // records hold the SM each block ran on
   std::string sm_ids_unavailable;  // why not, when !sm_ids
   // The clock the records' ticks come from, in words, and its ticks per nanosecond as the API
   // documents it (1 for CUDA's %globaltimer).

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -81,9 +81,8 @@ std::vector<ResidencyBin> residency_bins(const std::vector<TraceBlock>& blocks, 
 
 // Refill gaps of the blocks of one SM (TraceSummary::refill_*), appended to `gaps`.
 void refill_gaps(std::vector<const TraceBlock*> list, std::vector<double>& gaps) {
-  std::sort(list.begin(), list.end(), [](const TraceBlock* a, const TraceBlock* b) {
-    return a->start_ns < b->start_ns;
-  });
+  std::sort(list.begin(), list.end(),
+            [](const TraceBlock* a, const TraceBlock* b) { return a->start_ns < b->start_ns; });
   std::multiset<double> running, freed;  // end times: of blocks started, of slots ended
   for (const TraceBlock* b : list) {
     while (!running.empty() && *running.begin() <= b->start_ns) {
@@ -194,7 +193,8 @@ TraceSummary summarize_trace(const std::vector<TraceBlock>& blocks, std::size_t 
   }
   s.in_flight_max = max_in_flight(all);
   if (s.sm_known) {
-    for (const auto& [sm, list] : by_sm) s.resident_max = std::max(s.resident_max, max_in_flight(list));
+    for (const auto& [sm, list] : by_sm)
+      s.resident_max = std::max(s.resident_max, max_in_flight(list));
   } else {
     s.resident_max = s.in_flight_max;
   }

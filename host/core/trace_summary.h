@@ -40,17 +40,18 @@ struct ResidencyBin {
 struct TraceSummary {
   std::size_t blocks = 0;
   bool sm_known = false;
-  std::size_t sms_seen = 0;        // distinct SM ids (0 when unknown)
-  double span_ns = 0.0;            // first block start .. last block end
-  double launch_rate_per_us = 0.0; // block starts per us between the 10th and 90th percentile start
+  std::size_t sms_seen = 0;  // distinct SM ids (0 when unknown)
+  double span_ns = 0.0;      // first block start .. last block end
+  double launch_rate_per_us =
+      0.0;  // block starts per us between the 10th and 90th percentile start
   double steady_t0_ns = 0.0, steady_t1_ns = 0.0;  // that steady part
-  double first_wave_blocks = 0.0;  // blocks started before the first block ended
+  double first_wave_blocks = 0.0;                 // blocks started before the first block ended
   // Blocks in flight per SM: time-weighted mean over the span and the most at once on any SM.
   // Without SM ids: blocks in flight on the whole GPU (per_sm fields then count the GPU).
   double resident_mean = 0.0, resident_max = 0.0;
   double in_flight_mean = 0.0, in_flight_max = 0.0;  // the whole GPU
-  double tail_last_start_ns = 0.0;  // last block start .. last block end
-  double tail_95_ns = 0.0;          // 95% of blocks finished .. last block end
+  double tail_last_start_ns = 0.0;                   // last block start .. last block end
+  double tail_95_ns = 0.0;                           // 95% of blocks finished .. last block end
   double block_median_ns = 0.0, block_p95_ns = 0.0;  // one block's start .. end
   // Refill: a block that started on an SM after one there had ended, its start minus the latest
   // such end not yet taken by another start: how soon the SM got new work after retiring a block
@@ -58,7 +59,7 @@ struct TraceSummary {
   // `refills` counts the blocks measured (0 without SM ids or without a second wave).
   std::size_t refills = 0;
   double refill_median_ns = 0.0, refill_p95_ns = 0.0;
-  double clock_step_ns = 0.0;  // smallest non-zero difference between two recorded times
+  double clock_step_ns = 0.0;           // smallest non-zero difference between two recorded times
   std::vector<ResidencyBin> residency;  // `bins` equal bins over the span
 };
 TraceSummary summarize_trace(const std::vector<TraceBlock>& blocks, std::size_t bins = 100);

@@ -72,9 +72,8 @@ json lane_json(const TraceLane& l) {
   lane["trace_error"] = l.trace_error.empty() ? json(nullptr) : json(l.trace_error);
   lane["untraced_ms"] = summary_ms_json(l.untraced_ms);
   lane["traced_ms"] = summary_ms_json(l.traced_ms);
-  lane["tracing_cost"] = l.untraced_ms.median > 0.0
-                             ? json(l.traced_ms.median / l.untraced_ms.median)
-                             : json(nullptr);
+  lane["tracing_cost"] =
+      l.untraced_ms.median > 0.0 ? json(l.traced_ms.median / l.untraced_ms.median) : json(nullptr);
   lane["recorded_ms"] = l.recorded_ms;
   lane["span_over_recorded"] =
       l.recorded_ms > 0.0 ? json(l.summary.span_ns / (l.recorded_ms * 1e6)) : json(nullptr);
@@ -96,18 +95,20 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
   const TraceSummary& s = l.summary;
   out << name << ": grid " << l.geometry.grid_x << " x " << l.geometry.grid_y << " blocks of "
       << l.geometry.block_size << "; clock: " << l.support.clock << "\n";
-  out << "  output: " << (l.verified ? "verified" : "FAILED") << " (" << l.checked
-      << " elements, " << l.mismatches << " wrong)";
+  out << "  output: " << (l.verified ? "verified" : "FAILED") << " (" << l.checked << " elements, "
+      << l.mismatches << " wrong)";
   out << "; trace: " << (l.trace_error.empty() ? "every record sound" : l.trace_error) << "\n";
   if (!l.trace_error.empty() || !l.verified) return;
   out << "  blocks " << s.blocks << ", SMs seen "
-      << (s.sm_known ? std::to_string(s.sms_seen) : "unknown (" + l.support.sm_ids_unavailable + ")")
+      << (s.sm_known ? std::to_string(s.sms_seen)
+                     : "unknown (" + l.support.sm_ids_unavailable + ")")
       << "\n";
   out << "  launch rate      " << fixed(s.launch_rate_per_us, 1)
       << " blocks/us (starts between the 10th and 90th percentile start)\n";
-  out << (s.sm_known ? "  resident per SM  mean " : "  resident per GPU mean ") << fixed(s.resident_mean, 2)
-      << ", max " << fixed(s.resident_max, 0) << " (in flight on the GPU: mean "
-      << fixed(s.in_flight_mean, 1) << ", max " << fixed(s.in_flight_max, 0) << ")\n";
+  out << (s.sm_known ? "  resident per SM  mean " : "  resident per GPU mean ")
+      << fixed(s.resident_mean, 2) << ", max " << fixed(s.resident_max, 0)
+      << " (in flight on the GPU: mean " << fixed(s.in_flight_mean, 1) << ", max "
+      << fixed(s.in_flight_max, 0) << ")\n";
   out << "  first wave       " << fixed(s.first_wave_blocks, 0)
       << " blocks started before the first one ended\n";
   out << "  block time       median " << fixed(s.block_median_ns / 1e3, 3) << " us, p95 "
@@ -117,8 +118,8 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
         << fixed(s.refill_p95_ns, 0) << " ns from a block's end to the next start on its SM ("
         << s.refills << " blocks)\n";
   } else {
-    out << "  refill           -" << (s.sm_known ? " (no block followed another on its SM)\n"
-                                                  : " (needs SM ids)\n");
+    out << "  refill           -"
+        << (s.sm_known ? " (no block followed another on its SM)\n" : " (needs SM ids)\n");
   }
   out << "  tail             " << fixed(s.tail_last_start_ns / 1e3, 3)
       << " us from the last block start to the end; " << fixed(s.tail_95_ns / 1e3, 3)
@@ -127,6 +128,12 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
       << fixed(l.recorded_ms > 0 ? s.span_ns / (l.recorded_ms * 1e6) : 0.0, 3)
       << " of that run's timer interval " << fixed(l.recorded_ms, 4) << " ms; clock step "
       << fixed(s.clock_step_ns, 0) << " ns\n";
+  const double over = l.recorded_ms > 0 ? s.span_ns / (l.recorded_ms * 1e6) : 0.0;
+  if (l.recorded_ms > 0 && (over > 1.02 || over < 0.5)) {
+    out << "  WARNING          the span is " << fixed(over, 3)
+        << " of the timer interval: the clock's ticks are probably not "
+        << fixed(1.0 / l.support.ticks_per_ns, 3) << " ns each\n";
+  }
   out << "  tracing cost     traced " << fixed(l.traced_ms.median, 4) << " ms vs untraced "
       << fixed(l.untraced_ms.median, 4) << " ms (medians of " << l.traced_ms.samples << "): x"
       << fixed(l.untraced_ms.median > 0 ? l.traced_ms.median / l.untraced_ms.median : 0.0, 3)

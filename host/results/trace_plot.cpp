@@ -28,17 +28,22 @@ std::string num(double v) {
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
 
 // Each block's row: SM rank * slots + its slot among the blocks resident on that SM at once
 // (greedy, by start). Returns the rows and sets `rows_total`.
-std::vector<std::size_t> block_rows(const std::vector<TraceBlock>& blocks, std::size_t& rows_total) {
+std::vector<std::size_t> block_rows(const std::vector<TraceBlock>& blocks,
+                                    std::size_t& rows_total) {
   std::map<std::uint32_t, std::vector<std::size_t>> by_sm;  // block positions, SM id order
   for (std::size_t i = 0; i < blocks.size(); ++i) by_sm[blocks[i].sm].push_back(i);
   std::vector<std::size_t> slot(blocks.size(), 0);
@@ -95,7 +100,8 @@ double panel(std::ostringstream& svg, const TraceLane& l, double y0, double span
   std::size_t rows_total = 1;
   const std::vector<std::size_t> rows = block_rows(l.blocks, rows_total);
   const double row_h = kBlocksHeight / static_cast<double>(rows_total);
-  svg << "<g stroke='" << color << "' stroke-width='" << num(std::clamp(row_h * 0.8, 0.3, 6.0)) << "'>\n";
+  svg << "<g stroke='" << color << "' stroke-width='" << num(std::clamp(row_h * 0.8, 0.3, 6.0))
+      << "'>\n";
   for (std::size_t i = 0; i < l.blocks.size(); i += step) {
     const TraceBlock& b = l.blocks[i];
     const double y = y0 + (static_cast<double>(rows[i]) + 0.5) * row_h;
@@ -118,8 +124,8 @@ double panel(std::ostringstream& svg, const TraceLane& l, double y0, double span
         << num(kLeft + plot_w * b.t1_ns / span_ns) << "," << num(y) << " ";
   }
   svg << "'/>\n<text x='" << num(kLeft - 6) << "' y='" << num(ry0 + 10)
-      << "' font-size='10' text-anchor='end'>" << num(top) << "</text><text x='"
-      << num(kLeft - 6) << "' y='" << num(ry0 + kResidencyHeight)
+      << "' font-size='10' text-anchor='end'>" << num(top) << "</text><text x='" << num(kLeft - 6)
+      << "' y='" << num(ry0 + kResidencyHeight)
       << "' font-size='10' text-anchor='end'>0</text><text x='" << num(kLeft - 6) << "' y='"
       << num(ry0 + kResidencyHeight / 2) << "' font-size='10' text-anchor='end'>resident/"
       << (s.sm_known ? "SM" : "GPU") << "</text>\n";
@@ -138,9 +144,8 @@ std::string trace_svg(const TraceDocument& doc) {
     span_ns = std::max(span_ns, l.summary.span_ns);
   }
   if (span_ns <= 0.0) span_ns = 1.0;
-  const double height =
-      kTop + static_cast<double>(std::max<std::size_t>(1, lanes.size())) *
-                 (kBlocksHeight + 10 + kResidencyHeight + kGap);
+  const double height = kTop + static_cast<double>(std::max<std::size_t>(1, lanes.size())) *
+                                   (kBlocksHeight + 10 + kResidencyHeight + kGap);
   std::ostringstream svg;
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << kWidth << "' height='" << num(height)
       << "' font-family='sans-serif'>\n<rect width='100%' height='100%' fill='white'/>\n"
