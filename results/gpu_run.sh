@@ -15,6 +15,11 @@ step() { echo "== $*"; }
 step gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem --format=csv | tee "$R/nvidia-smi.csv"
 
+# The devices as cuvk sees them. Also the first process on a freshly lent machine to load the
+# CUDA and Vulkan drivers from disk: the runs below measure cuvk, not a cold page cache.
+step devices
+$cuvk devices > "$R/devices.txt" 2>&1; echo "rc=$? $(grep -c . "$R/devices.txt") lines"
+
 step "default suite, twice back to back; the first against the last published run (--baseline)"
 base=results/$name.json
 for i in 1 2; do

@@ -25,7 +25,7 @@ inline json row(const std::string& test, const std::string& api, double median, 
       {"moved_bytes", 32768},
       {"sectors_per_request", 4},
       {"verified", true},
-      {"output_fnv1a64", hash},
+      {"output_xxh3_64", hash},
       {"time_ms", {{"median", median}, {"min", low}, {"max", high}}},
       {"ci",
        {{"level", 0.95},
@@ -45,7 +45,7 @@ inline json unavailable_row(const std::string& test, const std::string& api, uns
   r["reason"] = "no CUDA driver found";
   r["time_ms"] = nullptr;
   r["ci"] = nullptr;
-  r["output_fnv1a64"] = nullptr;
+  r["output_xxh3_64"] = nullptr;
   r["verified"] = false;
   return r;
 }

@@ -155,7 +155,7 @@ TEST_F(ParityCli, FromASyntheticTwoApiRun) {
   EXPECT_EQ(cli({"parity", "--from", path, "--tolerance", "50"}).code, cuvk::kExitOk);
 
   json doc = two_api_run(1.0);
-  doc["results"][0]["output_fnv1a64"] = "0123456789abcdef";
+  doc["results"][0]["output_xxh3_64"] = "0123456789abcdef";
   save(path, doc);
   r = cli({"parity", "--from", path, "--format", "md"});
   EXPECT_EQ(r.code, cuvk::kExitDiffers);

@@ -47,7 +47,7 @@ ResultRow ok_row() {
   r.sectors_per_request = 5;
   r.verified = true;
   r.mismatches = 0;
-  r.output_hash = 0x0123456789abcdefull;
+  r.output_hash = OutputHash{HashKind::xxh3_64, 0x0123456789abcdefull};
   r.stop_reason = "time_budget";
   r.flags = {"ci_not_met", "throttled"};
   return r;
@@ -113,6 +113,34 @@ TEST(RowFields, WhatTheWriterWritesTheReaderReadsBack) {
   EXPECT_EQ(fb.reason, failed.reason);
   EXPECT_EQ(fb.mismatches, 3u);
   EXPECT_EQ(fb.time_ms.samples, 0u);
+}
+
+TEST(RowFields, TheOutputHashIsWrittenUnderItsKindsKey) {
+  ResultRow r = ok_row();
+  nlohmann::json j = row_json(r);
+  EXPECT_EQ(j["output_xxh3_64"], "0123456789abcdef");
+  EXPECT_FALSE(j.contains("output_fnv1a64"));
+  // A file written before XXH3 carries FNV-1a 64: read, and written back under the same key.
+  j.erase("output_xxh3_64");
+  j["output_fnv1a64"] = "00000000000000aa";
+  const ResultRow old = read_row(JsonIn("t.json", j));
+  ASSERT_TRUE(old.output_hash.has_value());
+  EXPECT_EQ(old.output_hash->kind, HashKind::fnv1a64);
+  EXPECT_EQ(old.output_hash->value, 0xaau);
+  const nlohmann::json again = row_json(old);
+  EXPECT_EQ(again["output_fnv1a64"], "00000000000000aa");
+  EXPECT_FALSE(again.contains("output_xxh3_64"));
+  // No hash: the current key, null.
+  r.output_hash.reset();
+  EXPECT_TRUE(row_json(r)["output_xxh3_64"].is_null());
+  // A row with two hashes is not something cuvk writes.
+  j["output_xxh3_64"] = "0123456789abcdef";
+  try {
+    read_row(JsonIn("t.json", j));
+    ADD_FAILURE() << "two hashes accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("one output hash"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RowFields, EverySweepAxisIsARequiredParamsField) {

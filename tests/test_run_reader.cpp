@@ -48,7 +48,8 @@ TEST(ResultsReader, ReadsAValidDocument) {
   EXPECT_EQ(run.rows[1].api, Api::vulkan);
   EXPECT_DOUBLE_EQ(run.rows[1].time_ms.median, 1.1);
   EXPECT_DOUBLE_EQ(run.rows[1].time_ms.ci_low, 1.0);
-  EXPECT_EQ(run.rows[0].output_hash, 0xaau);
+  ASSERT_TRUE(run.rows[0].output_hash.has_value());
+  EXPECT_EQ(run.rows[0].output_hash->value, 0xaau);
   EXPECT_EQ(run.rows[2].status, Status::unavailable);
   EXPECT_EQ(run.gpu_name(), "Test GPU");
   EXPECT_EQ(run.cuda_driver(), "CUDA 12.4");

@@ -113,11 +113,19 @@ TEST(CompareApis, VerdictsOutputsAndExitCodes) {
   EXPECT_EQ(compare_apis(parse(fixture::document(same)).rows, kDefaultTolerance).exit_code, 0);
 
   nlohmann::json mismatch = same;
-  mismatch[1]["output_fnv1a64"] = "00000000000000bb";
+  mismatch[1]["output_xxh3_64"] = "00000000000000bb";
   const ParityResult m = compare_apis(parse(fixture::document(mismatch)).rows, kDefaultTolerance);
   EXPECT_EQ(m.lines[0].verdict, Verdict::same);
   EXPECT_EQ(m.lines[0].outputs, OutputCheck::mismatch);
   EXPECT_EQ(m.exit_code, 1);
+
+  // Hashes of two kinds (FNV-1a 64 from an older cuvk) say nothing about each other.
+  nlohmann::json kinds = same;
+  kinds[1]["output_fnv1a64"] = kinds[1]["output_xxh3_64"];
+  kinds[1].erase("output_xxh3_64");
+  const ParityResult k = compare_apis(parse(fixture::document(kinds)).rows, kDefaultTolerance);
+  EXPECT_EQ(k.lines[0].outputs, OutputCheck::unknown);
+  EXPECT_EQ(k.exit_code, 0);
 
   nlohmann::json failed = same;
   failed[1]["status"] = "failed";

@@ -35,7 +35,7 @@ void check_from_alone(const CLI::App& sub) {
 }
 
 // Before a long run: both APIs must have a device, else there is nothing to compare.
-std::string missing_api(const RunArgs& a) {
+std::string missing_api(const RunArgs& a, InventoryOnce& devices) {
   for (const std::string& api : a.apis)
     if (api != "all" && a.apis.size() < 2)
       throw UsageError("parity compares CUDA with Vulkan: drop --api " + api);
@@ -43,7 +43,7 @@ std::string missing_api(const RunArgs& a) {
     throw UsageError(
         "parity runs one GPU: give --device an index or UUID (or run `cuvk run --device "
         "all --format json --output r.json` and `cuvk parity --from` each file)");
-  const DeviceChoice c = choose_devices(take_inventory(BackendOptions{}), a.device);
+  const DeviceChoice c = choose_devices(devices.get(), a.device);
   std::string why;
   if (!c.cuda)
     why = "CUDA unavailable: " + (c.cuda_reason.empty() ? "no CUDA device" : c.cuda_reason);
@@ -68,13 +68,14 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     if (!a.baseline.empty()) base = read_results(a.baseline);
   } else {
     if (!p.save_run.empty()) check_writable(p.save_run, "--save-run");
-    base = load_baseline(a);
-    const std::string missing = missing_api(a);
+    InventoryOnce devices;
+    base = load_baseline(a, devices);
+    const std::string missing = missing_api(a, devices);
     if (!missing.empty()) {
       std::cerr << "error: cannot compare CUDA with Vulkan: " << missing << '\n';
       return kExitNotCompared;
     }
-    const RunDocument doc = execute_run(a, cmdline);
+    const RunDocument doc = execute_run(a, cmdline, devices);
     if (doc.outcome.interrupted) {
       emit(doc, "table", "", true);
       return run_exit_code(doc);

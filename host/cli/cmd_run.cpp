@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <future>
 #include <iostream>
 #include <limits>
@@ -15,6 +14,7 @@
 #include "devices.h"
 #include "error.h"
 #include "interrupt.h"
+#include "launch_clock.h"
 #include "live_console.h"
 #include "nvml.h"
 #include "run_printer.h"
@@ -193,8 +193,12 @@ std::optional<Format> console_format(const RunArgs& a) {
 
 }  // namespace
 
-RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
-  const auto started = std::chrono::steady_clock::now();
+const DeviceInventory& InventoryOnce::get() {
+  if (!inventory_) inventory_ = take_inventory(BackendOptions{});
+  return *inventory_;
+}
+
+RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg = config_of(a);
   validate_config(cfg);    // fail on a bad value before any device is opened
@@ -208,12 +212,20 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
     vk_opts.on_message = [&vk_messages](const std::string& m) { vk_messages.push_back(m); };
   }
   RunDocument doc;
-  doc.choice = choose_devices(take_inventory(vk_opts), a.device);
+  // With --validation the enumeration itself runs under the layer, its messages kept.
+  doc.choice = choose_devices(a.validation ? take_inventory(vk_opts) : devices.get(), a.device);
   // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
   if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
   doc.config = cfg;
+  // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
+  const auto wants = [&cfg](Api api) {
+    return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
+  };
+  cfg.first_inputs = start_first_inputs(
+      cfg, (wants(Api::cuda) && doc.choice.cuda) ||
+               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu));
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();
@@ -223,9 +235,6 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
-  auto seconds = [&started] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  };
   cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
@@ -236,12 +245,16 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline) {
     live.print(stream_head(head, *live_format));
   };
   cfg.on_row = [&](const ResultRow& row) {
-    if (doc.first_row_s == 0.0) doc.first_row_s = seconds();
+    if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
     if (live_format) live.print(stream_row(row, *live_format));
   };
+  const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
+  // From launch to the suite: options, baseline, device enumeration, contexts, clock monitor.
+  doc.outcome.phase_s.insert(doc.outcome.phase_s.begin(), {"start-up", start_up_s});
+  cfg.first_inputs.reset();  // unused when the devices planned another first point
   live.finish();
-  doc.wall_s = seconds();
+  doc.wall_s = seconds_since_launch();
   doc.streamed = live_format.has_value();
   doc.validation_messages = std::move(vk_messages);
   return doc;
@@ -274,10 +287,10 @@ int run_exit_code(const RunDocument& doc) {
   return kExitOk;
 }
 
-int run_command(const RunArgs& a, const std::string& cmdline) {
-  if (a.device == kAllDevices) return run_every_device(a, cmdline);  // cmd_run_devices.cpp
-  const std::optional<RunFile> base = load_baseline(a);  // checked before anything runs
-  const RunDocument doc = execute_run(a, cmdline);
+int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
+  if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
+  const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
+  const RunDocument doc = execute_run(a, cmdline, devices);
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);
   return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
@@ -287,7 +300,10 @@ Command add_run_command(CLI::App& app, const std::string& cmdline) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* sub = app.add_subcommand("run", "run tests on CUDA and Vulkan (everything by default)");
   add_run_options(*sub, *args);
-  return {sub, [args, cmdline] { return run_command(*args, cmdline); }};
+  return {sub, [args, cmdline] {
+            InventoryOnce devices;
+            return run_command(*args, cmdline, devices);
+          }};
 }
 
 }  // namespace cuvk

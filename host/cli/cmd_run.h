@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "commands.h"
 #include "run_printer.h"
 #include "run_reader.h"
@@ -33,9 +34,20 @@ struct RunArgs {
 
 void add_run_options(CLI::App& sub, RunArgs& args);
 
+// The node's devices, enumerated once per command however many of its steps ask (the baseline's
+// GPU check, parity's API check, the run itself, --device all's list): each enumeration starts
+// both drivers, a few hundred milliseconds before the first row.
+class InventoryOnce {
+ public:
+  const DeviceInventory& get();
+
+ private:
+  std::optional<DeviceInventory> inventory_;
+};
+
 // Validates the options, picks the devices, runs the suite and returns everything for the reports.
 // Throws UsageError for bad options and Error when no API can run at all.
-RunDocument execute_run(const RunArgs& args, const std::string& command_line);
+RunDocument execute_run(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
 
 // Prints or writes (atomically) the document in `format`.
 void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet);
@@ -44,7 +56,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
 int run_exit_code(const RunDocument& doc);
 
 // The whole `cuvk run` (one device, or each in turn with --device all).
-int run_command(const RunArgs& args, const std::string& command_line);
+int run_command(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
 
 // ---- cmd_run_devices.cpp: --device all ----
 
@@ -52,7 +64,7 @@ inline constexpr const char* kAllDevices = "all";  // --device all
 
 // --device all: each CUDA GPU in turn (paired with its Vulkan twin by UUID; without CUDA, each
 // Vulkan GPU; without any GPU, the one automatic device), one result file per GPU.
-int run_every_device(const RunArgs& args, const std::string& command_line);
+int run_every_device(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
 
 // --output for GPU `index` of --device all: "{gpu}" in the name is replaced by the index, else
 // ".gpu<index>" goes before the extension (r.json -> r.gpu0.json, out -> out.gpu0).
@@ -62,7 +74,7 @@ std::string device_output_path(const std::string& output, int index);
 
 // The --baseline file, read and checked (readable, schema, same GPU model as the device this run
 // will use) before anything runs; nullopt without --baseline. Throws UsageError.
-std::optional<RunFile> load_baseline(const RunArgs& args);
+std::optional<RunFile> load_baseline(const RunArgs& args, InventoryOnce& devices);
 
 // Compares the run with the baseline and prints the comparison (stdout, or stderr when stdout
 // carries the run's JSON/CSV). Returns kExitDiffers when a row is SLOWER, else kExitOk.

@@ -29,12 +29,12 @@ std::optional<RunDevice> run_device(const std::optional<DeviceInfo>& d) {
 
 }  // namespace
 
-std::optional<RunFile> load_baseline(const RunArgs& a) {
+std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
   if (a.baseline.empty()) return std::nullopt;
   parse_tolerance(a.tolerance);
   RunFile base = read_results(a.baseline);
   // Same GPU model as the device this run is about to use: a usage error now, not after the run.
-  const DeviceChoice choice = choose_devices(take_inventory(BackendOptions{}), a.device);
+  const DeviceChoice choice = choose_devices(devices.get(), a.device);
   RunFile now;
   now.name = "this run";
   now.cuda = run_device(choice.cuda);

@@ -19,8 +19,8 @@ struct Target {
 
 // The GPUs of this node, each once: CUDA devices (the run pairs each with its Vulkan twin by UUID);
 // without CUDA, Vulkan GPUs; without any GPU, one automatic run (e.g. lavapipe on a CPU machine).
-std::vector<Target> node_targets() {
-  const DeviceInventory inv = take_inventory(BackendOptions{});
+std::vector<Target> node_targets(InventoryOnce& devices) {
+  const DeviceInventory& inv = devices.get();
   std::vector<Target> t;
   for (const DeviceInfo& d : inv.cuda)
     t.push_back(
@@ -49,12 +49,12 @@ std::string device_output_path(const std::string& output, int index) {
   return output.substr(0, dot) + ".gpu" + tag + output.substr(dot);
 }
 
-int run_every_device(const RunArgs& a, const std::string& cmdline) {
+int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   const Format f = parse_format(a.format);
   if (a.output.empty() && (f == Format::json || f == Format::csv))
     throw UsageError("--device all with --format " + a.format +
                      " needs --output (it writes one file per GPU, e.g. r.json -> r.gpu0.json)");
-  const std::vector<Target> targets = node_targets();
+  const std::vector<Target> targets = node_targets(devices);
   for (const Target& t : targets)
     if (!a.output.empty()) check_writable(device_output_path(a.output, t.index));
   if (!a.baseline.empty()) read_results(a.baseline);  // a bad baseline file stops before any run
@@ -68,7 +68,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline) {
               << (t.spec.empty() ? "" : " [" + t.spec + "]")
               << (one.output.empty() ? "" : " -> " + one.output) << '\n';
     try {
-      code = worse_exit(code, run_command(one, cmdline));
+      code = worse_exit(code, run_command(one, cmdline, devices));
     } catch (const UsageError&) {
       throw;                             // the same options fail the same way on every GPU
     } catch (const std::exception& e) {  // this GPU could not run; the others still do

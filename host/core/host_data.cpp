@@ -4,6 +4,10 @@
 #include <cstring>
 #include <thread>
 
+// Header-only (the Debian package libxxhash-dev): the binary needs no libxxhash.so where it runs.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "catalogue.h"
 #include "util.h"
 
@@ -51,6 +55,10 @@ float poison_float() {
   float f;
   std::memcpy(&f, &kPoisonWord, sizeof f);
   return f;
+}
+
+OutputHash hash_output(const void* data, std::size_t bytes) {
+  return {HashKind::xxh3_64, XXH3_64bits(data, bytes)};
 }
 
 std::uint64_t fnv1a64(const void* data, std::size_t bytes) {

@@ -17,6 +17,21 @@ namespace cuvk {
 enum class Status { ok, failed, unavailable };
 const char* status_name(Status s);
 
+// A hash of an output buffer's bytes. cuvk writes XXH3-64 (fast enough to stay off the first
+// row's path); files written before it carry FNV-1a 64. Hashes of different kinds never compare.
+enum class HashKind { xxh3_64, fnv1a64 };
+struct OutputHash {
+  HashKind kind = HashKind::xxh3_64;
+  std::uint64_t value = 0;
+  friend bool operator==(const OutputHash& a, const OutputHash& b) {
+    return a.kind == b.kind && a.value == b.value;
+  }
+  friend bool operator!=(const OutputHash& a, const OutputHash& b) { return !(a == b); }
+};
+inline const char* hash_kind_name(HashKind k) {  // as files spell it: xxh3_64, fnv1a64
+  return k == HashKind::xxh3_64 ? "xxh3_64" : "fnv1a64";
+}
+
 struct ResultRow {
   std::string test, layout, variant, kernel;  // layout "" where none
   Api api = Api::cuda;
@@ -36,9 +51,9 @@ struct ResultRow {
   bool verified = false;
   std::uint64_t mismatches = 0, checked = 0;
   std::optional<std::uint64_t> first_bad_index;
-  // FNV-1a 64 of the output buffer's bytes after the correctness run: equal hashes on two APIs
+  // The hash of the output buffer's bytes after the correctness run: equal hashes on two APIs
   // mean bit-identical outputs (both are also checked element by element against the CPU).
-  std::optional<std::uint64_t> output_hash;
+  std::optional<OutputHash> output_hash;
   std::string stop_reason;  // converged | time_budget | sample_budget
   std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
   // Caveats a reader must see next to the number: cache_resident, above_dram_peak,

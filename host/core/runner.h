@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ namespace cuvk {
 enum class L2Mode { cold, warm };
 
 struct RunOutcome;
+class EarlyInputs;  // input_pipeline.h
 
 struct RunConfig {
   std::vector<std::string> tests;  // catalogue names, in catalogue order
@@ -51,6 +53,8 @@ struct RunConfig {
   // Optional: once the run's settings are chosen and the clocks settled, before the first point
   // (the outcome holds n, the flush size, the time budget and the clocks after settling).
   std::function<void(const RunOutcome&)> on_start;
+  // Optional: the first point's inputs, started before the devices opened (start_first_inputs).
+  std::shared_ptr<EarlyInputs> first_inputs;
 };
 
 // The geometry both APIs launch for `threads` threads in blocks of `block`: ceil(threads / block)
@@ -59,6 +63,9 @@ Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32
                          std::uint32_t max_y);
 // Threads a plan launches: Plan::launch_threads, or params.n when that is 0.
 std::uint32_t plan_launch_threads(const Plan& plan);
+// Starts preparing the inputs of the run's first point, as run_suite will plan it on a GPU
+// (`on_gpu`) or a CPU device; null when the configuration does not plan (run_suite says why).
+std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& config, bool on_gpu);
 
 // Checks every value of the configuration that needs no device (throws UsageError naming the
 // option and, for a bounded value, the bound). run_suite calls it; it is the one place each

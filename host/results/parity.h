@@ -21,7 +21,8 @@ struct ApiPair {
 };
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows);  // in order of first appearance
 
-// Whether two APIs' output buffers are the same bits (by their FNV-1a 64 hashes).
+// Whether two APIs' output buffers are the same bits (by their hashes: XXH3-64, or FNV-1a 64 in
+// files written before it).
 enum class OutputCheck { identical, mismatch, unknown };
 const char* output_check_name(OutputCheck c);  // identical, MISMATCH, not hashed
 

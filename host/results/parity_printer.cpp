@@ -76,7 +76,7 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
       << "interval lies inside 1 +- " << tolerance_text(p.tolerance)
       << ", VULKAN FASTER/SLOWER = entirely outside, UNCERTAIN = it crosses a tolerance edge\n";
   out << bullet
-      << "outputs: the two APIs' output buffers, bit for bit (FNV-1a 64 hashes; each API is "
+      << "outputs: the two APIs' output buffers, bit for bit (XXH3-64 hashes; each API is "
       << "also checked element by element against the CPU reference)\n\n";
   bool modes = false;  // a column for the Vulkan binding mode only when a run has another one
   for (const ParityLine& l : p.lines)

@@ -151,7 +151,9 @@ json verdict_side_json(const std::optional<ResultRow>& r) {
   if (!r) return nullptr;
   json j = {{"status", status_name(r->status)},
             {"verified", r->verified},
-            {"output_fnv1a64", r->output_hash ? json(hash_text(*r->output_hash)) : json(nullptr)}};
+            {"output_hash", r->output_hash ? json(hash_text(r->output_hash->value)) : json(nullptr)},
+            {"output_hash_kind", r->output_hash ? json(hash_kind_name(r->output_hash->kind))
+                                                : json(nullptr)}};
   if (r->status == Status::ok) {
     j["median_ms"] = r->time_ms.median;
     j["ci_low_ms"] = r->time_ms.ci_low;

@@ -24,6 +24,13 @@ json null_or(const std::optional<std::uint64_t>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// A row's hash under the key of `kind`: its hex digits when it is of that kind; otherwise null
+// for the key a row without a hash carries (`null_key`), else no key at all (discarded).
+json hash_json(const std::optional<OutputHash>& h, HashKind kind, bool null_key) {
+  if (h && h->kind == kind) return hash_text(h->value);
+  return !h && null_key ? json(nullptr) : json(json::value_t::discarded);
+}
+
 std::uint64_t parse_hash(const JsonIn& in) {
   if (!in.value().is_string())
     in.fail(std::string("expected 16 hex digits or null, found ") + type_of(in.value()));
@@ -31,6 +38,12 @@ std::uint64_t parse_hash(const JsonIn& in) {
   if (s.size() != 16 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
     in.fail("expected 16 hex digits, found " + quoted(s));
   return std::stoull(s, nullptr, 16);
+}
+
+void read_hash(const JsonIn& in, HashKind kind, ResultRow& r) {
+  if (!in.present() || in.value().is_null()) return;
+  if (r.output_hash) in.fail("a row carries one output hash, this one has two");
+  r.output_hash = OutputHash{kind, parse_hash(in)};
 }
 
 // ---- what the run is: test, layout, variant, kernel, API, binding ----
@@ -133,13 +146,14 @@ std::vector<RowField> outcome_fields() {
       {"verified", Need::required, [](const ResultRow& r) { return json(r.verified); },
        [](const JsonIn& in, ResultRow& r) { r.verified = in.boolean(); }},
       {"checked_elements", Need::informative, [](const ResultRow& r) { return json(r.checked); }},
+      // The output's hash, under its kind's key: output_xxh3_64 (null without a hash) in files
+      // this cuvk writes, output_fnv1a64 in files written before XXH3 (still read).
+      {"output_xxh3_64", Need::optional,
+       [](const ResultRow& r) { return hash_json(r.output_hash, HashKind::xxh3_64, true); },
+       [](const JsonIn& in, ResultRow& r) { read_hash(in, HashKind::xxh3_64, r); }},
       {"output_fnv1a64", Need::optional,
-       [](const ResultRow& r) {
-         return r.output_hash ? json(hash_text(*r.output_hash)) : json(nullptr);
-       },
-       [](const JsonIn& in, ResultRow& r) {
-         if (in.present() && !in.value().is_null()) r.output_hash = parse_hash(in);
-       }},
+       [](const ResultRow& r) { return hash_json(r.output_hash, HashKind::fnv1a64, false); },
+       [](const JsonIn& in, ResultRow& r) { read_hash(in, HashKind::fnv1a64, r); }},
       {"mismatches", Need::optional, [](const ResultRow& r) { return json(r.mismatches); },
        [](const JsonIn& in, ResultRow& r) { r.mismatches = in.if_unsigned().value_or(0); }},
       {"first_bad_index", Need::informative,
@@ -235,9 +249,10 @@ std::vector<RowField> make_table() {
 json write_fields(const std::vector<RowField>& fields, const ResultRow& r) {
   json obj = json::object();
   for (const RowField& f : fields) {
-    if (carries(f.rows, r))
-      obj[f.name] = f.fields.empty() ? f.write(r) : write_fields(f.fields, r);
-    else if (f.other_rows == OtherRows::null)
+    if (carries(f.rows, r)) {
+      json v = f.fields.empty() ? f.write(r) : write_fields(f.fields, r);
+      if (!v.is_discarded()) obj[f.name] = std::move(v);  // a leaf this row does not carry
+    } else if (f.other_rows == OtherRows::null)
       obj[f.name] = nullptr;
     else if (f.other_rows == OtherRows::zero)
       obj[f.name] = 0;
