@@ -68,6 +68,23 @@ TEST(SectorModel, ReadX3AosBehavesLikeStride3) {
   EXPECT_EQ(aos.useful_bytes, soa.useful_bytes);
 }
 
+TEST(SectorModel, UpdateXyVec2MovesWhatTheScalarFormMoves) {
+  const std::uint32_t n = (1 << 20) + 1;  // odd: SoA vec2 pads each plane by one element
+  for (const char* layout : {"aos", "soa"}) {
+    const auto scalar = plan("update_xy", cuvk::make_point(layout, "scalar", n));
+    const auto wide = plan("update_xy", cuvk::make_point(layout, "vec2", n));
+    const std::uint64_t pad = std::string(layout) == "soa" ? 1 : 0;
+    EXPECT_EQ(wide.in_words, scalar.in_words + 2 * pad) << layout;
+    EXPECT_EQ(wide.traffic.useful_bytes, scalar.traffic.useful_bytes + 16 * pad) << layout;
+    EXPECT_NEAR(static_cast<double>(wide.traffic.moved_bytes),
+                static_cast<double>(scalar.traffic.moved_bytes), 64.0) << layout;
+  }
+  // The pair as one 8-byte access: every byte a warp asks for is used (scalar AoS: half).
+  EXPECT_DOUBLE_EQ(plan("update_xy", cuvk::make_point("aos", "vec2", n)).traffic.request_efficiency, 1.0);
+  EXPECT_EQ(plan("update_xy", cuvk::make_point("soa", "vec2", n)).params.n, (n + 1) / 2);
+  EXPECT_EQ(plan("update_xy", cuvk::make_point("soa", "vec2", n)).params.aux, n + 1);
+}
+
 TEST(SectorModel, UpdateXyAosHalvesRequestEfficiency) {  // seeds 000/003: 50% vs 100%
   Point p = cuvk::make_point("aos", "scalar", 1 << 20);
   const auto aos = plan("update_xy", p).traffic;

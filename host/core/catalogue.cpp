@@ -61,24 +61,33 @@ Plan plan_read_x3(const Point& pt) {
   return plan;
 }
 
+// vec2: the pair (AoS) or two consecutive elements of each plane (SoA) as one 8-byte access. SoA
+// vec2 rounds the plane length up to even (the y plane then starts 8-byte aligned): the padding
+// element is data like the others.
 Plan plan_update_xy(const Point& pt) {
   const std::uint32_t n = pt.n;
-  const bool aos = pt.layout == "aos";
+  const bool aos = pt.layout == "aos", wide = pt.variant == "vec2";
+  const std::uint32_t plane = wide && !aos ? n + (n & 1u) : n;  // floats per SoA plane
+  const std::uint32_t threads = wide && !aos ? plane / 2 : n;
+  const std::uint32_t elem = wide ? 2 * kFloat : kFloat;
   Plan plan;
   plan.kernel = kernel_name("update_xy", pt.layout, pt.variant);
-  plan.params = params(n, pt);
-  plan.in_words = 2ull * n;
-  plan.out_words = 2ull * n;
+  plan.params = params(threads, pt);
+  plan.params.aux = wide && !aos ? plane : 0;
+  plan.in_words = 2ull * plane;
+  plan.out_words = 2ull * plane;
   std::vector<AccessStream> streams;
-  if (aos) {
+  if (aos && wide) {
+    streams = {stream(0, sizeof(CuvkPair), sizeof(CuvkPair), n)};
+  } else if (aos) {
     streams = {stream(0, sizeof(CuvkPair), kFloat, n), stream(kFloat, sizeof(CuvkPair), kFloat, n)};
   } else {
-    streams = {stream(0, kFloat, kFloat, n), stream(std::uint64_t{n} * kFloat, kFloat, kFloat, n)};
+    streams = {stream(0, elem, elem, threads), stream(std::uint64_t{plane} * kFloat, elem, elem, threads)};
   }
   plan.traffic = traffic({streams, streams});  // the result has the input's layout
-  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint64_t xi = aos ? 2 * i : i, yi = aos ? 2 * i + 1 : n + i;
+  plan.reference = [plane, aos](const std::vector<float>& in, std::vector<float>& out) {
+    for (std::uint64_t i = 0; i < plane; ++i) {
+      const std::uint64_t xi = aos ? 2 * i : i, yi = aos ? 2 * i + 1 : plane + i;
       out[xi] = in[xi] + kAddX;
       out[yi] = in[yi] + kAddY;
     }
@@ -165,8 +174,10 @@ std::vector<TestCase> make_catalogue() {
        "particles {x,y,z} of 12 bytes: out[i] = x of particle i (seed 004: AoS with 3 fields "
        "behaves like stride 3); n particles",
        {"aos", "soa"}, scalar, {}, plan_read_x3},
-      {"update_xy", "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs",
-       {"aos", "soa"}, scalar, {}, plan_update_xy},
+      {"update_xy",
+       "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs (vec2: the pair, "
+       "or two elements of each SoA plane, as one 8-byte access)",
+       {"aos", "soa"}, {"scalar", "vec2"}, {}, plan_update_xy},
       {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, {"offset"},
        plan_read_offset},
       {"write_offset", "b[i + offset] = a[i] (seed 000); n threads", {}, scalar, {"offset"},

@@ -7,7 +7,7 @@
 #include "params.h"
 
 #ifdef CUVK_HAVE_CUDA
-#include <vector_types.h>  // float4: what the CUDA kernels copy_vec4 and l2_flush load and store
+#include <vector_types.h>  // float4, float2: what copy_vec4, l2_flush, update_xy_*_vec2 access
 #endif
 
 namespace cuvk {
@@ -15,9 +15,13 @@ namespace {
 
 #ifdef CUVK_HAVE_CUDA
 using CudaFloat4 = float4;
+using CudaFloat2 = float2;
 #else
 struct alignas(16) CudaFloat4 {  // CUDA's float4 layout, for builds without the CUDA headers
   float x, y, z, w;
+};
+struct alignas(8) CudaFloat2 {  // CUDA's float2 layout, likewise
+  float x, y;
 };
 #endif
 
@@ -129,6 +133,7 @@ const std::vector<CppLayout>& cpp_layouts() {
       {"float", "float", u32(sizeof(float)), {}},
       {"uint", "uint32_t", u32(sizeof(std::uint32_t)), {}},
       {"vec4", "float4", u32(sizeof(CudaFloat4)), {}},
+      {"vec2", "float2", u32(sizeof(CudaFloat2)), {}},
       {"CuvkParams",
        "CuvkParams",
        u32(sizeof(CuvkParams)),
