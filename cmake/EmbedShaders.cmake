@@ -2,7 +2,9 @@
 # the binary through a generated registry (glsl/spirv_modules.h). Nothing is listed by hand: each
 # glsl/*.comp builds the kernels named on its `// cuvk kernel NAME[: DEFINE,...]` lines, or one
 # kernel named after the file when it has none; every kernel is built twice, in the descriptor
-# binding mode (module NAME) and the buffer-device-address one (module NAME_bda, define CUVK_BDA).
+# binding mode (module NAME) and the buffer-device-address one (module NAME_bda, define CUVK_BDA),
+# and each of those again as traced twins for `cuvk trace` (NAME_trace[_bda] with CUVK_TRACE and
+# CUVK_TRACE_SM, NAME_trace_nosm[_bda] with CUVK_TRACE alone; glsl/common.glsl).
 # A shader rebuilds when it or any header it includes changes (glslang writes a depfile).
 find_program(GLSLANG_VALIDATOR glslangValidator REQUIRED)
 
@@ -46,14 +48,25 @@ function(cuvk_embed_shaders out_var)
       list(GET fields 0 base_name)
       list(GET fields 1 define_list)
       string(REPLACE "," ";" define_list "${define_list}")
-      foreach(mode descriptor bda)
+      # Six modules per kernel: the two binding modes, and their traced twins (`cuvk trace`):
+      # NAME_trace with SM ids (VK_NV_shader_sm_builtins), NAME_trace_nosm without.
+      foreach(mode plain _trace _trace_nosm)
+      foreach(binding descriptor bda)
         set(name ${base_name})
+        if(NOT mode STREQUAL "plain")
+          set(name ${base_name}${mode})
+        endif()
         set(defines)
         foreach(define IN LISTS define_list)
           list(APPEND defines -D${define})
         endforeach()
-        if(mode STREQUAL "bda")
-          set(name ${base_name}_bda)
+        if(mode STREQUAL "_trace")
+          list(APPEND defines -DCUVK_TRACE -DCUVK_TRACE_SM)
+        elseif(mode STREQUAL "_trace_nosm")
+          list(APPEND defines -DCUVK_TRACE)
+        endif()
+        if(binding STREQUAL "bda")
+          set(name ${name}_bda)
           list(APPEND defines -DCUVK_BDA)
         endif()
         set(header ${gen_dir}/${name}.h)
@@ -70,6 +83,7 @@ function(cuvk_embed_shaders out_var)
         string(APPEND includes "#include \"${name}.h\"\n")
         string(APPEND entries
           "      {\"${name}\", cuvk_spirv_${name}, sizeof(cuvk_spirv_${name}) / sizeof(std::uint32_t)},\n")
+      endforeach()
       endforeach()
     endforeach()
   endforeach()

@@ -9,5 +9,54 @@ __device__ __forceinline__ unsigned cuvk_global_index() {
   return (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
 }
 
-#define CUVK_KERNEL(name) \
-  __global__ void name(CuvkParams p, const float* __restrict__ in, float* __restrict__ out)
+// Dispatch traces (`cuvk trace`, host/contract/params.h): thread 0 reads %globaltimer (ns) at
+// entry, before any load, and after a barrier at exit writes its block's record with %smid.
+__device__ __forceinline__ unsigned long long cuvk_globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ unsigned cuvk_smid() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+__device__ __forceinline__ void cuvk_trace_store(unsigned* trace, unsigned long long start) {
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  const unsigned long long end = cuvk_globaltimer();
+  const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+  unsigned* r = trace + static_cast<unsigned long long>(block) * CUVK_TRACE_WORDS;
+  r[0] = cuvk_smid();
+  r[1] = block;
+  r[2] = static_cast<unsigned>(start);
+  r[3] = static_cast<unsigned>(start >> 32);
+  r[4] = static_cast<unsigned>(end);
+  r[5] = static_cast<unsigned>(end >> 32);
+  r[6] = CUVK_TRACE_MARK;
+  r[7] = 0;
+}
+
+// CUVK_KERNEL(name) { body } defines the kernel `name` and its traced twin `name_trace`, both
+// running `body` (a force-inlined device function; its early returns return to the kernel):
+// the traced kernel is the measured kernel plus the timestamp writes. cuda/CMakeLists.txt lists
+// both in the kernel table.
+#define CUVK_KERNEL_BODY(name) \
+  __device__ __forceinline__ void name##_body(CuvkParams p, const float* __restrict__ in, \
+                                              float* __restrict__ out)
+#define CUVK_KERNEL_DECLARE(name)                                                             \
+  __global__ void name(CuvkParams p, const float* __restrict__ in, float* __restrict__ out); \
+  __global__ void name##_trace(CuvkParams p, const float* __restrict__ in,                    \
+                               float* __restrict__ out, unsigned* __restrict__ trace)
+#define CUVK_KERNEL(name)                                                                       \
+  CUVK_KERNEL_BODY(name);                                                                       \
+  __global__ void name(CuvkParams p, const float* __restrict__ in, float* __restrict__ out) {   \
+    name##_body(p, in, out);                                                                    \
+  }                                                                                             \
+  __global__ void name##_trace(CuvkParams p, const float* __restrict__ in,                      \
+                               float* __restrict__ out, unsigned* __restrict__ trace) {         \
+    const unsigned long long start = threadIdx.x == 0 ? cuvk_globaltimer() : 0;                \
+    name##_body(p, in, out);                                                                    \
+    cuvk_trace_store(trace, start);                                                             \
+  }                                                                                             \
+  CUVK_KERNEL_BODY(name)

@@ -29,6 +29,7 @@ std::string decode(cudaError_t e) {
 struct KernelEntry {
   const char* name;
   void (*fn)(CuvkParams, const float*, float*);
+  void (*traced)(CuvkParams, const float*, float*, unsigned*);  // the same plus timestamp writes
 };
 
 // The kernel table: kernel name -> host stub, one entry per CUVK_KERNEL in cuda/*.cu (CMake
@@ -171,6 +172,14 @@ class CudaBackend final : public Backend {
 
   const DeviceInfo& info() const override { return info_; }
 
+  TraceSupport trace_support() const override {
+    TraceSupport t;
+    t.sm_ids = true;  // %smid
+    t.clock = "%globaltimer (ns)";
+    t.ticks_per_ns = 1.0;
+    return t;
+  }
+
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
     return std::make_unique<CudaBuffer>(bytes);
   }
@@ -245,9 +254,19 @@ class CudaBackend final : public Backend {
     if (g.block_size == 0 || g.block_size > info_.max_block_size || g.grid_x > info_.max_grid_x ||
         g.grid_y > info_.max_grid_y)
       throw Error("CUDA launch geometry out of range for " + launch.kernel);
-    kernel.fn<<<dim3(g.grid_x, g.grid_y), dim3(g.block_size), 0, stream_>>>(
-        launch.params, static_cast<const float*>(ptr(*launch.in)),
-        static_cast<float*>(ptr(*launch.out)));
+    const dim3 grid(g.grid_x, g.grid_y), block(g.block_size);
+    const auto* in = static_cast<const float*>(ptr(*launch.in));
+    auto* out = static_cast<float*>(ptr(*launch.out));
+    if (launch.trace == nullptr) {
+      kernel.fn<<<grid, block, 0, stream_>>>(launch.params, in, out);
+    } else {
+      const std::uint64_t need = std::uint64_t{g.grid_x} * g.grid_y * CUVK_TRACE_WORDS * 4;
+      if (launch.trace->bytes() < need)
+        throw Error("CUDA trace buffer of " + std::to_string(launch.trace->bytes()) + " bytes; " +
+                    launch.kernel + " needs " + std::to_string(need));
+      kernel.traced<<<grid, block, 0, stream_>>>(launch.params, in, out,
+                                                 static_cast<unsigned*>(ptr(*launch.trace)));
+    }
     CUVK_CUDA_CHECK(cudaGetLastError());
   }
 

@@ -32,6 +32,31 @@ void check_usable(const PhysicalFacts& facts, int index) {
   }
 }
 
+// What traced launches could use on this device (`asked`: BackendOptions::trace).
+TraceSupport trace_support(const PhysicalFacts& facts, bool asked) {
+  TraceSupport t;
+  const std::string& name = facts.info.name;
+  if (!asked) {
+    t.unavailable = "this Vulkan backend was made without BackendOptions::trace";
+  } else if (!facts.shader_device_clock) {
+    t.unavailable = name +
+                    " offers no VK_KHR_shader_clock shaderDeviceClock, the clock that "
+                    "blocks on different SMs share (the subgroup clock is per SM)";
+  }
+  t.clock = "VK_KHR_shader_clock device clock (clockRealtime2x32EXT)";
+  // NVIDIA's device clock is the %globaltimer CUDA reads, in ns (`cuvk trace` checks the span
+  // against the dispatch's timestamp queries); other drivers document no unit.
+  t.ticks_per_ns = 1.0;
+  if (!t.unavailable.empty()) {
+    t.sm_ids_unavailable = t.unavailable;
+  } else if (!facts.shader_sm_builtins) {
+    t.sm_ids_unavailable = name + " offers no VK_NV_shader_sm_builtins (gl_SMIDNV)";
+  } else {
+    t.sm_ids = true;
+  }
+  return t;
+}
+
 // The logical device with one queue of the compute family, its dispatch table and the queue.
 // No robustness features: no bounds checks, as in CUDA. `start`: set just before vkCreateDevice.
 EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts,
@@ -70,6 +95,24 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
     features_chain = &exec_features;
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     enabled.capture_statistics = true;
+  }
+  // The device clock and SM ids only when asked (`cuvk trace`).
+  VkPhysicalDeviceShaderClockFeaturesKHR clock_features{};
+  clock_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm_features{};
+  sm_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
+  enabled.trace = trace_support(facts, options.trace);
+  if (enabled.trace.unavailable.empty()) {
+    clock_features.shaderDeviceClock = VK_TRUE;
+    clock_features.pNext = const_cast<void*>(features_chain);
+    features_chain = &clock_features;
+    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    if (enabled.trace.sm_ids) {
+      sm_features.shaderSMBuiltins = VK_TRUE;
+      sm_features.pNext = const_cast<void*>(features_chain);
+      features_chain = &sm_features;
+      extensions.push_back(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    }
   }
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;

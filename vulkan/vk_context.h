@@ -33,6 +33,8 @@ struct EnabledFeatures {
   bool bda = false;                 // bufferDeviceAddress enabled: bda launches can run
   std::string bda_unsupported;      // why not, when !bda
   bool capture_statistics = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
+  // `cuvk trace` (BackendOptions::trace): what traced launches can use, or why not.
+  TraceSupport trace;
 };
 
 // A context on physical device `index` with its logical device and compute queue.

@@ -40,6 +40,23 @@ void check_geometry(const Geometry& g, const DeviceInfo& info, const std::string
   }
 }
 
+// A traced twin: its module, its trace buffer (one record per workgroup) and that buffer's address.
+void resolve_trace(const Launch& launch, const std::string& where, const EnabledFeatures& features,
+                   const Allocator& allocator, ResolvedLaunch& r) {
+  if (!features.trace.unavailable.empty()) throw Error(where + features.trace.unavailable);
+  const Geometry& g = launch.geometry;
+  const std::uint64_t need = std::uint64_t{g.grid_x} * g.grid_y * CUVK_TRACE_WORDS * 4;
+  if (launch.trace->bytes() < need) {
+    throw Error(where + "trace buffer of " + std::to_string(launch.trace->bytes()) +
+                " bytes; the launch needs " + std::to_string(need));
+  }
+  r.trace = features.trace.sm_ids ? Trace::with_sm : Trace::without_sm;
+  r.trace_buffer = allocator.own(*launch.trace, "trace buffer").handle();
+  if (launch.binding == Binding::bda) {
+    r.trace_address = allocator.own(*launch.trace, "trace buffer").address();
+  }
+}
+
 }  // namespace
 
 std::string binding_unsupported(Binding binding, const EnabledFeatures& features) {
@@ -80,8 +97,9 @@ ResolvedLaunch resolve_launch(const Launch& launch, const char* what, const Devi
     r.in_address = allocator.own(*launch.in, "launch input").address();
     r.out_address = allocator.own(*launch.out, "launch output").address();
   }
-  r.pipeline = pipelines.get(launch.kernel, g.block_size, launch.binding);
-  r.layout = pipelines.layout(launch.binding);
+  if (launch.trace != nullptr) resolve_trace(launch, where, features, allocator, r);
+  r.pipeline = pipelines.get(launch.kernel, g.block_size, launch.binding, r.trace);
+  r.layout = pipelines.layout(launch.binding, r.trace);
   return r;
 }
 
@@ -89,7 +107,7 @@ void prepare_descriptor_sets(Pipelines& pipelines, std::vector<ResolvedLaunch>& 
   pipelines.reset_sets();
   for (ResolvedLaunch& r : launches) {
     if (r.engine || r.binding == Binding::bda) continue;
-    r.set = pipelines.make_set(r.in, r.out);
+    r.set = pipelines.make_set(r.in, r.out, r.trace_buffer);
   }
 }
 
@@ -101,6 +119,13 @@ void record_launch(const VolkDeviceTable& table, VkCommandBuffer cb, const Resol
     return;
   }
   table.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  if (r.binding == Binding::bda && r.trace != Trace::none) {
+    const CuvkTraceBdaPush push{r.params, r.in_address, r.out_address, r.trace_address};
+    table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                             kTraceBdaPushConstantBytes, &push);
+    table.vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
+    return;
+  }
   if (r.binding == Binding::bda) {  // no descriptor set: the addresses travel with the params
     const CuvkBdaPush push{r.params, r.in_address, r.out_address};
     table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kBdaPushConstantBytes,

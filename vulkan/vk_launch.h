@@ -30,6 +30,9 @@ struct ResolvedLaunch {  // a validated launch
   Geometry geometry;
   CuvkParams params{};
   VkDescriptorSet set = VK_NULL_HANDLE;
+  Trace trace = Trace::none;  // a traced twin (Launch::trace) writes its records to:
+  VkBuffer trace_buffer = VK_NULL_HANDLE;
+  VkDeviceAddress trace_address = 0;  // bda only
 };
 
 // "" when launches with `binding` can run on a device with `features`, else why not.

@@ -71,8 +71,9 @@ Properties query_properties(VkPhysicalDevice physical, const VkPhysicalDevicePro
   return props;
 }
 
-// Optional features: bufferDeviceAddress (the bda binding mode) and pipelineExecutableInfo
-// (`cuvk inspect`). A feature struct may be chained only where its version or extension is.
+// Optional features: bufferDeviceAddress (the bda binding mode), pipelineExecutableInfo
+// (`cuvk inspect`), shaderDeviceClock and shaderSMBuiltins (`cuvk trace`). A feature struct may be
+// chained only where its version or extension is.
 void query_features(VkPhysicalDevice physical, const Properties& props,
                     const std::vector<VkExtensionProperties>& device_ext, PhysicalFacts& facts) {
   const bool is_11 = facts.api_version >= kVulkan11;
@@ -80,7 +81,13 @@ void query_features(VkPhysicalDevice physical, const Properties& props,
   const bool bda_ext = has_extension(device_ext, VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
   const bool exec_ext =
       has_extension(device_ext, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  if (!is_11 || !(bda_core || bda_ext || exec_ext)) return;
+  const bool clock_ext = has_extension(device_ext, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  const bool sm_ext = has_extension(device_ext, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  if (!is_11 || !(bda_core || bda_ext || exec_ext || clock_ext || sm_ext)) return;
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{};
+  clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{};
+  sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
   VkPhysicalDeviceBufferDeviceAddressFeatures bda{};
   bda.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{};
@@ -92,8 +99,18 @@ void query_features(VkPhysicalDevice physical, const Properties& props,
     *next = &bda;
     next = &bda.pNext;
   }
-  if (exec_ext) *next = &exec;
+  if (exec_ext) {
+    *next = &exec;
+    next = &exec.pNext;
+  }
+  if (clock_ext) {
+    *next = &clock;
+    next = &clock.pNext;
+  }
+  if (sm_ext) *next = &sm;
   vkGetPhysicalDeviceFeatures2(physical, &features);
+  facts.shader_device_clock = clock_ext && clock.shaderDeviceClock == VK_TRUE;
+  facts.shader_sm_builtins = sm_ext && sm.shaderSMBuiltins == VK_TRUE;
   facts.buffer_device_address = (bda_core || bda_ext) && bda.bufferDeviceAddress == VK_TRUE;
   facts.bda_extension = facts.buffer_device_address && !bda_core;
   facts.pipeline_executable_info = exec_ext && exec.pipelineExecutableInfo == VK_TRUE;

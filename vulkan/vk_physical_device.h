@@ -29,6 +29,10 @@ struct PhysicalFacts {
   bool bda_extension = false;
   // `cuvk inspect`: VK_KHR_pipeline_executable_properties with pipelineExecutableInfo.
   bool pipeline_executable_info = false;
+  // `cuvk trace`: VK_KHR_shader_clock with shaderDeviceClock (the device clock the records use)
+  // and VK_NV_shader_sm_builtins with shaderSMBuiltins (the SM id).
+  bool shader_device_clock = false;
+  bool shader_sm_builtins = false;
   VkPhysicalDeviceMemoryProperties memory{};
 };
 

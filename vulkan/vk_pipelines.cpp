@@ -17,12 +17,12 @@
 
 namespace cuvk::vk {
 
-Pipelines::Pipelines(const DeviceContext& context, bool capture_statistics)
-    : context_(context), capture_statistics_(capture_statistics) {
-  const VolkDeviceTable* table = &context_.table;
-  // Every kernel has the same interface: (params) push constant, binding 0 in, binding 1 out.
-  VkDescriptorSetLayoutBinding bindings[kBindingsPerSet]{};
-  for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
+namespace {
+
+vk::DescriptorSetLayout make_set_layout(const VolkDeviceTable* table, VkDevice device,
+                                        std::uint32_t count) {
+  VkDescriptorSetLayoutBinding bindings[kTraceBindingsPerSet]{};
+  for (std::uint32_t b = 0; b < count; ++b) {
     bindings[b].binding = b;
     bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[b].descriptorCount = 1;
@@ -30,40 +30,57 @@ Pipelines::Pipelines(const DeviceContext& context, bool capture_statistics)
   }
   VkDescriptorSetLayoutCreateInfo set_info{};
   set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  set_info.bindingCount = kBindingsPerSet;
+  set_info.bindingCount = count;
   set_info.pBindings = bindings;
-  VkDescriptorSetLayout raw_set_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateDescriptorSetLayout, device(), &set_info, nullptr, &raw_set_layout);
-  set_layout_ = vk::DescriptorSetLayout(table, device(), raw_set_layout);
+  VkDescriptorSetLayout raw = VK_NULL_HANDLE;
+  CUVK_VK(table->vkCreateDescriptorSetLayout, device, &set_info, nullptr, &raw);
+  return vk::DescriptorSetLayout(table, device, raw);
+}
 
+// A pipeline layout of one set (or none: VK_NULL_HANDLE) and `push_bytes` of push constants.
+vk::PipelineLayout make_layout(const VolkDeviceTable* table, VkDevice device,
+                               VkDescriptorSetLayout set, std::uint32_t push_bytes) {
   VkPushConstantRange push{};
   push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   push.offset = 0;
-  push.size = kPushConstantBytes;
+  push.size = push_bytes;
   VkPipelineLayoutCreateInfo layout_info{};
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &raw_set_layout;
+  layout_info.setLayoutCount = set != VK_NULL_HANDLE ? 1 : 0;
+  layout_info.pSetLayouts = set != VK_NULL_HANDLE ? &set : nullptr;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &push;
-  VkPipelineLayout raw_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreatePipelineLayout, device(), &layout_info, nullptr, &raw_layout);
-  pipeline_layout_ = vk::PipelineLayout(table, device(), raw_layout);
+  VkPipelineLayout raw = VK_NULL_HANDLE;
+  CUVK_VK(table->vkCreatePipelineLayout, device, &layout_info, nullptr, &raw);
+  return vk::PipelineLayout(table, device, raw);
+}
 
-  // The bda modules' layout: no descriptor set; params and the two buffer addresses pushed.
-  VkPushConstantRange bda_push = push;
-  bda_push.size = kBdaPushConstantBytes;
-  VkPipelineLayoutCreateInfo bda_layout_info = layout_info;
-  bda_layout_info.setLayoutCount = 0;
-  bda_layout_info.pSetLayouts = nullptr;
-  bda_layout_info.pPushConstantRanges = &bda_push;
-  VkPipelineLayout raw_bda_layout = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreatePipelineLayout, device(), &bda_layout_info, nullptr, &raw_bda_layout);
-  bda_layout_ = vk::PipelineLayout(table, device(), raw_bda_layout);
+bool is_twin(const std::string& name) {  // a bda or traced form of a kernel
+  const auto ends_with = [&name](std::string_view suffix) {
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(kBdaSuffix) || ends_with("_trace") || ends_with("_trace_nosm");
+}
+
+}  // namespace
+
+Pipelines::Pipelines(const DeviceContext& context, bool capture_statistics)
+    : context_(context), capture_statistics_(capture_statistics) {
+  const VolkDeviceTable* table = &context_.table;
+  // Every kernel has the same interface: (params) push constant, binding 0 in, binding 1 out;
+  // the bda modules: no set, params and the two buffer addresses pushed. Traced twins add the
+  // trace buffer: binding 2, or its address pushed after the others.
+  set_layout_ = make_set_layout(table, device(), kBindingsPerSet);
+  pipeline_layout_ = make_layout(table, device(), set_layout_.get(), kPushConstantBytes);
+  bda_layout_ = make_layout(table, device(), VK_NULL_HANDLE, kBdaPushConstantBytes);
+  trace_set_layout_ = make_set_layout(table, device(), kTraceBindingsPerSet);
+  trace_layout_ = make_layout(table, device(), trace_set_layout_.get(), kPushConstantBytes);
+  trace_bda_layout_ = make_layout(table, device(), VK_NULL_HANDLE, kTraceBdaPushConstantBytes);
 
   VkDescriptorPoolSize pool_size{};
   pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_size.descriptorCount = kBindingsPerSet * kSetsPerRun;
+  pool_size.descriptorCount = kTraceBindingsPerSet * kSetsPerRun;
   VkDescriptorPoolCreateInfo dpool_info{};
   dpool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   dpool_info.maxSets = kSetsPerRun;
@@ -77,26 +94,28 @@ Pipelines::Pipelines(const DeviceContext& context, bool capture_statistics)
 std::vector<std::string> Pipelines::kernel_names() {
   std::vector<std::string> names;
   for (const SpirvModule& m : spirv_modules()) {
-    const std::string name = m.name;
-    if (name.size() <= kBdaSuffix.size() ||
-        name.compare(name.size() - kBdaSuffix.size(), kBdaSuffix.size(), kBdaSuffix) != 0)
-      names.push_back(name);
+    if (!is_twin(m.name)) names.emplace_back(m.name);
   }
   names.emplace_back(kCopyEngine);
   return names;
 }
 
-VkPipelineLayout Pipelines::layout(Binding binding) const {
+VkPipelineLayout Pipelines::layout(Binding binding, Trace trace) const {
+  if (trace != Trace::none) {
+    return binding == Binding::bda ? trace_bda_layout_.get() : trace_layout_.get();
+  }
   return binding == Binding::bda ? bda_layout_.get() : pipeline_layout_.get();
 }
 
-VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, Binding binding) {
-  const std::string name = module_name(kernel, binding);
+VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, Binding binding,
+                          Trace trace) {
+  const std::string name = module_name(kernel, binding, trace);
   const auto key = std::make_pair(name, block_size);
   const auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second.get();
   const Clock::time_point start = Clock::now();
-  vk::Pipeline owned = create(name, block_size, binding, VK_NULL_HANDLE, capture_statistics_);
+  vk::Pipeline owned =
+      create(name, block_size, layout(binding, trace), VK_NULL_HANDLE, capture_statistics_);
   creation_ms_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
                             ms_since(start));
   return pipelines_.emplace(key, std::move(owned)).first->second.get();
@@ -110,8 +129,8 @@ std::vector<std::uint8_t> Pipelines::cache_data(const std::string& kernel, std::
   CUVK_VK(vk().vkCreatePipelineCache, device(), &cache_info, nullptr, &raw_cache);
   const vk::PipelineCache cache(&context_.table, device(), raw_cache);
   // As timed runs make it: without CAPTURE_STATISTICS, which could change the code.
-  const vk::Pipeline pipeline =
-      create(module_name(kernel, binding), block_size, binding, raw_cache, false);
+  const vk::Pipeline pipeline = create(module_name(kernel, binding, Trace::none), block_size,
+                                       layout(binding, Trace::none), raw_cache, false);
   std::size_t bytes = 0;
   CUVK_VK(vk().vkGetPipelineCacheData, device(), raw_cache, &bytes, nullptr);
   std::vector<std::uint8_t> data(bytes);
@@ -120,12 +139,16 @@ std::vector<std::uint8_t> Pipelines::cache_data(const std::string& kernel, std::
   return data;
 }
 
-std::string Pipelines::module_name(const std::string& kernel, Binding binding) {
-  return binding == Binding::bda ? kernel + std::string(kBdaSuffix) : kernel;
+std::string Pipelines::module_name(const std::string& kernel, Binding binding, Trace trace) {
+  std::string name = kernel;
+  if (trace == Trace::with_sm) name += "_trace";
+  if (trace == Trace::without_sm) name += "_trace_nosm";
+  return binding == Binding::bda ? name + std::string(kBdaSuffix) : name;
 }
 
-vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size, Binding binding,
-                               VkPipelineCache cache, bool capture_statistics) {
+vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size,
+                               VkPipelineLayout pipeline_layout, VkPipelineCache cache,
+                               bool capture_statistics) {
   const auto& modules = spirv_modules();
   const auto module = std::find_if(modules.begin(), modules.end(),
                                    [&name](const SpirvModule& m) { return name == m.name; });
@@ -158,7 +181,7 @@ vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size
   pipeline_info.stage.module = raw_module;
   pipeline_info.stage.pName = "main";
   pipeline_info.stage.pSpecializationInfo = &specialization;
-  pipeline_info.layout = layout(binding);
+  pipeline_info.layout = pipeline_layout;
   if (capture_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline raw_pipeline = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateComputePipelines, device(), cache, 1, &pipeline_info, nullptr,
@@ -171,8 +194,10 @@ void Pipelines::reset_sets() {
   CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
 }
 
-VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out) {
-  const VkDescriptorSetLayout set_layout = set_layout_.get();
+VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out, VkBuffer trace) {
+  const bool traced = trace != VK_NULL_HANDLE;
+  const std::uint32_t count = traced ? kTraceBindingsPerSet : kBindingsPerSet;
+  const VkDescriptorSetLayout set_layout = traced ? trace_set_layout_.get() : set_layout_.get();
   VkDescriptorSetAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   alloc.descriptorPool = descriptor_pool_.get();
@@ -180,11 +205,12 @@ VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out) {
   alloc.pSetLayouts = &set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &set);
-  VkDescriptorBufferInfo buffers[kBindingsPerSet]{};
+  VkDescriptorBufferInfo buffers[kTraceBindingsPerSet]{};
   buffers[CUVK_BINDING_IN] = {in, 0, VK_WHOLE_SIZE};
   buffers[CUVK_BINDING_OUT] = {out, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet writes[kBindingsPerSet]{};
-  for (std::uint32_t b = 0; b < kBindingsPerSet; ++b) {
+  buffers[CUVK_BINDING_TRACE] = {trace, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet writes[kTraceBindingsPerSet]{};
+  for (std::uint32_t b = 0; b < count; ++b) {
     writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[b].dstSet = set;
     writes[b].dstBinding = b;
@@ -192,7 +218,7 @@ VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out) {
     writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[b].pBufferInfo = &buffers[b];
   }
-  vk().vkUpdateDescriptorSets(device(), kBindingsPerSet, writes, 0, nullptr);
+  vk().vkUpdateDescriptorSets(device(), count, writes, 0, nullptr);
   return set;
 }
 

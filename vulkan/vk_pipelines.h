@@ -22,10 +22,17 @@ namespace cuvk::vk {
 constexpr std::string_view kBdaSuffix = "_bda";  // SPIR-V module of a kernel's bda binding mode
 constexpr std::uint32_t kPushConstantBytes = sizeof(CuvkParams);
 constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params + 2 addresses
-constexpr std::uint32_t kBindingsPerSet = 2;  // CUVK_BINDING_IN, CUVK_BINDING_OUT
-constexpr std::uint32_t kSetsPerRun = 2;      // the launch and its before_each launch
+constexpr std::uint32_t kBindingsPerSet = 2;       // CUVK_BINDING_IN, CUVK_BINDING_OUT
+constexpr std::uint32_t kTraceBindingsPerSet = 3;  // and CUVK_BINDING_TRACE (traced twins)
+constexpr std::uint32_t kTraceBdaPushConstantBytes = sizeof(CuvkTraceBdaPush);
+constexpr std::uint32_t kSetsPerRun = 2;  // the launch and its before_each launch
 
-static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1, "descriptor layout below");
+static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRACE == 2,
+              "descriptor layout below");
+
+// Which module of a kernel: the measured one, or its traced twin (`cuvk trace`) with SM ids
+// (`<kernel>_trace`) or without (`<kernel>_trace_nosm`).
+enum class Trace { none, with_sm, without_sm };
 static_assert(kPushConstantBytes == 16, "push-constant block");
 static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
 
@@ -42,8 +49,9 @@ class Pipelines {
   static std::vector<std::string> kernel_names();
 
   // The pipeline of `kernel` in `binding` at `block_size`, made at first use.
-  VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding);
-  VkPipelineLayout layout(Binding binding) const;
+  VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding,
+                 Trace trace = Trace::none);
+  VkPipelineLayout layout(Binding binding, Trace trace = Trace::none) const;
   // `cuvk inspect`: the bytes of a fresh pipeline cache into which the pipeline of `kernel` in
   // `binding` at `block_size` was just made (then destroyed), made as get() makes it for timed
   // runs.
@@ -52,23 +60,28 @@ class Pipelines {
 
   // Descriptor sets, one per kernel launch of a run, from a pool reset before each run.
   void reset_sets();
-  VkDescriptorSet make_set(VkBuffer in, VkBuffer out);
+  // `trace`: VK_NULL_HANDLE, or the trace buffer of a traced twin (binding CUVK_BINDING_TRACE).
+  VkDescriptorSet make_set(VkBuffer in, VkBuffer out, VkBuffer trace = VK_NULL_HANDLE);
 
   // How long each pipeline took to make, in the order they were made.
   const std::vector<std::pair<std::string, double>>& creation_ms() const { return creation_ms_; }
 
  private:
   const VolkDeviceTable& vk() const { return context_.table; }
-  static std::string module_name(const std::string& kernel, Binding binding);
-  vk::Pipeline create(const std::string& name, std::uint32_t block_size, Binding binding,
-                      VkPipelineCache cache, bool capture_statistics);
+  static std::string module_name(const std::string& kernel, Binding binding, Trace trace);
+  vk::Pipeline create(const std::string& name, std::uint32_t block_size,
+                      VkPipelineLayout pipeline_layout, VkPipelineCache cache,
+                      bool capture_statistics);
   VkDevice device() const { return context_.device.get(); }
 
   const DeviceContext& context_;
   bool capture_statistics_ = false;
   vk::DescriptorSetLayout set_layout_;
   vk::PipelineLayout pipeline_layout_;
-  vk::PipelineLayout bda_layout_;  // bda modules: no set, CuvkBdaPush push constants
+  vk::PipelineLayout bda_layout_;             // bda modules: no set, CuvkBdaPush push constants
+  vk::DescriptorSetLayout trace_set_layout_;  // traced twins: in, out, trace
+  vk::PipelineLayout trace_layout_;
+  vk::PipelineLayout trace_bda_layout_;  // CuvkTraceBdaPush push constants
   vk::DescriptorPool descriptor_pool_;
   // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
   std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;

@@ -82,6 +82,7 @@ class VulkanBackend final : public Backend {
   std::string binding_unsupported(Binding binding) const override {
     return vk::binding_unsupported(binding, features_);
   }
+  TraceSupport trace_support() const override { return features_.trace; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override;

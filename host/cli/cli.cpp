@@ -191,6 +191,7 @@ int run_cli(int argc, char** argv) {
       add_inspect_command(app),
       add_parity_command(app, cmdline),
       add_report_command(app),
+      add_trace_command(app, cmdline),
   };
 
   try {

@@ -43,6 +43,13 @@ std::vector<PipelineExecutableReport> Backend::executable_reports(const std::str
               " backend offers no pipeline executable statistics");
 }
 
+TraceSupport Backend::trace_support() const {
+  TraceSupport s;
+  s.unavailable = std::string(api_name(info().api)) + " backend cannot trace dispatches";
+  s.sm_ids_unavailable = s.unavailable;
+  return s;
+}
+
 KernelResources Backend::kernel_resources(const std::string&, const std::vector<std::uint32_t>&) {
   throw Error(std::string(api_name(info().api)) + " backend reports no kernel resources");
 }

@@ -82,6 +82,21 @@ struct Launch {
   const DeviceBuffer* in = nullptr;
   DeviceBuffer* out = nullptr;
   Binding binding = Binding::descriptor;  // Vulkan: descriptor or bda; CUDA ignores it (pointers)
+  // Dispatch trace (`cuvk trace`): when set, the kernel's traced twin runs instead, the same
+  // kernel plus timestamp writes, and writes one record of CUVK_TRACE_WORDS words per block
+  // (params.h) into this buffer, which must hold grid_x * grid_y records.
+  DeviceBuffer* trace = nullptr;
+};
+
+// What a backend's traced launches record (Backend::trace_support).
+struct TraceSupport {
+  std::string unavailable;         // "" when traced launches can run here, else why not
+  bool sm_ids = false;             // records hold the SM each block ran on
+  std::string sm_ids_unavailable;  // why not, when !sm_ids
+  // The clock the records' ticks come from, in words, and its ticks per nanosecond as the API
+  // documents it (1 for CUDA's %globaltimer).
+  std::string clock;
+  double ticks_per_ns = 1.0;
 };
 
 // A launch whose kernel is kCopyEngine copies `in` to `out` (out->bytes() bytes) with the API's
@@ -104,6 +119,9 @@ struct BackendOptions {
   // message to on_message. Never used when timing for results: the layer changes timings.
   bool validation = false;
   std::function<void(const std::string&)> on_message;
+  // Enable VK_KHR_shader_clock's device clock and VK_NV_shader_sm_builtins where offered, for
+  // traced launches (`cuvk trace`; Launch::trace).
+  bool trace = false;
   // Enable VK_KHR_pipeline_executable_properties where the driver offers it and create pipelines
   // with CAPTURE_STATISTICS, for Backend::executable_reports (`cuvk inspect`; never timed runs).
   bool pipeline_statistics = false;
@@ -171,6 +189,9 @@ class Backend {
   // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's
   // own clock around that launch alone. Blocks until the GPU is done.
   virtual std::vector<double> run(const Launch& launch, const RunOptions& opt) = 0;
+
+  // Whether launches with Launch::trace can run, and what their records hold.
+  virtual TraceSupport trace_support() const;
 
   // Host-side costs of `samples` issues of `launch` (which should be tiny) per kind of issue.
   virtual HostCostSamples host_cost(const Launch& launch, int samples) = 0;

@@ -24,6 +24,19 @@ struct CuvkParams {
 #define CUVK_BINDING_IN 0
 #define CUVK_BINDING_OUT 1
 
+// Dispatch traces (`cuvk trace`): the traced twin of a kernel (CUDA `<kernel>_trace`, SPIR-V
+// `<kernel>_trace[_nosm][_bda]`) is the kernel plus timestamp writes. Thread 0 of each block
+// reads the clock at entry (before any load); after a barrier at exit it reads the clock again and
+// writes one record of CUVK_TRACE_WORDS 32-bit words at (linear block index) * CUVK_TRACE_WORDS:
+//   [0] SM id (CUVK_TRACE_NO_SM where the API cannot say), [1] linear block index,
+//   [2..3] start ticks (low, high), [4..5] end ticks (low, high), [6] CUVK_TRACE_MARK, [7] 0.
+// Vulkan binds the trace buffer at CUVK_BINDING_TRACE (descriptor) or pushes its address after the
+// output's (bda: CuvkTraceBdaPush).
+#define CUVK_TRACE_WORDS 8
+#define CUVK_TRACE_NO_SM 0xFFFFFFFFu
+#define CUVK_TRACE_MARK 0x7ACE7ACEu
+#define CUVK_BINDING_TRACE 2
+
 // Element layouts of the AoS tests. Built from scalar floats only (never vec3): std430 then gives
 // the same size, alignment and array stride as C and CUDA.
 struct CuvkParticle {  // read_x: 16 bytes
@@ -57,6 +70,17 @@ struct CuvkBdaPush {
 static_assert(sizeof(CuvkBdaPush) == 32, "CuvkBdaPush must be 32 bytes (push-constant layout)");
 static_assert(offsetof(CuvkBdaPush, in_address) == 16, "push-constant offset of inbuf");
 static_assert(offsetof(CuvkBdaPush, out_address) == 24, "push-constant offset of outbuf");
+
+// Push constants of the traced bda modules (`<kernel>_trace[_nosm]_bda`): CuvkBdaPush, then the
+// trace buffer's VkDeviceAddress.
+struct CuvkTraceBdaPush {
+  CuvkParams params;
+  uint64_t in_address;
+  uint64_t out_address;
+  uint64_t trace_address;
+};
+static_assert(sizeof(CuvkTraceBdaPush) == 40, "CuvkTraceBdaPush must be 40 bytes");
+static_assert(offsetof(CuvkTraceBdaPush, trace_address) == 32, "push-constant offset of tracebuf");
 #endif
 
 #endif  // CUVK_PARAMS_H

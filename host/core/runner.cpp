@@ -17,17 +17,13 @@
 #include "host_data.h"
 #include "input_pipeline.h"
 #include "interrupt.h"
+#include "l2_flush.h"
 #include "util.h"
 
 namespace cuvk {
 namespace {
 
 constexpr std::uint64_t kIndexLimit = std::uint64_t{1} << 32;  // kernels index with 32-bit uints
-constexpr std::uint64_t kCpuFlushBytes = 8ull << 20;           // a CPU device's last-level cache
-constexpr std::uint64_t kUnknownL2FlushBytes = 256ull << 20;   // Vulkan does not report L2 size
-constexpr std::uint64_t kMinGpuFlushBytes = 64ull << 20;
-constexpr std::uint64_t kFlushL2Multiple = 3;  // read 3x the L2 size to evict it
-constexpr std::uint64_t kFlushVecBytes = 16;
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
 constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with the clock at max
 // Settling stops after kSettleWallFactor x --settle-ms + kSettleWallSlackS of wall time whatever
@@ -38,7 +34,6 @@ constexpr double kSettleWallSlackS = 0.5;
 // Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
 // one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
 constexpr double kBatchWallS = 0.25;
-constexpr float kFlushSentinel = 1.0f;  // the zeroed scratch never sums to it
 
 using WallClock = std::chrono::steady_clock;
 
@@ -119,16 +114,7 @@ std::uint32_t launch_threads(const Plan& plan) {
 }
 
 Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
-  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
-  Geometry g;
-  g.block_size = block;
-  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, lim.max_x);
-  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
-  if (gy > lim.max_y)
-    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
-  g.grid_x = static_cast<std::uint32_t>(gx);
-  g.grid_y = static_cast<std::uint32_t>(gy);
-  return g;
+  return launch_geometry(threads, block, lim.max_x, lim.max_y);
 }
 
 // ---- plan ----
@@ -155,11 +141,7 @@ Limits device_limits(const std::vector<ApiState>& apis) {
 // applies to both), a fixed size where the L2 is unknown, a CPU's last-level cache on a CPU.
 std::uint64_t flush_scratch_bytes(const Limits& lim) {
   if (!lim.any_backend) return 0;
-  std::uint64_t bytes = lim.any_cpu ? kCpuFlushBytes : 0;
-  if (lim.any_gpu)
-    bytes = std::max(bytes, lim.l2_bytes ? std::max(kMinGpuFlushBytes, kFlushL2Multiple * lim.l2_bytes)
-                                         : kUnknownL2FlushBytes);
-  return bytes;
+  return cuvk::flush_scratch_bytes(lim.any_gpu, lim.any_cpu, lim.l2_bytes);
 }
 
 // The run-wide choices: problem size, time budget, flush size, clocks and the DRAM peak.
@@ -252,13 +234,8 @@ void prepare_flush(ApiState& a, const RunConfig& cfg, const Limits& lim, std::ui
   a.scratch = b.allocate(scratch_bytes);
   a.sink = b.allocate(kFlushVecBytes);
   b.fill(*a.scratch, 0);
-  const auto vecs = static_cast<std::uint32_t>(scratch_bytes / kFlushVecBytes);
-  a.flush.kernel = suite_kernels().l2_flush_kernel;
-  a.flush.geometry = geometry_for(vecs, cfg.block_sizes.front(), lim);
-  a.flush.params.n = vecs;
-  std::memcpy(&a.flush.params.aux, &kFlushSentinel, sizeof kFlushSentinel);
-  a.flush.in = a.scratch.get();
-  a.flush.out = a.sink.get();
+  a.flush = flush_launch(a.scratch.get(), a.sink.get(), cfg.block_sizes.front(), lim.max_x,
+                         lim.max_y);
 }
 
 // Runs the flush until `settle_ms` of GPU time has passed, so the first point does not meet idle
@@ -687,5 +664,21 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   return out;
 }
+
+Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
+                         std::uint32_t max_y) {
+  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
+  Geometry g;
+  g.block_size = block;
+  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, max_x);
+  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
+  if (gy > max_y)
+    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
+  g.grid_x = static_cast<std::uint32_t>(gx);
+  g.grid_y = static_cast<std::uint32_t>(gy);
+  return g;
+}
+
+std::uint32_t plan_launch_threads(const Plan& plan) { return launch_threads(plan); }
 
 }  // namespace cuvk

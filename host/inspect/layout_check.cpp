@@ -156,6 +156,14 @@ const std::vector<CppLayout>& cpp_layouts() {
        u32(sizeof(CuvkBdaPush)),
        {CUVK_MEMBER(CuvkBdaPush, "p", params), CUVK_MEMBER(CuvkBdaPush, "inbuf", in_address),
         CUVK_MEMBER(CuvkBdaPush, "outbuf", out_address)}},
+      // The traced bda twins (`cuvk trace`): the trace buffer's address after the others.
+      {"PushConstants(trace bda)",
+       "CuvkTraceBdaPush",
+       u32(sizeof(CuvkTraceBdaPush)),
+       {CUVK_MEMBER(CuvkTraceBdaPush, "p", params),
+        CUVK_MEMBER(CuvkTraceBdaPush, "inbuf", in_address),
+        CUVK_MEMBER(CuvkTraceBdaPush, "outbuf", out_address),
+        CUVK_MEMBER(CuvkTraceBdaPush, "tracebuf", trace_address)}},
   };
   return layouts;
 }
@@ -172,7 +180,9 @@ std::vector<LayoutCheck> check_layouts(const spirv::Module& module, const std::s
         const spirv::Type* t = module.type(m.type);
         return t != nullptr && t->kind == spirv::Type::Kind::pointer;
       });
-      const std::string key = pointers ? "PushConstants(bda)" : "PushConstants";
+      const std::string key = !pointers                ? "PushConstants"
+                              : s->members.size() == 4 ? "PushConstants(trace bda)"
+                                                       : "PushConstants(bda)";
       const CppLayout* c = twin(cpp, key);
       if (c == nullptr) {
         checker.add(module_name + ": push constants", key, "no C++ twin");

@@ -1,0 +1,269 @@
+// `cuvk trace TEST`: dispatch traces on both APIs. Per API: a warm-up, the kernel timed as every
+// run times it, then its traced twin (the same kernel plus timestamp writes,
+// host/contract/params.h) once into a fresh trace buffer and a poisoned output, the output checked
+// against the CPU reference and every record checked, then the traced twin timed too: the tracing
+// cost. The records are summarised (host/core/trace_summary.h) and printed, and optionally written
+// as JSON
+// ("cuvk.trace/1") and drawn as an SVG.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends.h"
+#include "catalogue.h"
+#include "cli.h"
+#include "commands.h"
+#include "devices.h"
+#include "error.h"
+#include "host_data.h"
+#include "l2_flush.h"
+#include "runner.h"
+#include "trace_file.h"
+
+namespace cuvk {
+namespace {
+
+struct TraceArgs {
+  std::string test, layout, variant = "scalar", api = "both", binding = "descriptor", device;
+  std::string n, output, plot, l2 = "cold";
+  std::uint32_t block = 256;
+  int reps = 0, warmup = 0;  // 0: the run's defaults for the device (GPU or CPU)
+  std::uint64_t seed = 1;
+  bool validation = false;
+};
+
+// What both APIs run: the plan of the point and its inputs and expected output.
+struct TraceJob {
+  Plan plan;
+  std::vector<float> input, expected;
+};
+
+Point trace_point(const TraceArgs& a, const TestCase& t, std::uint32_t n) {
+  std::string layout = a.layout;
+  if (layout.empty() && !t.layouts.empty()) layout = t.layouts.front();
+  auto known = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (!t.layouts.empty() && !known(t.layouts, layout))
+    throw UsageError("--layout: " + t.name + " has no layout '" + layout + "'");
+  if (t.layouts.empty() && !layout.empty())
+    throw UsageError("--layout: " + t.name + " has no layout axis");
+  if (!known(t.variants, a.variant))
+    throw UsageError("--variant: " + t.name + " has no variant '" + a.variant + "'");
+  return make_point(layout, a.variant, n);
+}
+
+std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
+  std::vector<std::uint32_t> words(buf.bytes() / sizeof(std::uint32_t));
+  b.download(buf, words.data(), words.size() * sizeof(std::uint32_t));
+  return words;
+}
+
+// The traced run that is kept: fresh trace, poisoned output, one repetition (after the L2 flush
+// where there is one); then its checks.
+void record_and_check(Backend& b, const Launch& traced, const Launch* flush, const TraceJob& job,
+                      TraceLane& lane) {
+  b.fill(*traced.out, kPoisonWord);
+  b.fill(*traced.trace, 0);
+  lane.recorded_ms = b.run(traced, RunOptions{1, flush}).front();
+  std::vector<float> out(job.expected.size());
+  b.download(*traced.out, out.data(), out.size() * sizeof(float));
+  ResultRow check;
+  verify(out, job.expected, check);
+  lane.verified = check.verified;
+  lane.checked = check.checked;
+  lane.mismatches = check.mismatches;
+  lane.first_bad_index = check.first_bad_index;
+  const Geometry& g = traced.geometry;
+  const std::size_t blocks = std::size_t{g.grid_x} * g.grid_y;
+  // SM ids are not bounded by the SM count: %smid (and gl_SMIDNV) need not be contiguous.
+  TraceRecords records = parse_trace(download_words(b, *traced.trace), blocks,
+                                     lane.support.ticks_per_ns, lane.support.sm_ids, 0);
+  lane.trace_error = records.error;
+  lane.blocks = std::move(records.blocks);
+  if (lane.trace_error.empty()) lane.summary = summarize_trace(lane.blocks);
+}
+
+void trace_lane(Backend& b, const TraceJob& job, const TraceDocument& doc, TraceLane& lane) {
+  lane.device = b.info();
+  lane.support = b.trace_support();
+  if (!lane.support.unavailable.empty()) {
+    lane.unavailable = lane.support.unavailable;
+    return;
+  }
+  if (const std::string why = b.binding_unsupported(lane.binding); !why.empty()) {
+    lane.unavailable = why;
+    return;
+  }
+  const DeviceInfo& d = b.info();
+  lane.geometry =
+      launch_geometry(plan_launch_threads(job.plan), doc.block_size, d.max_grid_x, d.max_grid_y);
+  const std::size_t blocks = std::size_t{lane.geometry.grid_x} * lane.geometry.grid_y;
+  const auto in = b.allocate(job.plan.in_words * sizeof(float));
+  const auto out = b.allocate(job.plan.out_words * sizeof(float));
+  const auto trace = b.allocate(blocks * CUVK_TRACE_WORDS * sizeof(std::uint32_t));
+  b.upload(*in, job.input.data(), job.input.size() * sizeof(float));
+  Launch launch{job.plan.kernel, lane.geometry, job.plan.params, in.get(),
+                out.get(),       lane.binding,  nullptr};
+  Launch traced = launch;
+  traced.trace = trace.get();
+  // --l2 cold: the run's L2 flush before every timed repetition, outside the timed interval.
+  std::unique_ptr<DeviceBuffer> scratch, sink;
+  Launch flush;
+  if (doc.flush_bytes != 0) {
+    scratch = b.allocate(doc.flush_bytes);
+    sink = b.allocate(kFlushVecBytes);
+    b.fill(*scratch, 0);
+    flush = flush_launch(scratch.get(), sink.get(), doc.block_size, d.max_grid_x, d.max_grid_y);
+  }
+  const Launch* before = doc.flush_bytes != 0 ? &flush : nullptr;
+  if (doc.warmup > 0) {
+    b.run(launch, RunOptions{doc.warmup, nullptr});
+    b.run(traced, RunOptions{doc.warmup, nullptr});
+  }
+  lane.untraced_ms = summarize(b.run(launch, RunOptions{doc.reps, before}));
+  record_and_check(b, traced, before, job, lane);
+  lane.traced_ms = summarize(b.run(traced, RunOptions{doc.reps, before}));
+}
+
+std::vector<Api> trace_apis(const std::string& api) {
+  if (api == "cuda") return {Api::cuda};
+  if (api == "vulkan") return {Api::vulkan};
+  if (api == "both") return {Api::cuda, Api::vulkan};
+  throw UsageError("--api '" + api + "': expected cuda, vulkan or both");
+}
+
+Binding trace_binding(const std::string& binding) {
+  if (binding == "descriptor") return Binding::descriptor;
+  if (binding == "bda") return Binding::bda;
+  throw UsageError("--binding '" + binding + "': expected descriptor or bda");
+}
+
+// Opens each wanted API's backend on the chosen device and traces; a lane per API.
+void trace_apis_on(const TraceArgs& a, const BackendOptions& opts, const DeviceChoice& choice,
+                   const TraceJob& job, TraceDocument& doc) {
+  for (Api api : trace_apis(a.api)) {
+    TraceLane lane;
+    lane.api = api;
+    lane.binding = api == Api::cuda ? Binding::pointer : trace_binding(a.binding);
+    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    if (!d) {
+      lane.unavailable = api == Api::cuda ? choice.cuda_reason : choice.vulkan_reason;
+      doc.lanes.push_back(std::move(lane));
+      continue;
+    }
+    try {
+      const std::unique_ptr<Backend> b = make_backend(api, d->index, opts);
+      trace_lane(*b, job, doc, lane);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      lane.unavailable = e.what();
+    }
+    doc.lanes.push_back(std::move(lane));
+  }
+}
+
+int run_trace(const TraceArgs& a, const std::string& command_line) {
+  const auto started = std::chrono::steady_clock::now();
+  const TestCase* test = find_test(a.test);
+  if (test == nullptr) throw UsageError("unknown test '" + a.test + "' (see `cuvk list`)");
+  trace_binding(a.binding);
+  trace_apis(a.api);
+  if (a.block == 0 || a.block > 1024) throw UsageError("--block-size must be between 1 and 1024");
+  if (a.l2 != "cold" && a.l2 != "warm")
+    throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
+    throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
+                     std::to_string(kMaxWarmup));
+  trace_point(a, *test, 1);  // a bad --layout or --variant before any device is opened
+  if (!a.output.empty()) check_writable(a.output);
+  if (!a.plot.empty()) check_writable(a.plot, "--plot");
+
+  BackendOptions opts;
+  opts.trace = true;
+  std::vector<std::string> messages;
+  if (a.validation) {
+    opts.validation = true;
+    opts.on_message = [&messages](const std::string& m) { messages.push_back(m); };
+  }
+  const DeviceChoice choice = choose_devices(take_inventory(opts), a.device);
+  const bool cpu = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
+  std::uint64_t n = cpu ? kDefaultCpuN : kDefaultGpuN;
+  if (!a.n.empty()) n = parse_count(a.n, "--n");
+  if (n == 0 || n > 0xFFFFFFFFull) throw UsageError("--n must be between 1 and 2^32-1");
+
+  TraceDocument doc;
+  doc.test = test->name;
+  doc.block_size = a.block;
+  doc.n = static_cast<std::uint32_t>(n);
+  doc.reps = a.reps ? a.reps : (cpu ? kDefaultCpuReps : kDefaultGpuReps);
+  doc.warmup = a.warmup ? a.warmup : (cpu ? kDefaultCpuWarmup : kDefaultGpuWarmup);
+  doc.command_line = command_line;
+  doc.date_utc = now_utc();
+  doc.host = hostname();
+  doc.device_note = choice.note;
+  if (a.l2 == "cold") {  // one GPU: an L2 size either API reports applies to both
+    const bool gpu =
+        (choice.cuda && !choice.cuda->is_cpu) || (choice.vulkan && !choice.vulkan->is_cpu);
+    std::uint64_t l2 = choice.cuda ? choice.cuda->l2_bytes : 0;
+    if (choice.vulkan) l2 = std::max(l2, choice.vulkan->l2_bytes);
+    doc.flush_bytes = flush_scratch_bytes(gpu, cpu || (choice.vulkan && choice.vulkan->is_cpu), l2);
+  }
+  const Point point = trace_point(a, *test, doc.n);
+  doc.layout = point.layout;
+  doc.variant = point.variant;
+  TraceJob job;
+  job.plan = test->plan(point);
+  doc.kernel = job.plan.kernel;
+  job.input = random_input(job.plan.in_words, a.seed);
+  job.expected.assign(job.plan.out_words, poison_float());
+  job.plan.reference(job.input, job.expected);
+
+  trace_apis_on(a, opts, choice, job, doc);
+  doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << trace_text(doc);
+  for (const std::string& m : messages) std::cerr << "validation: " << m << '\n';
+  if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump() + "\n");
+  if (!a.plot.empty()) write_output_file(a.plot, trace_svg(doc), "--plot");
+
+  bool any = false, failed = !messages.empty();
+  for (const TraceLane& l : doc.lanes) {
+    any = any || l.unavailable.empty();
+    failed = failed || (l.unavailable.empty() && !lane_ok(l));
+  }
+  if (failed) return kExitFailed;
+  return any ? kExitOk : kExitEnvironment;
+}
+
+}  // namespace
+
+Command add_trace_command(CLI::App& app, const std::string& command_line) {
+  auto args = std::make_shared<TraceArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "trace", "dispatch traces: per block, its SM and start/end times, on both APIs");
+  sub->add_option("test", args->test, "a test of `cuvk list`")->required();
+  sub->add_option("--layout", args->layout, "the test's layout (default: its first)");
+  sub->add_option("--variant", args->variant, "the test's variant (default: scalar)");
+  sub->add_option("--api", args->api, "cuda, vulkan or both (default)");
+  sub->add_option("--binding", args->binding, "Vulkan binding: descriptor (default) or bda");
+  sub->add_option("--n", args->n, "problem size (default: as `run`; suffixes k, M, G)");
+  sub->add_option("--block-size", args->block, "threads per block (default 256)");
+  sub->add_option("--reps", args->reps, "timed repetitions of each form (default: as `run`)");
+  sub->add_option("--warmup", args->warmup, "warm-up repetitions (default: as `run`)");
+  sub->add_option("--seed", args->seed, "input seed (default 1)");
+  sub->add_option("--l2", args->l2,
+                  "cold (default: the run's L2 flush before every timed "
+                  "repetition) or warm");
+  sub->add_option("--device", args->device, "as for `run`");
+  sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
+  sub->add_option("--plot", args->plot, "draw the trace as SVG");
+  sub->add_flag("--validation", args->validation,
+                "Khronos validation layer on; any message fails the command");
+  return {sub, [args, command_line] { return run_trace(*args, command_line); }};
+}
+
+}  // namespace cuvk

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Dispatch traces behind the parity findings (README, Dispatch traces; results/FINDINGS.md #1, #2),
+# on both APIs, in one device call. Run from the repository root on the GPU machine with build/cuvk
+# and .gl/ (the Vulkan loader .debs) carried. Builds nothing.
+# Usage: results/trace_run.sh NAME   (NAME: h100, h200; files go to $OUT/NAME_traces_GROUP.tar.gz)
+set -u
+name=${1:-h100}
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f $icd ] && export VK_DRIVER_FILES=$icd
+R=$(mktemp -d)
+cuvk=./build/cuvk
+
+# trace GROUP TAG ARGS...: the text, JSON and SVG of one `cuvk trace` into $R/GROUP, and its key
+# lines on stdout. Each group comes back as one archive (a trace of 262144 blocks is ~5 MB of JSON).
+trace() {
+  local group=$1 tag=$2
+  shift 2
+  mkdir -p "$R/$group"
+  $cuvk trace "$@" --output "$R/$group/$tag.json" --plot "$R/$group/$tag.svg" > "$R/$group/$tag.txt" 2>&1
+  echo "== $tag (cuvk trace $*): rc=$?"
+  grep -E "^(cuda|vulkan) |SMs seen|launch rate|resident per|refill|tail |span |tracing cost|FAILED|error" \
+    "$R/$group/$tag.txt" | sed -E 's/ +/ /g' | cut -c1-140
+}
+
+# One float per thread at block 256 (Vulkan 7-8% slower) and its controls: AoS read_x (equal),
+# the grid-stride copy (256x fewer workgroups), the block sizes where the gap is largest (128) and
+# reversed (512), and the binding modes.
+trace read_x read_x_soa read_x --layout soa
+trace read_x read_x_aos read_x --layout aos
+trace copy copy copy
+trace copy copy_bda copy --binding bda --api vulkan
+trace copy_blocks copy_128 copy --block-size 128
+trace copy_blocks copy_512 copy --block-size 512
+trace copy_blocks copy_grid copy --variant grid
+# update_xy AoS: descriptor sets 20% slower, buffer device addresses equal to CUDA.
+trace update_xy update_xy_aos update_xy --layout aos --binding descriptor
+trace update_xy update_xy_aos_bda update_xy --layout aos --binding bda --api vulkan
+
+for group in read_x copy copy_blocks update_xy; do
+  tar -czf "$OUT/${name}_traces_$group.tar.gz" -C "$R/$group" .
+done
+ls -l "$OUT" | tail -n +2 | awk '{print $5, $9}'
