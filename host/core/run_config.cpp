@@ -53,7 +53,9 @@ void validate_config(const RunConfig& cfg) {
   for (const auto& [name, values] : cfg.axis_values) {
     const Axis* axis = find_axis(name);
     if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
-    if (values.empty()) throw UsageError(axis->option + ": no values given");
+    // An axis whose default is no values (copy_mib) is off unless given.
+    if (values.empty() && !axis->defaults.empty())
+      throw UsageError(axis->option + ": no values given");
     check_count(values.size(), kMaxAxisValues, axis->option);
     for (std::uint32_t v : values)
       if (v < axis->min_value)

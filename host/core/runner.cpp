@@ -102,9 +102,13 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
 // Every point of every selected test, planned before anything runs so a bad size fails first.
 std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_t n) {
   std::vector<Job> jobs;
+  std::string off;  // the options of axes that are off (no values) and that a selected test sweeps
   for (const std::string& name : cfg.tests) {
     const TestCase* t = find_test(name);
     if (!t) throw UsageError("unknown test '" + name + "'");
+    for (const std::string& axis : t->sweeps)
+      if (const auto v = cfg.axis_values.find(axis); v != cfg.axis_values.end() && v->second.empty())
+        off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       Plan plan = t->plan(p);
       for (std::uint64_t words : {plan.in_words, plan.out_words}) {
@@ -119,7 +123,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
       jobs.push_back({t, p, std::move(plan)});
     }
   }
-  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty");
+  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty" + off);
   // The ceiling first: every later row's "% of ceiling" is then known when the row is printed.
   const SuiteKernels& sk = suite_kernels();
   std::stable_partition(jobs.begin(), jobs.end(), [&sk](const Job& j) {
@@ -152,11 +156,27 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
 std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
   std::vector<Lane> lanes;
   for (ApiState& a : apis) {
-    if (a.api != Api::vulkan) lanes.push_back({&a, native_binding(a.api)});
-    else
-      for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
+    if (a.api != Api::vulkan) {
+      lanes.push_back({&a, native_binding(a.api)});
+      continue;
+    }
+    for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
+    // The copy engine on every other family that can copy, next to the native lane's own family.
+    const Binding native = native_binding(a.api);
+    if (std::find(cfg.vk_bindings.begin(), cfg.vk_bindings.end(), native) == cfg.vk_bindings.end())
+      continue;
+    for (const QueueFamily& f : a.families)
+      if (!f.own) lanes.push_back({&a, native, &f});
   }
   return lanes;
+}
+
+std::size_t count_steps(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
+                        std::size_t block_sizes) {
+  std::size_t steps = 0;
+  for (const Job& j : jobs)
+    for (const Lane& l : lanes) steps += lane_runs(l, j) ? block_sizes : 0;
+  return steps;
 }
 
 // ---- settle clocks ----
@@ -202,7 +222,8 @@ std::string progress_what(const ResultRow& row) {
   const std::string label = point_label(row);
   return row.kernel + (label.empty() ? "" : " " + label) + " block " +
          std::to_string(row.block_size) + " " + api_name(row.api) +
-         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "");
+         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "") +
+         (row.queue_family ? " queue " + std::to_string(*row.queue_family) : "");
 }
 
 // Every lane of one point at one block size, alternating which API goes first so slow drift
@@ -251,8 +272,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     const std::size_t k = turn % 2 ? lanes.size() - 1 - i : i;
     const Lane& lane = lanes[k];
     done[k] = 1;
-    // The copy engine is no shader: it has no binding mode, so it gets the native lane only.
-    if (job.plan.kernel == kCopyEngine && lane.binding != native_binding(lane.state->api)) continue;
+    if (!lane_runs(lane, job)) continue;
     rows[k] = row_of(job, lane, geom, out.n);
     ++step;
     stopped = interrupted();
@@ -307,6 +327,22 @@ bool same_point(const ResultRow& a, const ResultRow& b) {
          a.axes == b.axes && a.block_size == b.block_size;
 }
 
+bool same_lane(const ResultRow& a, const ResultRow& b) {
+  return a.api == b.api && a.binding == b.binding && a.queue_family == b.queue_family;
+}
+
+std::string variant_label(const std::string& variant, const std::optional<std::uint32_t>& family,
+                          const std::string& flags) {
+  // A family without flags was not recorded by its file but inferred (run_reader.cpp): it is
+  // matched on, not shown, so older files print as they did.
+  if (!family || flags.empty()) return variant;
+  return variant + " q" + std::to_string(*family) + " (" + flags + ")";
+}
+
+std::string variant_label(const ResultRow& row) {
+  return variant_label(row.variant, row.queue_family, row.queue_flags);
+}
+
 std::string point_label(const ResultRow& row) {
   const TestCase* t = find_test(row.test);
   return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
@@ -331,7 +367,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   std::vector<ApiState> apis;
   for (Api a : cfg.apis)
     apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
-                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}});
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {}});
   std::vector<Job> jobs;
   Limits lim;
   {
@@ -351,6 +387,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     for (ApiState& a : apis) {
       if (!a.backend) continue;
       prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      a.families = a.backend->copy_queue_families();
       if (std::none_of(settled.begin(), settled.end(),
                        [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
         settle_clocks(a, cfg, set.clocks, out);
@@ -364,7 +401,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
-  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
+  const std::size_t steps = count_steps(jobs, lanes, cfg.block_sizes.size());
   std::size_t step = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Inputs in;

@@ -141,6 +141,23 @@ void measure(Backend& b, const Launch& launch, const Launch* before, const RunCo
   add_flags(row, cfg, out);
 }
 
+// "" when the lane's queue family (if any) can run and time copies, else why not.
+std::string family_unusable(const Lane& lane) {
+  const QueueFamily* f = lane.family;
+  if (f == nullptr) return {};
+  const std::string name = "queue family " + std::to_string(f->index) + " (" + f->flags + ")";
+  if (f->queue_count == 0) return name + " has no queues";
+  if (f->timestamp_valid_bits == 0)
+    return name + " has no timestamps (timestampValidBits = 0): its copies cannot be timed";
+  return {};
+}
+
+const QueueFamily* own_family(const ApiState& a) {
+  for (const QueueFamily& f : a.families)
+    if (f.own) return &f;
+  return nullptr;
+}
+
 }  // namespace
 
 ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
@@ -160,6 +177,11 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   row.moved_bytes = job.plan.traffic.moved_bytes;
   row.sectors_per_request = job.plan.traffic.sectors_per_request;
   row.request_efficiency = job.plan.traffic.request_efficiency;
+  if (is_engine(job))
+    if (const QueueFamily* f = lane.family ? lane.family : own_family(*lane.state)) {
+      row.queue_family = f->index;
+      row.queue_flags = f->flags;
+    }
   return row;
 }
 
@@ -177,14 +199,25 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
     row.reason = why;
     return;
   }
+  if (const std::string why = family_unusable(lane); !why.empty()) {
+    row.status = Status::unavailable;
+    row.reason = why;
+    return;
+  }
+  // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.
+  const bool no_flush = lane.family != nullptr && !lane.family->compute;
   Backend& b = *a.backend;
   try {
     auto inbuf = b.allocate(job.plan.in_words * sizeof(float));
     auto outbuf = b.allocate(job.plan.out_words * sizeof(float));
-    const Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
-                        lane.binding};
+    Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
+                  lane.binding};
+    if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
     if (!correctness_run(b, launch, *inbuf, in, row, out)) return;
-    measure(b, launch, cfg.l2 == L2Mode::cold ? &a.flush : nullptr, cfg, clocks, out, row);
+    const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
+    measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
+    if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
+      row.flags.push_back("l2_not_flushed");
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();

@@ -56,19 +56,35 @@ struct ApiState {
   std::string reason;  // why there is no backend
   std::unique_ptr<DeviceBuffer> scratch, sink;
   Launch flush;
+  std::vector<QueueFamily> families;  // Backend::copy_queue_families
 };
 
-// One row per point: an API and, for Vulkan, a binding mode (descriptor, bda).
+// One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
+// points only, another queue family of the API that can copy (its own family's row is the native
+// binding's).
 struct Lane {
   ApiState* state;
   Binding binding;
+  const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
 };
 
+// A planned point: its test, the point and the plan.
 struct Job {
   const TestCase* test;
   Point point;
   Plan plan;
 };
+
+inline bool is_engine(const Job& job) {
+  return job.plan.kernel == kCopyEngine;
+}
+
+// Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
+// mode (native lane only), and the other queue families' lanes run nothing else.
+inline bool lane_runs(const Lane& lane, const Job& job) {
+  if (lane.family != nullptr) return is_engine(job);
+  return !is_engine(job) || lane.binding == native_binding(lane.state->api);
+}
 
 inline std::uint32_t launch_threads(const Plan& plan) {
   return plan.launch_threads ? plan.launch_threads : plan.params.n;
