@@ -59,6 +59,8 @@ TEST(Catalogue, KernelNamesFollowTestLayoutVariant) {
   EXPECT_EQ(cuvk::kernel_name("read_x", "aos", "scalar"), "read_x_aos");
   EXPECT_EQ(cuvk::kernel_name("copy", "", "vec4"), "copy_vec4");
   EXPECT_EQ(cuvk::kernel_name("stride", "", "scalar"), "stride");
+  EXPECT_EQ(cuvk::kernel_name("copy", "", "engine"), cuvk::kCopyEngine);
+  EXPECT_EQ(cuvk::kernel_name("copy_engine", "", "engine"), cuvk::kCopyEngine);
 }
 
 TEST(Catalogue, ReferencesKeepPoisonWhereTheKernelDoesNotWrite) {
@@ -99,8 +101,11 @@ TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
   ASSERT_NE(axis, nullptr);
   EXPECT_EQ(axis->param, nullptr);
   EXPECT_EQ(axis->option, "--copy-mibs");
-  const auto points = cuvk::points_of(*t, 1000, {}, {}, {});
-  ASSERT_EQ(points.size(), axis->defaults.size());
+  // Off by default (no values): the default run has the copy engine at n (copy engine) only.
+  EXPECT_TRUE(axis->defaults.empty());
+  EXPECT_TRUE(cuvk::points_of(*t, 1000, {}, {}, {}).empty());
+  const auto points = cuvk::points_of(*t, 1000, {{"copy_mib", {1, 16, 256}}}, {}, {});
+  ASSERT_EQ(points.size(), 3u);
   for (const cuvk::Point& p : points) {
     const cuvk::Plan plan = t->plan(p);
     const std::uint64_t words = std::uint64_t{p.axes.get("copy_mib")} << 18;  // 4-byte words
@@ -113,6 +118,6 @@ TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
     EXPECT_EQ(plan.params.stride, cuvk::find_axis("stride")->neutral);
   }
   EXPECT_EQ(cuvk::point_label(points.front().axes, t->sweeps), "copy_mib=1");
-  EXPECT_THROW(t->plan(cuvk::make_point("", "scalar", 1000, {{"copy_mib", 16384}})),
+  EXPECT_THROW(t->plan(cuvk::make_point("", "engine", 1000, {{"copy_mib", 16384}})),
                cuvk::UsageError);
 }

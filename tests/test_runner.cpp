@@ -677,3 +677,24 @@ TEST(RunnerQueues, SameLaneTellsQueueFamiliesApart) {
   EXPECT_FALSE(same_lane(a, b));
   EXPECT_TRUE(same_point(a, b));
 }
+
+// The copy-engine size sweep is off unless --copy-mibs gives sizes: the default run has no
+// copy_engine rows, and selecting only copy_engine without sizes says which option turns it on.
+TEST(RunnerQueues, CopyEngineSweepIsOffWithoutSizes) {
+  FakeBackend fake;
+  fake.copies_input = kCopyEngine;
+  RunConfig cfg = config({"copy_engine", "copy"});
+  cfg.variants = {"scalar"};
+  cfg.axis_values["copy_mib"] = {};
+  const RunOutcome out = run(fake, cfg);
+  for (const ResultRow& r : out.rows) EXPECT_EQ(r.test, "copy");
+  cfg.tests = {"copy_engine"};
+  try {
+    run(fake, cfg);
+    FAIL() << "an empty selection ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy_engine runs only with --copy-mibs"),
+              std::string::npos)
+        << e.what();
+  }
+}
