@@ -19,6 +19,7 @@ inline RunConfig small_suite(Api api) {
   cfg.warmup = 1;
   cfg.axis_values["offset"] = {0, 1, 7, 32};
   cfg.axis_values["stride"] = {1, 3, 32};
+  cfg.axis_values["copy_mib"] = {1, 3};  // copy_engine: small copies
   cfg.settle_ms = 1.0;
   cfg.host_cost_samples = 5;
   return cfg;

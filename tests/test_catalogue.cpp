@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "catalogue.h"
 #include "cuda_backend.h"
+#include "error.h"
 #include "spirv_modules.h"
 
 namespace {
@@ -58,6 +59,8 @@ TEST(Catalogue, KernelNamesFollowTestLayoutVariant) {
   EXPECT_EQ(cuvk::kernel_name("read_x", "aos", "scalar"), "read_x_aos");
   EXPECT_EQ(cuvk::kernel_name("copy", "", "vec4"), "copy_vec4");
   EXPECT_EQ(cuvk::kernel_name("stride", "", "scalar"), "stride");
+  EXPECT_EQ(cuvk::kernel_name("copy", "", "engine"), cuvk::kCopyEngine);
+  EXPECT_EQ(cuvk::kernel_name("copy_engine", "", "engine"), cuvk::kCopyEngine);
 }
 
 TEST(Catalogue, ReferencesKeepPoisonWhereTheKernelDoesNotWrite) {
@@ -87,4 +90,34 @@ TEST(Catalogue, BuffersHoldEveryIndexTheKernelTouches) {
           EXPECT_EQ(plan.out_words, std::uint64_t{n} + v);
         }
       }
+}
+
+// copy_engine: the copy engine over a size sweep in MiB, whatever n is; the axis reaches no kernel.
+TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
+  const cuvk::TestCase* t = cuvk::find_test("copy_engine");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->sweeps, std::vector<std::string>{"copy_mib"});
+  const cuvk::Axis* axis = cuvk::find_axis("copy_mib");
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->param, nullptr);
+  EXPECT_EQ(axis->option, "--copy-mibs");
+  // Off by default (no values): the default run has the copy engine at n (copy engine) only.
+  EXPECT_TRUE(axis->defaults.empty());
+  EXPECT_TRUE(cuvk::points_of(*t, 1000, {}, {}, {}).empty());
+  const auto points = cuvk::points_of(*t, 1000, {{"copy_mib", {1, 16, 256}}}, {}, {});
+  ASSERT_EQ(points.size(), 3u);
+  for (const cuvk::Point& p : points) {
+    const cuvk::Plan plan = t->plan(p);
+    const std::uint64_t words = std::uint64_t{p.axes.get("copy_mib")} << 18;  // 4-byte words
+    EXPECT_EQ(plan.kernel, cuvk::kCopyEngine);
+    EXPECT_EQ(plan.in_words, words);
+    EXPECT_EQ(plan.out_words, words);
+    EXPECT_EQ(plan.traffic.useful_bytes, 8 * words);  // read + write
+    EXPECT_EQ(plan.params.n, words);                  // the size reaches no other kernel parameter
+    EXPECT_EQ(plan.params.offset, cuvk::find_axis("offset")->neutral);
+    EXPECT_EQ(plan.params.stride, cuvk::find_axis("stride")->neutral);
+  }
+  EXPECT_EQ(cuvk::point_label(points.front().axes, t->sweeps), "copy_mib=1");
+  EXPECT_THROW(t->plan(cuvk::make_point("", "engine", 1000, {{"copy_mib", 16384}})),
+               cuvk::UsageError);
 }

@@ -143,20 +143,46 @@ TEST(RowFields, TheOutputHashIsWrittenUnderItsKindsKey) {
   }
 }
 
-TEST(RowFields, EverySweepAxisIsARequiredParamsField) {
+// Every axis is written; a file written before an axis existed reads it as the axis's neutral
+// value, so older files keep reading (and matching) when an axis is added.
+TEST(RowFields, EverySweepAxisIsWrittenAndReadsNeutralWhenMissing) {
   const ResultRow r = ok_row();
   const nlohmann::json j = row_json(r);
   for (const Axis& axis : axes()) {
     EXPECT_EQ(j["params"][axis.name], r.axes.get(axis.name)) << axis.name;
     nlohmann::json missing = j;
     missing["params"].erase(axis.name);
-    try {
-      read_row(JsonIn("t.json", missing));
-      ADD_FAILURE() << axis.name << " is not required";
-    } catch (const UsageError& e) {
-      EXPECT_EQ(std::string(e.what()), "t.json: params." + axis.name + ": missing (required)");
-    }
+    const ResultRow b = read_row(JsonIn("t.json", missing));
+    EXPECT_EQ(b.axes.get(axis.name), axis.neutral) << axis.name;
+    nlohmann::json wrong = j;
+    wrong["params"][axis.name] = -1;
+    EXPECT_THROW(read_row(JsonIn("t.json", wrong)), UsageError) << axis.name;
   }
+}
+
+// queue_family / queue_flags: written only in rows that have a queue family (copy-engine rows of
+// Vulkan), read back, and part of the row's identity.
+TEST(RowFields, QueueFamilyIsOptionalAndPartOfTheIdentity) {
+  ResultRow r = ok_row();
+  EXPECT_FALSE(row_json(r).contains("queue_family"));
+  EXPECT_FALSE(row_json(r).contains("queue_flags"));
+  EXPECT_FALSE(round_trip(r).queue_family.has_value());
+  ResultRow q = r;
+  q.queue_family = 1;
+  q.queue_flags = "transfer|sparse";
+  const nlohmann::json j = row_json(q);
+  EXPECT_EQ(j["queue_family"], 1);
+  EXPECT_EQ(j["queue_flags"], "transfer|sparse");
+  const ResultRow b = round_trip(q);
+  EXPECT_EQ(b.queue_family, q.queue_family);
+  EXPECT_EQ(b.queue_flags, q.queue_flags);
+  EXPECT_NE(row_identity(q), row_identity(r));
+  EXPECT_EQ(row_identity(b), row_identity(q));
+  EXPECT_EQ(variant_label(q), "vec4 q1 (transfer|sparse)");
+  EXPECT_EQ(variant_label(r), "vec4");
+  nlohmann::json bad = j;
+  bad["queue_family"] = "one";
+  EXPECT_THROW(read_row(JsonIn("t.json", bad)), UsageError);
 }
 
 TEST(RowFields, EveryFieldIsOnTheSchemaPage) {
@@ -199,4 +225,84 @@ TEST(RunSummary, PairsRowsAsParityDoes) {
   EXPECT_GT(0.05, kDefaultTolerance);
   EXPECT_FALSE(summary[1].differs);
   EXPECT_FALSE(summary[2].vulkan_ms.has_value());
+}
+
+namespace {
+
+nlohmann::json engine_row(const std::string& api, double median, std::optional<unsigned> family,
+                          const std::string& flags = "") {
+  nlohmann::json r = fixture::row("copy", api, median, median * 0.99, median * 1.01);
+  r["variant"] = "engine";
+  r["kernel"] = "copy_engine";
+  if (family) {
+    r["queue_family"] = *family;
+    r["queue_flags"] = flags;
+  }
+  return r;
+}
+
+}  // namespace
+
+// At a copy-engine point, the CUDA row (cudaMemcpyAsync) pairs with every Vulkan queue family's
+// row: one pair, ratio and verdict per family, in the order of the rows.
+TEST(CopyQueues, TheCudaRowPairsWithEveryQueueFamily) {
+  nlohmann::json cuda = engine_row("cuda", 0.18, std::nullopt);
+  const RunFile run = parse_results(
+      fixture::document({cuda, engine_row("vulkan", 0.63, 0, "graphics|compute|transfer"),
+                         engine_row("vulkan", 3.0, 1, "transfer"),
+                         engine_row("vulkan", 0.63, 2, "compute|transfer")})
+          .dump(),
+      "t.json");
+  const std::vector<ApiPair> pairs = pair_apis(run.rows);
+  ASSERT_EQ(pairs.size(), 3u);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    ASSERT_TRUE(pairs[i].cuda && pairs[i].vulkan);
+    EXPECT_EQ(pairs[i].vulkan_queue.family, std::optional<std::uint32_t>(i));
+    EXPECT_EQ(pairs[i].vulkan->queue_family, pairs[i].vulkan_queue.family);
+  }
+  EXPECT_EQ(pairs[1].vulkan_queue.label("engine"), "engine q1 (transfer)");
+  const ParityResult p = compare_apis(run.rows, kDefaultTolerance);
+  EXPECT_EQ(p.slower, 3u);
+  const std::vector<ParitySummaryRow> summary = parity_summary(run.rows);
+  ASSERT_EQ(summary.size(), 3u);
+  EXPECT_EQ(summary[1].vulkan_queue_family, std::optional<std::uint32_t>(1));
+  EXPECT_EQ(summary[1].vulkan_queue_flags, "transfer");
+}
+
+// A file from before copy queues: its Vulkan copy-engine row ran on the compute family the device
+// names, so it reads as that family's row (and matches a newer run's); every other row has none.
+TEST(CopyQueues, AnOldFilesEngineRowReadsAsTheComputeFamilys) {
+  nlohmann::json doc = fixture::document(
+      {engine_row("cuda", 0.18, std::nullopt), engine_row("vulkan", 0.63, std::nullopt),
+       fixture::row("copy", "vulkan", 0.2, 0.19, 0.21)});
+  doc["devices"]["vulkan"]["properties"]["compute_queue_family"] = "2";
+  const RunFile run = parse_results(doc.dump(), "old.json");
+  ASSERT_EQ(run.rows.size(), 3u);
+  EXPECT_FALSE(run.rows[0].queue_family.has_value());  // CUDA: no queue families
+  EXPECT_EQ(run.rows[1].queue_family, std::optional<std::uint32_t>(2));
+  EXPECT_FALSE(run.rows[2].queue_family.has_value());  // not the copy engine
+  // Two rows of one family at one point repeat each other; two families do not.
+  nlohmann::json dup = fixture::document({engine_row("vulkan", 0.63, 1, "transfer"),
+                                          engine_row("vulkan", 0.64, 1, "transfer"),
+                                          engine_row("vulkan", 0.65, 0, "compute")});
+  EXPECT_THROW(parse_results(dup.dump(), "dup.json"), UsageError);
+  dup["results"].erase(1);
+  EXPECT_EQ(parse_results(dup.dump(), "ok.json").rows.size(), 2u);
+}
+
+// The published H100 runs predate copy queues and the copy_mib axis: they still read, and their
+// copy-engine rows carry the compute family (0 there).
+TEST(CopyQueues, PublishedRunsStillRead) {
+  for (const char* name : {"/results/h100.json", "/results/h100/h100_previous.json"}) {
+    SCOPED_TRACE(name);
+    const RunFile run = read_results(std::string(CUVK_SOURCE_DIR) + name);
+    EXPECT_FALSE(run.rows.empty());
+    for (const ResultRow& r : run.rows) {
+      EXPECT_EQ(r.axes.get("copy_mib"), find_axis("copy_mib")->neutral);
+      if (r.api == Api::vulkan && r.kernel == kCopyEngine)
+        EXPECT_EQ(r.queue_family, std::optional<std::uint32_t>(0));
+      else
+        EXPECT_FALSE(r.queue_family.has_value());
+    }
+  }
 }

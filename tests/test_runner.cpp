@@ -62,7 +62,9 @@ class FakeBackend final : public Backend {
     k.emplace_back(kCopyEngine);
     return k;
   }
+  std::vector<QueueFamily> copy_queue_families() const override { return families; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
+    launches.push_back({launch.kernel, launch.queue_family, opt.before_each != nullptr});
     if (launch.kernel == suite_kernels().l2_flush_kernel)  // clock settling
       return std::vector<double>(static_cast<std::size_t>(opt.reps), flush_ms);
     if (interrupted()) ++calls_after_interrupt;
@@ -99,6 +101,13 @@ class FakeBackend final : public Backend {
   double sleep_ms_per_rep = 0.0;  // wall time each repetition takes
   std::vector<int> batch_sizes;   // opt.reps of every call, settling aside
   bool short_times = false;       // return one time fewer than asked (a broken backend)
+  std::vector<QueueFamily> families;  // copy_queue_families
+  struct Seen {
+    std::string kernel;
+    std::int32_t queue_family;
+    bool flushed;
+  };
+  std::vector<Seen> launches;
 
  private:
   DeviceInfo info_;
@@ -591,4 +600,101 @@ TEST(RunnerSignals, ABackendReturningTooFewTimesFailsTheRow) {
   EXPECT_EQ(out.rows[0].status, Status::failed);
   EXPECT_NE(out.rows[0].reason.find("returned 0 times for 1 repetitions"), std::string::npos)
       << out.rows[0].reason;
+}
+
+// Copy-engine points get a row per copy queue family: the own family's on the native lane, one
+// lane per other family; a family without timestamps or queues is unavailable with the reason,
+// and one that runs no kernels copies without the L2 flush (flagged). Other tests get no such rows.
+TEST(RunnerQueues, EveryCopyFamilyGetsItsOwnEngineRow) {
+  FakeBackend fake;
+  fake.copies_input = kCopyEngine;
+  fake.families = {{0, "graphics|compute|transfer", 16, 64, true, true},
+                   {1, "transfer", 2, 64, false, false},
+                   {2, "compute|transfer", 8, 0, true, false},
+                   {3, "compute|transfer", 0, 64, true, false}};
+  RunConfig cfg = config({"copy_engine", "copy"});
+  cfg.variants = {"scalar", "engine"};
+  cfg.axis_values["copy_mib"] = {1};
+  const RunOutcome out = run(fake, cfg);
+  std::map<std::uint32_t, int> engine_rows;  // per queue family, over copy/engine and copy_engine
+  for (const ResultRow& r : out.rows) {
+    SCOPED_TRACE(r.test + " " + r.variant);
+    if (r.kernel != kCopyEngine) {
+      EXPECT_FALSE(r.queue_family.has_value());
+      EXPECT_TRUE(r.queue_flags.empty());
+      continue;
+    }
+    ASSERT_TRUE(r.queue_family.has_value());
+    ++engine_rows[*r.queue_family];
+    EXPECT_EQ(r.binding, Binding::descriptor);
+    EXPECT_EQ(r.queue_flags, fake.families[*r.queue_family].flags);
+    const bool no_flush =
+        std::find(r.flags.begin(), r.flags.end(), "l2_not_flushed") != r.flags.end();
+    switch (*r.queue_family) {
+      case 0:
+      case 2:
+      case 3:
+        EXPECT_FALSE(no_flush);
+        break;
+      case 1:
+        EXPECT_TRUE(no_flush);
+        break;
+    }
+    if (*r.queue_family <= 1) {
+      EXPECT_EQ(r.status, Status::ok) << r.reason;
+      EXPECT_TRUE(r.verified);
+    } else {
+      EXPECT_EQ(r.status, Status::unavailable);
+      EXPECT_NE(r.reason.find(*r.queue_family == 2 ? "timestampValidBits = 0" : "no queues"),
+                std::string::npos)
+          << r.reason;
+    }
+  }
+  EXPECT_EQ(engine_rows, (std::map<std::uint32_t, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
+  // The own family runs on the backend's own queue (-1); the flush is skipped only on family 1.
+  int own = 0, other = 0;
+  for (const FakeBackend::Seen& s : fake.launches) {
+    if (s.kernel != kCopyEngine) continue;
+    EXPECT_TRUE(s.queue_family == -1 || s.queue_family == 1) << s.queue_family;
+    (s.queue_family == -1 ? own : other) += 1;
+    if (s.queue_family == 1) {
+      EXPECT_FALSE(s.flushed);
+    }
+  }
+  EXPECT_GT(own, 0);
+  EXPECT_GT(other, 0);
+}
+
+// A lane is (API, binding, queue family): rows of one point on two queue families are two lanes.
+TEST(RunnerQueues, SameLaneTellsQueueFamiliesApart) {
+  ResultRow a;
+  a.api = Api::vulkan;
+  a.binding = Binding::descriptor;
+  a.queue_family = 0;
+  ResultRow b = a;
+  EXPECT_TRUE(same_lane(a, b));
+  b.queue_family = 1;
+  EXPECT_FALSE(same_lane(a, b));
+  EXPECT_TRUE(same_point(a, b));
+}
+
+// The copy-engine size sweep is off unless --copy-mibs gives sizes: the default run has no
+// copy_engine rows, and selecting only copy_engine without sizes says which option turns it on.
+TEST(RunnerQueues, CopyEngineSweepIsOffWithoutSizes) {
+  FakeBackend fake;
+  fake.copies_input = kCopyEngine;
+  RunConfig cfg = config({"copy_engine", "copy"});
+  cfg.variants = {"scalar"};
+  cfg.axis_values["copy_mib"] = {};
+  const RunOutcome out = run(fake, cfg);
+  for (const ResultRow& r : out.rows) EXPECT_EQ(r.test, "copy");
+  cfg.tests = {"copy_engine"};
+  try {
+    run(fake, cfg);
+    FAIL() << "an empty selection ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy_engine runs only with --copy-mibs"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "devices.h"
 #include "error.h"
 #include "suite_check.h"
-#include "backends.h"
+#include "vk_queue_families.h"
 #include "vulkan_backend.h"
 
 using namespace cuvk;
@@ -75,10 +76,11 @@ TEST_F(VulkanValidated, EveryKernelRunsVerifiedInBothBindingModes) {
   cfg.vk_bindings = {Binding::descriptor, Binding::bda};
   const RunOutcome out = run(cfg);
   suite::expect_all_ok(out, Api::vulkan);
-  std::size_t descriptor_rows = 0, bda_rows = 0;
+  std::size_t descriptor_rows = 0, bda_rows = 0, engine_rows = 0;
   for (const ResultRow& r : out.rows) {
     if (r.binding == Binding::descriptor) {
       ++descriptor_rows;
+      engine_rows += r.kernel == kCopyEngine ? 1 : 0;
       continue;
     }
     ASSERT_EQ(r.binding, Binding::bda);
@@ -91,7 +93,7 @@ TEST_F(VulkanValidated, EveryKernelRunsVerifiedInBothBindingModes) {
     ASSERT_NE(twin, out.rows.end()) << r.kernel;
     EXPECT_EQ(twin->output_hash, r.output_hash) << r.kernel << " " << point_label(r);
   }
-  EXPECT_EQ(bda_rows + 1, descriptor_rows);  // every point but the copy engine's
+  EXPECT_EQ(bda_rows + engine_rows, descriptor_rows);  // every point but the copy engine's
 }
 
 // The internal L2-flush kernel in both modes: its store happens only when a vec4 sums to the
@@ -200,4 +202,105 @@ TEST_F(VulkanValidated, BlockSizeSweepRecordsEveryBlockSize) {
   EXPECT_EQ(b128, b256);
   EXPECT_EQ(b128 + b256, out.rows.size());
   EXPECT_GT(b128, 0u);
+}
+
+// ---- Copy queues: the copy engine on every queue family that can copy ----
+
+// NVIDIA-like families: graphics, transfer-only, async compute, video decode (no transfer bit),
+// video decode with transfer, optical flow, and two that cannot be measured.
+TEST(QueueFamilies, CopyFamiliesAreThoseThatCanTransfer) {
+  using vk::FamilyProperties;
+  const std::vector<FamilyProperties> families = {
+      {0x1 | 0x2 | 0x4 | 0x8, 16, 64},  // 0 graphics|compute|transfer|sparse
+      {0x4 | 0x8, 2, 64},               // 1 transfer|sparse: the dedicated copy engines
+      {0x2 | 0x4 | 0x8, 8, 64},         // 2 compute|transfer|sparse
+      {0x20, 1, 64},                    // 3 video_decode: cannot copy buffers
+      {0x20 | 0x4, 1, 64},              // 4 video_decode|transfer
+      {0x100, 1, 64},                   // 5 optical_flow
+      {0x2, 4, 0},                      // 6 compute without timestamps (transfer implied)
+      {0x1, 0, 64},                     // 7 graphics without queues
+  };
+  const std::vector<QueueFamily> copy = vk::copy_families(families, 0);
+  std::vector<std::uint32_t> indices;
+  for (const QueueFamily& f : copy) indices.push_back(f.index);
+  EXPECT_EQ(indices, (std::vector<std::uint32_t>{0, 1, 2, 4, 6, 7}));
+  EXPECT_EQ(copy[0].flags, "graphics|compute|transfer|sparse");
+  EXPECT_TRUE(copy[0].own && copy[0].compute);
+  EXPECT_EQ(copy[1].flags, "transfer|sparse");
+  EXPECT_FALSE(copy[1].own || copy[1].compute);
+  EXPECT_EQ(copy[1].queue_count, 2u);
+  EXPECT_EQ(copy[3].flags, "transfer|video_decode");
+  EXPECT_TRUE(vk::measurable(copy[1]));
+  EXPECT_FALSE(vk::measurable(copy[4]));  // no timestamps
+  EXPECT_FALSE(vk::measurable(copy[5]));  // no queues
+  EXPECT_EQ(vk::describe_copy_families({copy[0], copy[1]}),
+            "0 graphics|compute|transfer|sparse x16 ts64; 1 transfer|sparse x2 ts64");
+  EXPECT_EQ(vk::describe_copy_families({}), "none");
+  EXPECT_EQ(vk::queue_flags_text(0), "none");
+  EXPECT_EQ(vk::queue_flags_text(0x4 | 0x400), "transfer|0x400");  // unknown bits in hex
+  EXPECT_EQ(vk::queue_flags_text(0x10 | 0x40), "protected|video_encode");
+}
+
+// The device lists its copy families (its own among them) in its properties and through the
+// backend; each gets a verified copy-engine row at every copy_engine size, with its index and
+// flags, under the validation layer.
+TEST_F(VulkanValidated, EveryCopyQueueFamilyHasVerifiedEngineRows) {
+  const std::vector<QueueFamily> families = backend_->copy_queue_families();
+  ASSERT_FALSE(families.empty());
+  EXPECT_EQ(
+      std::count_if(families.begin(), families.end(), [](const QueueFamily& f) { return f.own; }),
+      1);
+  bool listed = false;
+  for (const auto& [key, value] : backend_->info().properties)
+    listed = listed ||
+             (key == "copy_queue_families" && value.find(families[0].flags) != std::string::npos);
+  EXPECT_TRUE(listed);
+
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.tests = {"copy", "copy_engine"};
+  cfg.variants = {"engine", "scalar"};
+  const RunOutcome out = run(cfg);
+  for (const QueueFamily& f : families) {
+    SCOPED_TRACE("queue family " + std::to_string(f.index) + " " + f.flags);
+    std::size_t rows = 0;
+    for (const ResultRow& r : out.rows) {
+      if (r.kernel != kCopyEngine || r.queue_family != f.index) continue;
+      ++rows;
+      EXPECT_EQ(r.queue_flags, f.flags);
+      if (!vk::measurable(f)) {
+        EXPECT_EQ(r.status, Status::unavailable);
+        continue;
+      }
+      EXPECT_EQ(r.status, Status::ok) << r.reason;
+      EXPECT_TRUE(r.verified);
+      EXPECT_GT(r.checked, 0u);
+      EXPECT_GT(r.gbps_useful, 0.0);
+    }
+    EXPECT_EQ(rows, 1u + cfg.axis_values.at("copy_mib").size());  // copy/engine + each size
+  }
+}
+
+// A copy-engine launch may name any copy family; an unknown family is an error, not a crash.
+TEST_F(VulkanValidated, CopyEngineRunsOnEachFamilyAndRefusesUnknownOnes) {
+  constexpr std::size_t kWords = 4096;
+  std::vector<std::uint32_t> data(kWords), got(kWords);
+  for (std::size_t i = 0; i < kWords; ++i) data[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  auto in = backend_->allocate(kWords * 4);
+  auto out = backend_->allocate(kWords * 4);
+  backend_->upload(*in, data.data(), kWords * 4);
+  Launch launch;
+  launch.kernel = kCopyEngine;
+  launch.in = in.get();
+  launch.out = out.get();
+  for (const QueueFamily& f : backend_->copy_queue_families()) {
+    if (!vk::measurable(f)) continue;
+    backend_->fill(*out, 0);
+    launch.queue_family = static_cast<std::int32_t>(f.index);
+    const std::vector<double> times = backend_->run(launch, RunOptions{3, nullptr});
+    EXPECT_EQ(times.size(), 3u);
+    backend_->download(*out, got.data(), kWords * 4);
+    EXPECT_EQ(got, data) << "queue family " << f.index;
+  }
+  launch.queue_family = 1000;
+  EXPECT_THROW(backend_->run(launch, RunOptions{1, nullptr}), Error);
 }

@@ -27,9 +27,9 @@ VkAccessFlags read_write_access(VkPipelineStageFlags stages) {
   return access;
 }
 
-CommandStream::CommandStream(const DeviceContext& context, std::uint32_t family,
-                             std::string device_name)
-    : context_(context), device_name_(std::move(device_name)) {
+CommandStream::CommandStream(const DeviceContext& context, std::uint32_t family, VkQueue queue,
+                             std::string device_name, VkPipelineStageFlags stages)
+    : context_(context), queue_(queue), device_name_(std::move(device_name)), stages_(stages) {
   const VolkDeviceTable* table = &context_.table;
   VkCommandPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -72,9 +72,10 @@ void CommandStream::begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags) {
   begin_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
   begin_info.flags = flags;
   CUVK_VK(vk().vkBeginCommandBuffer, cb, &begin_info);
-  // Order this submission after every earlier one on the device: their transfer and shader writes
+  // Order this submission after every earlier one on its queue: their transfer and shader writes
   // become visible here (RAW, WAW) and their reads finish before anything here writes (WAR).
-  barrier(cb, kWorkStages, write_access(kWorkStages), kWorkStages, read_write_access(kWorkStages));
+  // Work on another queue (a copy family's) was waited for on the host before this submission.
+  barrier(cb, stages_, write_access(stages_), stages_, read_write_access(stages_));
 }
 
 // The fence is unsignalled here: created so, and reset by every successful wait().
@@ -83,7 +84,7 @@ void CommandStream::submit(VkCommandBuffer cb) {
   submit_info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit_info.commandBufferCount = 1;
   submit_info.pCommandBuffers = &cb;
-  CUVK_VK(vk().vkQueueSubmit, context_.queue, 1, &submit_info, fence_.get());
+  CUVK_VK(vk().vkQueueSubmit, queue_, 1, &submit_info, fence_.get());
 }
 
 void CommandStream::wait() {

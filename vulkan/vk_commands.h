@@ -24,8 +24,11 @@ VkAccessFlags read_write_access(VkPipelineStageFlags stages);
 
 class CommandStream {
  public:
-  // Creates the command pool (transient), its command buffer and the fence.
-  CommandStream(const DeviceContext& context, std::uint32_t family, std::string device_name);
+  // Creates the command pool (transient) of `family`, its command buffer and the fence; submits to
+  // `queue` (of that family). `stages`: the work stages the family supports (kWorkStages on a
+  // compute family; TRANSFER alone on a transfer-only one), which the opening barrier covers.
+  CommandStream(const DeviceContext& context, std::uint32_t family, VkQueue queue,
+                std::string device_name, VkPipelineStageFlags stages = kWorkStages);
   CommandStream(const CommandStream&) = delete;
   CommandStream& operator=(const CommandStream&) = delete;
 
@@ -50,7 +53,9 @@ class CommandStream {
   VkDevice device() const { return context_.device.get(); }
 
   const DeviceContext& context_;
+  VkQueue queue_ = VK_NULL_HANDLE;
   std::string device_name_;
+  VkPipelineStageFlags stages_ = kWorkStages;
   vk::CommandPool pool_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with its pool
   vk::Fence fence_;

@@ -1,5 +1,6 @@
 // open_device(): instance, physical device checks, logical device with the optional features
-// (bufferDeviceAddress, pipeline executable properties) and the compute queue.
+// (bufferDeviceAddress, pipeline executable properties), the compute queue and a queue per other
+// family that can copy buffers.
 #include "vk_context.h"
 
 #include <volk.h>
@@ -11,6 +12,7 @@
 
 #include "error.h"
 #include "vk_check.h"
+#include "vk_queue_families.h"
 
 namespace cuvk::vk {
 namespace {
@@ -57,17 +59,32 @@ TraceSupport trace_support(const PhysicalFacts& facts, bool asked) {
   return t;
 }
 
-// The logical device with one queue of the compute family, its dispatch table and the queue.
+// The compute family first, then every other copy family that has queues and timestamps.
+std::vector<std::uint32_t> families_to_open(const PhysicalFacts& facts) {
+  std::vector<std::uint32_t> open = {facts.compute_family};
+  for (const QueueFamily& f : facts.copy_families) {
+    if (!f.own && measurable(f)) open.push_back(f.index);
+  }
+  return open;
+}
+
+// The logical device with one queue per family of families_to_open, its dispatch table and the
+// queues.
 // No robustness features: no bounds checks, as in CUDA. `start`: set just before vkCreateDevice.
 EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts,
                               const BackendOptions& options, Clock::time_point& start) {
   EnabledFeatures enabled;
   const float priority = 1.0F;
-  VkDeviceQueueCreateInfo queue_info{};
-  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  queue_info.queueFamilyIndex = facts.compute_family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
+  const std::vector<std::uint32_t> open = families_to_open(facts);
+  std::vector<VkDeviceQueueCreateInfo> queue_infos;
+  for (const std::uint32_t family : open) {
+    VkDeviceQueueCreateInfo queue_info{};
+    queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    queue_info.queueFamilyIndex = family;
+    queue_info.queueCount = 1;
+    queue_info.pQueuePriorities = &priority;
+    queue_infos.push_back(queue_info);
+  }
   std::vector<const char*> extensions;
   if (facts.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
   // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
@@ -117,8 +134,8 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   device_info.pNext = features_chain;
-  device_info.queueCreateInfoCount = 1;
-  device_info.pQueueCreateInfos = &queue_info;
+  device_info.queueCreateInfoCount = static_cast<std::uint32_t>(queue_infos.size());
+  device_info.pQueueCreateInfos = queue_infos.data();
   device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   device_info.ppEnabledExtensionNames = extensions.data();
   device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
@@ -127,11 +144,22 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
   CUVK_VK(vkCreateDevice, context.physical, &device_info, nullptr, &raw_device);
   volkLoadDeviceTable(&context.table, raw_device);
   context.device = vk::Device(raw_device, context.table.vkDestroyDevice);
-  context.table.vkGetDeviceQueue(raw_device, facts.compute_family, 0, &context.queue);
+  for (const std::uint32_t family : open) {
+    VkQueue queue = VK_NULL_HANDLE;
+    context.table.vkGetDeviceQueue(raw_device, family, 0, &queue);
+    context.family_queues.emplace_back(family, queue);
+  }
+  context.queue = context.family_queues.front().second;
   return enabled;
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> DeviceContext::families() const {
+  std::vector<std::uint32_t> out;
+  for (const auto& family_queue : family_queues) out.push_back(family_queue.first);
+  return out;
+}
 
 OpenedDevice open_device(int index, const BackendOptions& options) {
   OpenedDevice opened;

@@ -1,9 +1,11 @@
 // The device context every part of the backend shares: instance, physical device, logical device
-// with its dispatch table, and the compute queue. open_device() makes one. Private to vulkan/.
+// with its dispatch table, the compute queue and one queue per other family that can copy.
+// open_device() makes one. Private to vulkan/.
 #pragma once
 
 #include <volk.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,7 +27,13 @@ struct DeviceContext {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VolkDeviceTable table{};
   vk::Device device;  // destroyed before the instance, after every child (they hold the context)
-  VkQueue queue = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;  // of the compute family: every launch but other families' copies
+  // One queue per family opened: the compute family's (`queue`) first, then one per other copy
+  // family with queues and timestamps (copy-engine launches on Launch::queue_family).
+  std::vector<std::pair<std::uint32_t, VkQueue>> family_queues;
+  // The families of family_queues: where several, every test buffer is shared between them
+  // (VK_SHARING_MODE_CONCURRENT), so a copy on any of them needs no ownership transfer.
+  std::vector<std::uint32_t> families() const;
 };
 
 // Optional device features, as enabled at device creation.

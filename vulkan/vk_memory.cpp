@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "error.h"
 #include "vk_check.h"
@@ -36,13 +37,20 @@ Allocator::Allocator(std::shared_ptr<DeviceContext> context, const PhysicalFacts
 
 BoundBuffer Allocator::make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
                                    VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
-                                   VkMemoryPropertyFlags avoided, bool dedicated) const {
+                                   VkMemoryPropertyFlags avoided, bool dedicated,
+                                   bool shared) const {
   const VolkDeviceTable* table = &context_->table;
   VkBufferCreateInfo buffer_info{};
   buffer_info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   buffer_info.size = size;
   buffer_info.usage = usage;
   buffer_info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const std::vector<std::uint32_t> families = context_->families();
+  if (shared && families.size() > 1) {  // copies on other families need no ownership transfer
+    buffer_info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    buffer_info.queueFamilyIndexCount = static_cast<std::uint32_t>(families.size());
+    buffer_info.pQueueFamilyIndices = families.data();
+  }
   VkBuffer raw_buffer = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateBuffer, device(), &buffer_info, nullptr, &raw_buffer);
   BoundBuffer bound;
@@ -94,7 +102,7 @@ std::unique_ptr<DeviceBuffer> Allocator::allocate(std::size_t bytes) const {
   BoundBuffer bound =
       make_buffer(size, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0,
                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,  // plain VRAM rather than the BAR window
-                  /*dedicated=*/true);
+                  /*dedicated=*/true, /*shared=*/true);
   VkDeviceAddress address = 0;
   if (bda_) {
     VkBufferDeviceAddressInfo address_info{};

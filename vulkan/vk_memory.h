@@ -52,10 +52,11 @@ class Allocator {
   // `bda`: bufferDeviceAddress is enabled, so every test buffer gets a device address.
   Allocator(std::shared_ptr<DeviceContext> context, const PhysicalFacts& facts, bool bda);
 
-  // A buffer bound to its own allocation of the best memory type for the flags.
+  // A buffer bound to its own allocation of the best memory type for the flags; `shared`: usable
+  // on every queue family of the context (concurrent sharing where it has several).
   BoundBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
                           VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
-                          VkMemoryPropertyFlags avoided, bool dedicated) const;
+                          VkMemoryPropertyFlags avoided, bool dedicated, bool shared = false) const;
   // A device-local test buffer (Backend::allocate).
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) const;
   // `buffer` as a buffer of this device; throws when it belongs to another backend.

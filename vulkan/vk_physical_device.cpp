@@ -1,6 +1,7 @@
 // describe(): a physical device's facts, queried in this order: base properties, device
 // extensions, Vulkan 1.1 properties (UUID, largest allocation, driver), optional features
-// (bufferDeviceAddress, pipelineExecutableInfo), memory heaps, the first compute queue family.
+// (bufferDeviceAddress, pipelineExecutableInfo), memory heaps, the first compute queue family and
+// the families that can copy buffers.
 #include "vk_physical_device.h"
 
 #include <volk.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "vk_queue_families.h"
 #include "vk_util.h"
 
 namespace cuvk::vk {
@@ -141,19 +143,23 @@ void query_memory_and_limits(VkPhysicalDevice physical, const Properties& props,
   info.l2_bytes = 0;  // Vulkan does not report cache sizes
 }
 
-// The first queue family with compute, and its timestamp width.
-void find_compute_family(VkPhysicalDevice physical, PhysicalFacts& facts) {
+// The first queue family with compute, and its timestamp width; then every family that can copy
+// buffers (the copy engine's rows).
+void find_queue_families(VkPhysicalDevice physical, PhysicalFacts& facts) {
   std::uint32_t family_count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
   std::vector<VkQueueFamilyProperties> families(family_count);
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
+  std::vector<FamilyProperties> plain;
   for (std::uint32_t f = 0; f < family_count; ++f) {
-    if ((families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) {
+    plain.push_back(
+        {families[f].queueFlags, families[f].queueCount, families[f].timestampValidBits});
+    if (facts.compute_family == kNoFamily && (families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) {
       facts.compute_family = f;
       facts.timestamp_valid_bits = families[f].timestampValidBits;
-      break;
     }
   }
+  facts.copy_families = copy_families(plain, facts.compute_family);
 }
 
 // DeviceInfo::driver and the ordered key/value properties of reports.
@@ -197,6 +203,7 @@ void add_report_properties(const Properties& props, PhysicalFacts& facts) {
     p.emplace_back("timestamp_valid_bits", std::to_string(facts.timestamp_valid_bits));
     p.emplace_back("compute_queue_family", std::to_string(facts.compute_family));
   }
+  p.emplace_back("copy_queue_families", describe_copy_families(facts.copy_families));
   p.emplace_back("buffer_device_address", !facts.buffer_device_address ? "no"
                                           : facts.bda_extension
                                               ? "yes (VK_KHR_buffer_device_address)"
@@ -233,7 +240,7 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
   info.name = props.base.deviceName;
   info.is_cpu = props.base.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   query_memory_and_limits(physical, props, facts);
-  find_compute_family(physical, facts);
+  find_queue_families(physical, facts);
   facts.timestamp_period_ns = static_cast<double>(props.base.limits.timestampPeriod);
   add_report_properties(props, facts);
   return facts;

@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "backend.h"
 
@@ -34,6 +35,8 @@ struct PhysicalFacts {
   bool shader_device_clock = false;
   bool shader_sm_builtins = false;
   VkPhysicalDeviceMemoryProperties memory{};
+  // Queue families that can copy buffers (vk_queue_families.h), the compute family among them.
+  std::vector<QueueFamily> copy_families;
 };
 
 // Device `index` of the instance's enumeration, described. Needs an instance (volk's

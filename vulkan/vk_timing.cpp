@@ -17,8 +17,9 @@
 
 namespace cuvk::vk {
 
-Timer::Timer(const DeviceContext& context, const PhysicalFacts& facts, CommandStream& commands)
-    : context_(context), facts_(facts), commands_(commands) {
+Timer::Timer(const DeviceContext& context, const TimedQueue& queue, CommandStream& commands,
+             CommandStream* reset_on)
+    : context_(context), queue_(queue), commands_(commands), reset_on_(reset_on) {
   VkQueryPoolCreateInfo query_info{};
   query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
   query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -28,12 +29,13 @@ Timer::Timer(const DeviceContext& context, const PhysicalFacts& facts, CommandSt
   query_pool_ = vk::QueryPool(&context_.table, device(), raw_query);
 }
 
-// One batch: reset its queries, then per repetition [flush, barrier,] timestamp, launch,
-// timestamp, barrier.
+// One batch: reset its queries (unless reset_on_ did), then per repetition [flush, barrier,]
+// timestamp, launch, timestamp, barrier.
 void Timer::record_batch(VkCommandBuffer cb, const ResolvedLaunch& timed,
                          const ResolvedLaunch* flush, VkPipelineStageFlags stages,
                          std::uint32_t count) {
-  vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, kQueriesPerRep * count);
+  if (reset_on_ == nullptr)
+    vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, kQueriesPerRep * count);
   for (std::uint32_t rep = 0; rep < count; ++rep) {
     if (flush != nullptr) {  // outside the interval, with its barrier
       record_launch(vk(), cb, *flush);
@@ -50,7 +52,7 @@ std::vector<double> Timer::run(const ResolvedLaunch& timed, const ResolvedLaunch
   VkPipelineStageFlags stages = timed.stage;  // what the serialising barriers must cover
   if (flush != nullptr) stages |= flush->stage;
 
-  const std::uint32_t bits = facts_.timestamp_valid_bits;
+  const std::uint32_t bits = queue_.timestamp_valid_bits;
   const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   std::vector<double> times_ms;
   times_ms.reserve(static_cast<std::size_t>(reps));
@@ -58,6 +60,11 @@ std::vector<double> Timer::run(const ResolvedLaunch& timed, const ResolvedLaunch
   for (int first = 0; first < reps; first += kMaxRepsPerBatch) {
     const int count = std::min(kMaxRepsPerBatch, reps - first);
     const std::uint32_t queries = kQueriesPerRep * static_cast<std::uint32_t>(count);
+    if (reset_on_ != nullptr) {  // a transfer-only queue: reset on a compute queue, waited for
+      VkCommandBuffer reset_cb = reset_on_->begin();
+      vk().vkCmdResetQueryPool(reset_cb, query_pool_.get(), 0, queries);
+      reset_on_->submit_and_wait();
+    }
     VkCommandBuffer cb = commands_.begin();
     record_batch(cb, timed, flush, stages, static_cast<std::uint32_t>(count));
     commands_.submit_and_wait();
@@ -70,7 +77,7 @@ std::vector<double> Timer::run(const ResolvedLaunch& timed, const ResolvedLaunch
       const std::uint64_t start = stamps[kQueriesPerRep * rep] & mask;
       const std::uint64_t end = stamps[kQueriesPerRep * rep + 1] & mask;
       const std::uint64_t ticks = (end - start) & mask;  // modulo the counter width: wrap-safe
-      times_ms.push_back(static_cast<double>(ticks) * facts_.timestamp_period_ns / kNsPerMs);
+      times_ms.push_back(static_cast<double>(ticks) * queue_.timestamp_period_ns / kNsPerMs);
     }
   }
   return times_ms;
@@ -113,7 +120,7 @@ HostCostSamples Timer::host_cost(const ResolvedLaunch& r, int samples) {
 void Timer::submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost) {
   VkCommandPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  pool_info.queueFamilyIndex = facts_.compute_family;
+  pool_info.queueFamilyIndex = queue_.family;
   VkCommandPool raw_pool = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
   const vk::CommandPool pool(&context_.table, device(), raw_pool);

@@ -23,10 +23,21 @@ constexpr int kMaxRepsPerBatch = 1024;
 constexpr std::uint32_t kQueriesPerRep = 2;
 constexpr double kNsPerMs = 1e6;
 
+// The queue a Timer times work on: its family and how to read that family's timestamps.
+struct TimedQueue {
+  std::uint32_t family = 0;
+  std::uint32_t timestamp_valid_bits = 0;
+  double timestamp_period_ns = 0.0;
+};
+
 class Timer {
  public:
-  // Creates the timestamp query pool (two queries per repetition of a batch).
-  Timer(const DeviceContext& context, const PhysicalFacts& facts, CommandStream& commands);
+  // Creates the timestamp query pool (two queries per repetition of a batch); `commands` submits
+  // to `queue`. `reset_on`: where the queries are reset before each batch when `queue`'s family
+  // cannot reset them itself (vkCmdResetQueryPool needs a graphics or compute queue); null: in
+  // the batch's own command buffer.
+  Timer(const DeviceContext& context, const TimedQueue& queue, CommandStream& commands,
+        CommandStream* reset_on = nullptr);
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
@@ -45,8 +56,9 @@ class Timer {
   void submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost);
 
   const DeviceContext& context_;
-  const PhysicalFacts& facts_;
+  TimedQueue queue_;
   CommandStream& commands_;
+  CommandStream* reset_on_ = nullptr;
   vk::QueryPool query_pool_;
 };
 

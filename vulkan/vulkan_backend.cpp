@@ -15,13 +15,18 @@
 //   dispatch (each latches when all earlier commands have completed, like a CUDA event); a
 //   barrier after every dispatch serialises repetitions like a CUDA stream. The optional
 //   before_each launch (L2 flush) and its barrier are outside the interval.
-// - kCopyEngine launches are one vkCmdCopyBuffer, timed the same way.
+// - kCopyEngine launches are one vkCmdCopyBuffer, timed the same way, on the compute queue or on
+//   the queue of any other family that can copy (Launch::queue_family): every such family with
+//   queues and timestamps gets one queue at device creation, with its own command pool and
+//   timestamp query pool, and the test buffers are then shared between the families
+//   (VK_SHARING_MODE_CONCURRENT). Every submission is waited for before the next, on any queue.
 // - Every command buffer starts with a global barrier from all earlier transfer/compute work: a
 //   fence wait orders only the host, so without it submissions would not be ordered on the device.
 //
 // The backend by concern (each a file pair vk_<name>.h / .cpp):
 //   instance           loader (volk), instance, validation layer, debug messenger
 //   physical_device    describe(): a physical device's facts -> DeviceInfo, extensions, features
+//   queue_families     which queue families can copy buffers (pure logic)
 //   context            the shared device context; logical device creation and enabled features
 //   memory             buffers, memory types, allocation, the free-memory budget
 //   staging            upload / download / fill through the staging buffer
@@ -51,11 +56,19 @@
 #include "vk_physical_device.h"
 #include "vk_pipeline_statistics.h"
 #include "vk_pipelines.h"
+#include "vk_queue_families.h"
 #include "vk_staging.h"
 #include "vk_timing.h"
 
 namespace cuvk {
 namespace {
+
+// Another queue family's queue, for copy-engine launches: its commands and timestamps.
+struct CopyQueue {
+  QueueFamily family;
+  std::unique_ptr<vk::CommandStream> commands;
+  std::unique_ptr<vk::Timer> timer;
+};
 
 class VulkanBackend final : public Backend {
  public:
@@ -83,6 +96,7 @@ class VulkanBackend final : public Backend {
     return vk::binding_unsupported(binding, features_);
   }
   TraceSupport trace_support() const override { return features_.trace; }
+  std::vector<QueueFamily> copy_queue_families() const override { return facts_.copy_families; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override;
@@ -98,6 +112,8 @@ class VulkanBackend final : public Backend {
   vk::ResolvedLaunch resolve(const Launch& launch, const char* what) {
     return vk::resolve_launch(launch, what, info_, features_, allocator_, pipelines_);
   }
+  void open_copy_queues();
+  vk::Timer& timer_for(const Launch& launch, const RunOptions& opt);
 
   // Declaration order is creation order (the device's children after the context) and, reversed,
   // destruction order.
@@ -110,7 +126,8 @@ class VulkanBackend final : public Backend {
   vk::Timer timer_;                                      // timestamp query pool
   vk::Pipelines pipelines_;  // set layout, pipeline layouts, descriptor pool, pipelines
   vk::Allocator allocator_;
-  vk::Staging staging_;  // staging buffer, made at the first transfer
+  vk::Staging staging_;                 // staging buffer, made at the first transfer
+  std::vector<CopyQueue> copy_queues_;  // the other copy families' queues (Launch::queue_family)
 };
 
 VulkanBackend::VulkanBackend(vk::OpenedDevice opened)
@@ -119,12 +136,61 @@ VulkanBackend::VulkanBackend(vk::OpenedDevice opened)
       facts_(std::move(opened.facts)),
       features_(std::move(opened.features)),
       startup_(std::move(opened.startup)),
-      commands_(*context_, facts_.compute_family, info_.name),
-      timer_(*context_, facts_, commands_),
+      commands_(*context_, facts_.compute_family, context_->queue, info_.name),
+      timer_(*context_,
+             {facts_.compute_family, facts_.timestamp_valid_bits, facts_.timestamp_period_ns},
+             commands_),
       pipelines_(*context_, features_.capture_statistics),
       allocator_(context_, facts_, features_.bda),
       staging_(*context_, allocator_, commands_) {
+  open_copy_queues();
   startup_.emplace_back("device", vk::ms_since(opened.device_start));  // with pools and layouts
+}
+
+// Commands and timestamps for each queue the context opened besides the compute queue. A family
+// that cannot reset queries itself (no graphics, no compute) has them reset on the compute queue.
+void VulkanBackend::open_copy_queues() {
+  for (const auto& [index, queue] : context_->family_queues) {
+    if (index == facts_.compute_family) continue;
+    for (const QueueFamily& family : facts_.copy_families) {
+      if (family.index != index) continue;
+      const bool resets = family.compute || family.flags.find("graphics") != std::string::npos;
+      CopyQueue q;
+      q.family = family;
+      q.commands = std::make_unique<vk::CommandStream>(
+          *context_, index, queue, info_.name,
+          family.compute ? vk::kWorkStages
+                         : static_cast<VkPipelineStageFlags>(VK_PIPELINE_STAGE_TRANSFER_BIT));
+      const vk::TimedQueue timed{index, family.timestamp_valid_bits, facts_.timestamp_period_ns};
+      q.timer =
+          std::make_unique<vk::Timer>(*context_, timed, *q.commands, resets ? nullptr : &commands_);
+      copy_queues_.push_back(std::move(q));
+    }
+  }
+}
+
+// The compute queue's timer, or that of the copy family a copy-engine launch asks for.
+vk::Timer& VulkanBackend::timer_for(const Launch& launch, const RunOptions& opt) {
+  if (launch.queue_family < 0 ||
+      static_cast<std::uint32_t>(launch.queue_family) == facts_.compute_family) {
+    return timer_;
+  }
+  const std::string family = "queue family " + std::to_string(launch.queue_family);
+  if (launch.kernel != kCopyEngine) {
+    throw Error("Vulkan run: '" + launch.kernel + "' on " + family +
+                ": only copy-engine launches run outside the compute queue");
+  }
+  for (CopyQueue& q : copy_queues_) {
+    if (static_cast<std::int32_t>(q.family.index) != launch.queue_family) continue;
+    if (opt.before_each != nullptr && !q.family.compute) {
+      throw Error("Vulkan run: " + family + " (" + q.family.flags +
+                  ") cannot run the before_each kernel");
+    }
+    q.commands->ensure_usable();
+    return *q.timer;
+  }
+  throw Error("Vulkan run: " + family +
+              " has no queue here (not a copy family, or no queues or timestamps)");
 }
 
 VulkanBackend::~VulkanBackend() {
@@ -146,6 +212,7 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
   if (opt.reps < 1) {
     throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
   }
+  vk::Timer& timer = timer_for(launch, opt);
   std::vector<vk::ResolvedLaunch> resolved;
   resolved.push_back(resolve(launch, "launch"));
   if (opt.before_each != nullptr) {
@@ -153,7 +220,7 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
   }
   vk::prepare_descriptor_sets(pipelines_, resolved);
   const vk::ResolvedLaunch* flush = opt.before_each != nullptr ? &resolved[1] : nullptr;
-  return timer_.run(resolved[0], flush, opt.reps);
+  return timer.run(resolved[0], flush, opt.reps);
 }
 
 HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {

@@ -79,7 +79,8 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
     std::string defaults;
     for (std::uint32_t v : axis.defaults) defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
-    sub.add_option(axis.option, a.axis_values[axis.name], axis.help + " (default " + defaults + ")");
+    sub.add_option(axis.option, a.axis_values[axis.name],
+                   axis.help + (defaults.empty() ? "" : " (default " + defaults + ")"));
   }
   sub.add_option("--seed", a.seed, "seed of the random inputs (default 1)");
   sub.add_option("--l2", a.l2,

@@ -86,6 +86,9 @@ struct Launch {
   // kernel plus timestamp writes, and writes one record of CUVK_TRACE_WORDS words per block
   // (params.h) into this buffer, which must hold grid_x * grid_y records.
   DeviceBuffer* trace = nullptr;
+  // kCopyEngine launches only: the queue family (QueueFamily::index) whose queue runs the copy;
+  // -1: the backend's own queue (every other launch runs there).
+  std::int32_t queue_family = -1;
 };
 
 // What a backend's traced launches record (Backend::trace_support).
@@ -103,6 +106,17 @@ struct TraceSupport {
 // own copy command (cudaMemcpyAsync device-to-device / vkCmdCopyBuffer), timed like a kernel:
 // the drivers' copy engines as a reference for the copy kernels' ceiling.
 inline constexpr const char* kCopyEngine = "copy_engine";
+
+// A queue family that can copy buffers (Backend::copy_queue_families): kCopyEngine launches may
+// run on its queue (Launch::queue_family).
+struct QueueFamily {
+  std::uint32_t index = 0;                 // the API's queue family index
+  std::string flags;                       // its capabilities, e.g. "graphics|compute|transfer"
+  std::uint32_t queue_count = 0;           // 0: no queue to run on
+  std::uint32_t timestamp_valid_bits = 0;  // 0: copies there cannot be timed
+  bool compute = false;  // runs kernels too, so the L2 flush can run before each repetition
+  bool own = false;      // the family of the backend's own queue (Launch::queue_family -1)
+};
 
 // What issuing work costs the CPU, sampled on the host clock (one value per issue).
 struct HostCostSamples {
@@ -192,6 +206,9 @@ class Backend {
 
   // Whether launches with Launch::trace can run, and what their records hold.
   virtual TraceSupport trace_support() const;
+  // Queue families that can copy buffers, the backend's own among them; empty where the API has
+  // no such choice (CUDA: cudaMemcpyAsync picks its copy engine itself).
+  virtual std::vector<QueueFamily> copy_queue_families() const { return {}; }
 
   // Host-side costs of `samples` issues of `launch` (which should be tiny) per kind of issue.
   virtual HostCostSamples host_cost(const Launch& launch, int samples) = 0;

@@ -12,6 +12,13 @@ const std::vector<Axis>& axes() {
        {0, 1, 2, 4, 7, 8, 16, 31, 32}, 0, 0, &CuvkParams::offset},
       {"stride", "--strides", "element stride of the input (stride): list or ranges",
        {1, 2, 3, 4, 8, 16, 32}, 1, 1, &CuvkParams::stride},
+      // Sizes no kernel sees: the copy engine copies this many MiB (copy_engine); where each
+      // queue and cudaMemcpyAsync reach their plateau. Off by default (no values): small copies
+      // converge slowly, and the default run already has the copy engine at n (copy engine).
+      {"copy_mib", "--copy-mibs",
+       "MiB copied by the API's own copy command on every queue family (test copy_engine, off "
+       "unless given): list or ranges, e.g. 1,4,16,64,256,1024",
+       {}, 0, 1, nullptr},
   };
   return table;
 }
@@ -45,7 +52,8 @@ void AxisValues::set(const std::string& name, std::uint32_t value) {
 
 void apply_axes(const AxisValues& values, CuvkParams& params) {
   const std::vector<Axis>& all = axes();
-  for (std::size_t i = 0; i < all.size(); ++i) params.*(all[i].param) = values.values()[i];
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].param != nullptr) params.*(all[i].param) = values.values()[i];
 }
 
 std::string point_label(const AxisValues& values, const std::vector<std::string>& swept) {

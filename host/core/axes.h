@@ -1,7 +1,8 @@
 // Sweep axes as data. An axis names a parameter that a test may sweep (offset, stride): the JSON
 // `params` field and the point label use its name, the CLI option that lists its values is derived
 // from it, and `param` says where the value reaches the kernel's parameter block. Adding an axis =
-// one entry in axes.cpp + its field in params.h (and the tests that sweep it name it).
+// one entry in axes.cpp + its field in params.h where a kernel reads it (and the tests that sweep
+// it name it).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,8 @@ struct Axis {
   std::vector<std::uint32_t> defaults;  // swept when the option is not given
   std::uint32_t neutral = 0;            // a point's value when its test does not sweep the axis
   std::uint32_t min_value = 0;          // smaller values are refused (stride 0)
-  std::uint32_t CuvkParams::*param = nullptr;  // where the value reaches the kernel
+  // Where the value reaches the kernel; nullptr: it does not (a size only the host uses).
+  std::uint32_t CuvkParams::*param = nullptr;
 };
 
 const std::vector<Axis>& axes();

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
+#include "backend.h"
 #include "error.h"
 #include "util.h"
 
@@ -165,6 +167,27 @@ Plan plan_copy(const Point& pt) {
   return plan;
 }
 
+// copy_engine: the API's own buffer copy (cudaMemcpyAsync device to device / vkCmdCopyBuffer on
+// each queue family that can copy) of copy_mib MiB, whatever n is: the size sweep of the copy
+// engines, where each reaches its plateau.
+constexpr std::uint64_t kWordsPerMiB = (1u << 20) / kFloat;
+
+Plan plan_copy_engine(const Point& pt) {
+  const std::uint64_t words = std::uint64_t{pt.axes.get("copy_mib")} * kWordsPerMiB;
+  if (words > std::numeric_limits<std::uint32_t>::max())
+    throw UsageError("--copy-mibs: " + std::to_string(pt.axes.get("copy_mib")) +
+                     " MiB overflows 32-bit indices");
+  const auto n = static_cast<std::uint32_t>(words);
+  Plan plan;
+  plan.kernel = kernel_name("copy_engine", "", pt.variant);  // kCopyEngine
+  plan.params = params(n, pt);
+  plan.in_words = words;
+  plan.out_words = words;
+  plan.traffic = traffic({{stream(0, kFloat, kFloat, n)}, {stream(0, kFloat, kFloat, n)}});
+  plan.reference = [](const std::vector<float>& in, std::vector<float>& out) { out = in; };
+  return plan;
+}
+
 std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
@@ -188,6 +211,10 @@ std::vector<TestCase> make_catalogue() {
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
        "driver's own copy; grid: 256K threads in a grid-stride loop, few workgroups)",
        {}, {"scalar", "vec4", "engine", "grid"}, {}, plan_copy},
+      {"copy_engine",
+       "the API's own buffer copy of copy_mib MiB (n unused): cudaMemcpyAsync device to device, "
+       "and vkCmdCopyBuffer on every Vulkan queue family that can copy, one row each",
+       {}, {"engine"}, {"copy_mib"}, plan_copy_engine},
   };
 }
 
@@ -206,6 +233,7 @@ const TestCase* find_test(const std::string& name) {
 
 std::string kernel_name(const std::string& test, const std::string& layout,
                         const std::string& variant) {
+  if (variant == "engine") return kCopyEngine;  // the API's own copy command, whatever the test
   std::string name = test;
   if (!layout.empty()) name += "_" + layout;
   if (!variant.empty() && variant != "scalar") name += "_" + variant;

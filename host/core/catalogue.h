@@ -49,7 +49,7 @@ struct TestCase {
   std::string name;
   std::string description;
   std::vector<std::string> layouts;   // empty: no layout axis
-  std::vector<std::string> variants;  // at least {"scalar"}
+  std::vector<std::string> variants;  // at least one ("scalar"; "engine": the API's copy command)
   std::vector<std::string> sweeps;    // axes (axes.h) this test sweeps; empty: none
   std::function<Plan(const Point&)> plan;
 };

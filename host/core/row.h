@@ -36,6 +36,10 @@ struct ResultRow {
   std::string test, layout, variant, kernel;  // layout "" where none
   Api api = Api::cuda;
   Binding binding = Binding::pointer;  // how the kernel reached its buffers (CUDA: pointer)
+  // Copy-engine rows of an API with queue families (Vulkan): the family whose queue ran the copy
+  // and its capabilities ("graphics|compute|transfer|sparse"). Unset / "" on every other row.
+  std::optional<std::uint32_t> queue_family;
+  std::string queue_flags;
   std::uint32_t n = 0, block_size = 0;  // the problem size and the launch's block size
   AxisValues axes;                      // the sweep point (offset, stride, ...)
   std::uint32_t threads = 0;  // params.n: threads that do work
@@ -64,8 +68,18 @@ struct ResultRow {
 // Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
 std::string point_label(const ResultRow& row);
 
-// Whether two rows measured the same point (API and binding aside): test, layout, variant, n,
-// sweep axes, block size. Parity, baselines and the run summary pair rows with it.
+// Whether two rows measured the same point (API, binding and queue family aside): test, layout,
+// variant, n, sweep axes, block size. Parity, baselines and the run summary pair rows with it.
 bool same_point(const ResultRow& a, const ResultRow& b);
+
+// Whether two rows of one point are the same lane: API, binding and queue family. Each Vulkan
+// lane of a point pairs with the point's CUDA row; a baseline row matches the same lane's row.
+bool same_lane(const ResultRow& a, const ResultRow& b);
+
+// The variant as tables show it: "engine", or for a row on a queue family "engine q1 (transfer)"
+// (a family without flags, inferred for a file from before copy queues, is not shown).
+std::string variant_label(const std::string& variant, const std::optional<std::uint32_t>& family,
+                          const std::string& flags);
+std::string variant_label(const ResultRow& row);
 
 }  // namespace cuvk

@@ -1,27 +1,29 @@
 // The one timing driver, as named phases (nvbench's measure_cold idea):
 //   validate -> plan -> check resources -> settle clocks -> per point: prepare inputs, then per
 //   API lane: correctness run + verify -> measure -> summarise (ceilings, host cost).
-// Each phase is one function below; run_suite only sequences them. Tests, the ceiling, the
-// host-cost kernel and the L2 flush all come from the catalogue: nothing here names a test.
+// Each phase is one function below (one lane of one point, correctness run to flags, is in
+// runner_lane.cpp; validate_config in run_config.cpp); run_suite only sequences them. Tests, the
+// ceiling, the host-cost kernel and the L2 flush all come from the catalogue: nothing here names a
+// test.
 #include "runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 
 #include "error.h"
-#include "host_data.h"
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "l2_flush.h"
+#include "runner_parts.h"
 #include "util.h"
 
 namespace cuvk {
 namespace {
+
+using namespace runner_detail;
 
 constexpr std::uint64_t kIndexLimit = std::uint64_t{1} << 32;  // kernels index with 32-bit uints
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
@@ -31,70 +33,11 @@ constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with t
 // batch reports no positive, finite time.
 constexpr double kSettleWallFactor = 2.0;
 constexpr double kSettleWallSlackS = 0.5;
-// Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
-// one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
-constexpr double kBatchWallS = 0.25;
-
-using WallClock = std::chrono::steady_clock;
-
-double seconds_since(WallClock::time_point t0) {
-  return std::chrono::duration<double>(WallClock::now() - t0).count();
-}
-
-// Adds the wall time of its scope to the named phase of RunOutcome::phase_s.
-class PhaseTimer {
- public:
-  PhaseTimer(std::vector<std::pair<std::string, double>>& phases, const char* name)
-      : phases_(phases), name_(name), start_(WallClock::now()) {}
-  ~PhaseTimer() {
-    const double s = seconds_since(start_);
-    for (auto& [phase, total] : phases_)
-      if (phase == name_) {
-        total += s;
-        return;
-      }
-    phases_.emplace_back(name_, s);
-  }
-  PhaseTimer(const PhaseTimer&) = delete;
-  PhaseTimer& operator=(const PhaseTimer&) = delete;
-
- private:
-  std::vector<std::pair<std::string, double>>& phases_;
-  const char* name_;
-  WallClock::time_point start_;
-};
-
-const char* stop_name(StopReason r) {
-  switch (r) {
-    case StopReason::converged: return "converged";
-    case StopReason::time_budget: return "time_budget";
-    case StopReason::sample_budget: return "sample_budget";
-    case StopReason::more: break;
-  }
-  return "more";
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
   return s;
 }
-
-// One API taking part in the run, with its L2-flush scratch (also the clock-settling work).
-struct ApiState {
-  Api api;
-  Backend* backend;
-  std::string reason;  // why there is no backend
-  std::unique_ptr<DeviceBuffer> scratch, sink;
-  Launch flush;
-};
-
-// One row per point: an API and, for Vulkan, a binding mode (descriptor, bda).
-struct Lane {
-  ApiState* state;
-  Binding binding;
-};
-
 // Limits common to every device that will run, so both APIs get identical geometry.
 struct Limits {
   std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
@@ -102,16 +45,6 @@ struct Limits {
   std::uint64_t l2_bytes = 0, bus_bits = 0;
   bool any_gpu = false, any_backend = false, any_cpu = false;
 };
-
-struct Job {
-  const TestCase* test;
-  Point point;
-  Plan plan;
-};
-
-std::uint32_t launch_threads(const Plan& plan) {
-  return plan.launch_threads ? plan.launch_threads : plan.params.n;
-}
 
 Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
   return launch_geometry(threads, block, lim.max_x, lim.max_y);
@@ -169,9 +102,13 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
 // Every point of every selected test, planned before anything runs so a bad size fails first.
 std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_t n) {
   std::vector<Job> jobs;
+  std::string off;  // the options of axes that are off (no values) and that a selected test sweeps
   for (const std::string& name : cfg.tests) {
     const TestCase* t = find_test(name);
     if (!t) throw UsageError("unknown test '" + name + "'");
+    for (const std::string& axis : t->sweeps)
+      if (const auto v = cfg.axis_values.find(axis); v != cfg.axis_values.end() && v->second.empty())
+        off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       Plan plan = t->plan(p);
       for (std::uint64_t words : {plan.in_words, plan.out_words}) {
@@ -186,7 +123,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
       jobs.push_back({t, p, std::move(plan)});
     }
   }
-  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty");
+  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty" + off);
   // The ceiling first: every later row's "% of ceiling" is then known when the row is printed.
   const SuiteKernels& sk = suite_kernels();
   std::stable_partition(jobs.begin(), jobs.end(), [&sk](const Job& j) {
@@ -219,11 +156,27 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
 std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
   std::vector<Lane> lanes;
   for (ApiState& a : apis) {
-    if (a.api != Api::vulkan) lanes.push_back({&a, native_binding(a.api)});
-    else
-      for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
+    if (a.api != Api::vulkan) {
+      lanes.push_back({&a, native_binding(a.api)});
+      continue;
+    }
+    for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
+    // The copy engine on every other family that can copy, next to the native lane's own family.
+    const Binding native = native_binding(a.api);
+    if (std::find(cfg.vk_bindings.begin(), cfg.vk_bindings.end(), native) == cfg.vk_bindings.end())
+      continue;
+    for (const QueueFamily& f : a.families)
+      if (!f.own) lanes.push_back({&a, native, &f});
   }
   return lanes;
+}
+
+std::size_t count_steps(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
+                        std::size_t block_sizes) {
+  std::size_t steps = 0;
+  for (const Job& j : jobs)
+    for (const Lane& l : lanes) steps += lane_runs(l, j) ? block_sizes : 0;
+  return steps;
 }
 
 // ---- settle clocks ----
@@ -265,171 +218,12 @@ bool same_gpu(const Backend& a, const Backend& b) {
 
 // ---- per point ----
 
-
-ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
-  ResultRow row;
-  row.test = job.test->name;
-  row.layout = job.point.layout;
-  row.variant = job.point.variant;
-  row.kernel = job.plan.kernel;
-  row.api = lane.state->api;
-  row.binding = lane.binding;
-  row.n = n;
-  row.axes = job.point.axes;
-  row.block_size = geom.block_size;
-  row.threads = launch_threads(job.plan);
-  row.geometry = geom;
-  row.useful_bytes = job.plan.traffic.useful_bytes;
-  row.moved_bytes = job.plan.traffic.moved_bytes;
-  row.sectors_per_request = job.plan.traffic.sectors_per_request;
-  row.request_efficiency = job.plan.traffic.request_efficiency;
-  return row;
-}
-
-// The untimed correctness run on freshly uploaded input and a poisoned output, every element
-// checked. Returns false (row failed) on a mismatch.
-bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
-                     ResultRow& row, RunOutcome& out) {
-  {
-    PhaseTimer t(out.phase_s, "upload");
-    b.upload(inbuf, in.input.data(), in.input.size() * sizeof(float));
-    b.fill(*launch.out, kPoisonWord);
-  }
-  {
-    PhaseTimer t(out.phase_s, "correctness run");
-    b.run(launch, RunOptions{1, nullptr});
-  }
-  std::vector<float> got(in.expected.size());
-  {
-    PhaseTimer t(out.phase_s, "download");
-    b.download(*launch.out, got.data(), got.size() * sizeof(float));
-  }
-  PhaseTimer t(out.phase_s, "verify");
-  verify(got, in.expected, row);
-  // Bit-identical to the expected output, so the same hash; only a wrong output is hashed anew.
-  row.output_hash =
-      row.verified ? in.expected_hash.get() : hash_output(got.data(), got.size() * sizeof(float));
-  if (row.verified) return true;
-  row.status = Status::failed;
-  row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
-               " elements wrong, first at index " + std::to_string(*row.first_bad_index);
-  return false;
-}
-
-// Flags that qualify a measured row: what a reader must know before trusting the number.
-void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
-  if (cfg.l2 == L2Mode::warm && out.l2_bytes > 0 && row.moved_bytes <= out.l2_bytes)
-    row.flags.push_back("cache_resident");
-  if (out.dram_peak_gbps && row.gbps_moved > *out.dram_peak_gbps)
-    row.flags.push_back("above_dram_peak");
-  if (row.clocks_start && row.clocks_end) {
-    if (row.clocks_end->sm_mhz < row.clocks_start->sm_mhz) row.flags.push_back("clock_below_start");
-    if ((row.clocks_start->event_reasons | row.clocks_end->event_reasons) & kThrottleMask)
-      row.flags.push_back("throttled");
-  }
-  if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
-}
-
-// Hands repetitions to the backend in calls of about kBatchWallS of wall time (the first call:
-// one repetition, to learn how long one takes), never more than asked for.
-class Batches {
- public:
-  Batches(Backend& b, const Launch& launch, const Launch* before)
-      : b_(b), launch_(launch), before_(before) {}
-  // Runs at most `wanted` (>= 1) repetitions, appends their GPU times to `times` (when given)
-  // and returns how many ran.
-  int run(int wanted, std::vector<double>* times) {
-    int reps = 1;
-    if (rep_wall_s_ >= 0.0)
-      reps = rep_wall_s_ > 0.0 ? static_cast<int>(std::clamp(kBatchWallS / rep_wall_s_, 1.0,
-                                                             static_cast<double>(wanted)))
-                               : wanted;
-    const auto t0 = WallClock::now();
-    const std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
-    rep_wall_s_ = seconds_since(t0) / reps;
-    if (got.size() != static_cast<std::size_t>(reps))
-      throw Error(std::string(api_name(b_.info().api)) + " backend returned " +
-                  std::to_string(got.size()) + " times for " + std::to_string(reps) +
-                  " repetitions");
-    if (times) times->insert(times->end(), got.begin(), got.end());
-    return reps;
-  }
-
- private:
-  Backend& b_;
-  const Launch& launch_;
-  const Launch* before_;
-  double rep_wall_s_ = -1.0;  // wall time per repetition in the last call; < 0: no call yet
-};
-
-// Warm-up, then batches of up to cfg.reps timed repetitions until the stopping rule says enough.
-// An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
-void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
-             ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
-  PhaseTimer timer(out.phase_s, "measure");
-  const StopRule rule{static_cast<std::size_t>(cfg.reps),
-                      std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
-                      out.max_time_s};
-  Batches batches(b, launch, before);
-  for (int done = 0; done < cfg.warmup && !interrupted();)
-    done += batches.run(cfg.warmup - done, nullptr);
-  if (clocks) row.clocks_start = clocks->sample();
-  std::vector<double> samples;
-  const auto t0 = WallClock::now();
-  StopReason stop = StopReason::more;
-  while (stop == StopReason::more) {
-    if (interrupted()) {
-      row.status = Status::unavailable;
-      row.reason = "interrupted";
-      return;
-    }
-    const int wanted = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cfg.reps),
-                                                              rule.max_samples - samples.size()));
-    batches.run(wanted, &samples);
-    row.time_ms = summarize(samples);
-    stop = should_stop(row.time_ms, seconds_since(t0), rule);
-  }
-  if (clocks) row.clocks_end = clocks->sample();
-  row.stop_reason = stop_name(stop);
-  row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
-  row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
-  row.status = Status::ok;
-  add_flags(row, cfg, out);
-}
-
-// One lane of one point: check, then time. Any failure becomes the row's reason.
-void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
-              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
-  ApiState& a = *lane.state;
-  if (!a.backend) {
-    row.status = Status::unavailable;
-    row.reason = a.reason;
-    return;
-  }
-  if (const std::string why = a.backend->binding_unsupported(lane.binding); !why.empty()) {
-    row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
-    row.reason = why;
-    return;
-  }
-  Backend& b = *a.backend;
-  try {
-    auto inbuf = b.allocate(job.plan.in_words * sizeof(float));
-    auto outbuf = b.allocate(job.plan.out_words * sizeof(float));
-    const Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
-                        lane.binding};
-    if (!correctness_run(b, launch, *inbuf, in, row, out)) return;
-    measure(b, launch, cfg.l2 == L2Mode::cold ? &a.flush : nullptr, cfg, clocks, out, row);
-  } catch (const std::exception& e) {
-    row.status = Status::failed;
-    row.reason = e.what();
-  }
-}
-
 std::string progress_what(const ResultRow& row) {
   const std::string label = point_label(row);
   return row.kernel + (label.empty() ? "" : " " + label) + " block " +
          std::to_string(row.block_size) + " " + api_name(row.api) +
-         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "");
+         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "") +
+         (row.queue_family ? " queue " + std::to_string(*row.queue_family) : "");
 }
 
 // Every lane of one point at one block size, alternating which API goes first so slow drift
@@ -478,8 +272,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     const std::size_t k = turn % 2 ? lanes.size() - 1 - i : i;
     const Lane& lane = lanes[k];
     done[k] = 1;
-    // The copy engine is no shader: it has no binding mode, so it gets the native lane only.
-    if (job.plan.kernel == kCopyEngine && lane.binding != native_binding(lane.state->api)) continue;
+    if (!lane_runs(lane, job)) continue;
     rows[k] = row_of(job, lane, geom, out.n);
     ++step;
     stopped = interrupted();
@@ -534,64 +327,27 @@ bool same_point(const ResultRow& a, const ResultRow& b) {
          a.axes == b.axes && a.block_size == b.block_size;
 }
 
+bool same_lane(const ResultRow& a, const ResultRow& b) {
+  return a.api == b.api && a.binding == b.binding && a.queue_family == b.queue_family;
+}
+
+std::string variant_label(const std::string& variant, const std::optional<std::uint32_t>& family,
+                          const std::string& flags) {
+  // A family without flags was not recorded by its file but inferred (run_reader.cpp): it is
+  // matched on, not shown, so older files print as they did.
+  if (!family || flags.empty()) return variant;
+  return variant + " q" + std::to_string(*family) + " (" + flags + ")";
+}
+
+std::string variant_label(const ResultRow& row) {
+  return variant_label(row.variant, row.queue_family, row.queue_flags);
+}
+
 std::string point_label(const ResultRow& row) {
   const TestCase* t = find_test(row.test);
   return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
 }
 
-namespace {
-
-std::string bound_text(double v) {
-  std::ostringstream o;
-  o << std::setprecision(15) << v;  // 1000000, 0.01, 600
-  return o.str();
-}
-
-// "--reps must be between 1 and 10000": the option and its bounds.
-void check_range(double value, double lo, double hi, const std::string& what,
-                 const std::string& unit = "") {
-  if (!(value >= lo && value <= hi))  // also NaN
-    throw UsageError(what + " must be between " + bound_text(lo) + " and " + bound_text(hi) + unit);
-}
-
-void check_count(std::size_t count, std::size_t bound, const std::string& what) {
-  if (count > bound)
-    throw UsageError(what + ": more than " + std::to_string(bound) + " values (at most " +
-                     std::to_string(bound) + ")");
-}
-
-}  // namespace
-
-void validate_config(const RunConfig& cfg) {
-  check_range(cfg.reps, 1, kMaxReps, "--reps");
-  check_range(cfg.warmup, 0, kMaxWarmup, "--warmup");
-  if (cfg.block_sizes.empty()) throw UsageError("no block size given");
-  check_count(cfg.block_sizes.size(), kMaxBlockSizes, "--block-sizes");
-  for (std::uint32_t b : cfg.block_sizes)
-    if (b == 0 || b % kWarpSize != 0)
-      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
-  if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
-  for (Binding b : cfg.vk_bindings)
-    if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
-  if (!(cfg.target_ci >= kMinTargetCi) || cfg.target_ci >= 1.0)
-    throw UsageError("--target-ci must be at least " + bound_text(100.0 * kMinTargetCi) +
-                     " and below 100 (percent of the median)");
-  check_range(cfg.max_time_s, 0.0, kMaxTimeS, "--max-time", " seconds (0: automatic)");
-  check_range(cfg.settle_ms, 0.0, kMaxSettleMs, "--settle-ms");
-  check_range(static_cast<double>(cfg.max_samples), 1, static_cast<double>(kMaxSamples),
-              "max_samples");
-  check_range(cfg.host_cost_samples, 0, kMaxHostCostSamples, "host_cost_samples");
-  for (const auto& [name, values] : cfg.axis_values) {
-    const Axis* axis = find_axis(name);
-    if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
-    if (values.empty()) throw UsageError(axis->option + ": no values given");
-    check_count(values.size(), kMaxAxisValues, axis->option);
-    for (std::uint32_t v : values)
-      if (v < axis->min_value)
-        throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
-                         " is not allowed (at least " + std::to_string(axis->min_value) + ")");
-  }
-}
 
 std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu) {
   Limits lim;  // buffer sizes are checked against the devices by run_suite
@@ -611,7 +367,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   std::vector<ApiState> apis;
   for (Api a : cfg.apis)
     apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
-                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}});
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {}});
   std::vector<Job> jobs;
   Limits lim;
   {
@@ -631,6 +387,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     for (ApiState& a : apis) {
       if (!a.backend) continue;
       prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      a.families = a.backend->copy_queue_families();
       if (std::none_of(settled.begin(), settled.end(),
                        [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
         settle_clocks(a, cfg, set.clocks, out);
@@ -644,7 +401,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
-  const std::size_t steps = jobs.size() * cfg.block_sizes.size() * lanes.size();
+  const std::size_t steps = count_steps(jobs, lanes, cfg.block_sizes.size());
   std::size_t step = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Inputs in;
@@ -679,6 +436,6 @@ Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32
   return g;
 }
 
-std::uint32_t plan_launch_threads(const Plan& plan) { return launch_threads(plan); }
+std::uint32_t plan_launch_threads(const Plan& plan) { return runner_detail::launch_threads(plan); }
 
 }  // namespace cuvk

@@ -35,7 +35,7 @@ BaselineResult compare_baseline(const RunFile& now, const RunFile& base, double 
   res.tolerance = tolerance;
   res.notes = check_same_gpu(now, base);
   auto match = [](const ResultRow& a, const ResultRow& b) {
-    return a.api == b.api && a.binding == b.binding && same_point(a, b);
+    return same_lane(a, b) && same_point(a, b);
   };
   for (const ResultRow& r : now.rows) {
     const ResultRow* b = nullptr;

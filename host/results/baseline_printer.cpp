@@ -14,7 +14,7 @@ std::string baseline_verdict_cell(const BaselineLine& l) {
 }
 
 std::string row_label(const ResultRow& r) {
-  return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + r.variant +
+  return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + variant_label(r) +
          (point_label(r).empty() ? "" : " " + point_label(r)) + " block " +
          std::to_string(r.block_size) + " n " + std::to_string(r.n) + " " + api_name(r.api) +
          (r.binding == native_binding(r.api) ? "" : std::string(" ") + binding_name(r.binding));
@@ -28,6 +28,7 @@ json baseline_json(const BaselineResult& b) {
     json j = point_json(l.now);
     j["api"] = api_name(l.now.api);
     j["binding"] = binding_name(l.now.binding);
+    put_queue(j, "", l.now.queue_family, l.now.queue_flags);
     j["now"] = verdict_side_json(l.now);
     j["baseline"] = verdict_side_json(l.base);
     j["now_over_baseline"] = l.compared ? json(l.ratio.ratio) : json(nullptr);
@@ -42,6 +43,7 @@ json baseline_json(const BaselineResult& b) {
     json j = point_json(r);
     j["api"] = api_name(r.api);
     j["binding"] = binding_name(r.binding);
+    put_queue(j, "", r.queue_family, r.queue_flags);
     only.push_back(j);
   }
   return {{"comparison", "new/baseline"},
@@ -80,7 +82,7 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
   if (modes) t[0].insert(t[0].begin() + 6, "binding");
   std::vector<std::string> notes;
   for (const BaselineLine& l : b.lines) {
-    t.push_back({l.now.test, dash(l.now.layout), l.now.variant, dash(point_label(l.now)),
+    t.push_back({l.now.test, dash(l.now.layout), variant_label(l.now), dash(point_label(l.now)),
                  std::to_string(l.now.block_size), api_name(l.now.api), ms_cell(l.base),
                  ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
                  l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)});
@@ -111,10 +113,11 @@ std::string baseline_csv_rows(const BaselineResult& b) {
   std::string s;
   for (const BaselineLine& l : b.lines)
     s += comparison_csv_line("new/baseline", l.now, api_name(l.now.api), l.now.binding, l.now,
-                             l.base, l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason);
+                             l.base, l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason,
+                             l.now.queue_family);
   for (const ResultRow& r : b.only_in_baseline)
     s += comparison_csv_line("new/baseline", r, api_name(r.api), r.binding, std::nullopt, r, false,
-                             {}, "NOT COMPARED", "", "only in the baseline");
+                             {}, "NOT COMPARED", "", "only in the baseline", r.queue_family);
   return s;
 }
 

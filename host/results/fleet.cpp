@@ -60,7 +60,7 @@ std::vector<std::string> fleet_files_in(const std::string& dir) {
 std::string row_text(const ResultRow& r) {
   std::string s = r.test;
   if (!r.layout.empty()) s += " " + r.layout;
-  s += " " + r.variant;
+  s += " " + variant_label(r);
   const std::string point = point_label(r);
   if (!point.empty()) s += " " + point;
   return s + " block " + std::to_string(r.block_size) + " " + api_name(r.api) + " " +

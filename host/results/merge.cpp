@@ -17,11 +17,15 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
     for (ApiPair& p : pair_apis(runs[i].rows)) {
       MergedRow* m = nullptr;
       for (MergedRow& x : out)
-        if (same_point(x.point, p.point) && x.vulkan_binding == p.vulkan_binding) m = &x;
+        if (same_point(x.point, p.point) && x.vulkan_binding == p.vulkan_binding &&
+            x.vulkan_queue.family == p.vulkan_queue.family)
+          m = &x;
       if (!m) {
-        out.push_back({p.point, p.vulkan_binding, std::vector<MergedCell>(runs.size())});
+        out.push_back(
+            {p.point, p.vulkan_binding, p.vulkan_queue, std::vector<MergedCell>(runs.size())});
         m = &out.back();
       }
+      if (m->vulkan_queue.flags.empty()) m->vulkan_queue.flags = p.vulkan_queue.flags;
       m->runs[i].cuda = std::move(p.cuda);
       m->runs[i].vulkan = std::move(p.vulkan);
     }
@@ -44,7 +48,8 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
       return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
                              r.axes.values(), r.n, r.block_size);
     };
-    return std::make_tuple(key(a), x.vulkan_binding) < std::make_tuple(key(b), y.vulkan_binding);
+    return std::make_tuple(key(a), x.vulkan_binding, x.vulkan_queue.family) <
+           std::make_tuple(key(b), y.vulkan_binding, y.vulkan_queue.family);
   });
   for (MergedRow& m : out)
     for (MergedCell& c : m.runs)

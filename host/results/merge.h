@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "parity.h"
 #include "run_reader.h"
 #include "verdicts.h"
 
@@ -23,6 +24,7 @@ struct MergedCell {
 struct MergedRow {
   ResultRow point;
   Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode (parity.h)
+  VulkanQueue vulkan_queue;                      // and per queue family at copy-engine points
   std::vector<MergedCell> runs;                  // one per input run, in input order
 };
 

@@ -71,7 +71,7 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
   }
   std::vector<std::vector<std::string>> t = {head};
   for (const MergedRow* m : rows) {
-    std::vector<std::string> cells = {dash(m->point.layout), m->point.variant,
+    std::vector<std::string> cells = {dash(m->point.layout), m->vulkan_queue.label(m->point.variant),
                                       dash(point_label(m->point)), std::to_string(m->point.n),
                                       std::to_string(m->point.block_size)};
     if (modes) cells.push_back(binding_name(m->vulkan_binding));
@@ -113,7 +113,8 @@ std::string text_tables(const std::vector<RunFile>& runs, const std::vector<Merg
 
 std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
   std::ostringstream out;
-  out << "test,layout,variant,point,n," << axis_csv_header() << ",block_size,vulkan_binding";
+  out << "test,layout,variant,point,n," << axis_csv_header()
+      << ",block_size,vulkan_binding,vulkan_queue_family";
   for (const RunFile& r : runs)
     for (const char* col :
          {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
@@ -130,7 +131,8 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
     const ResultRow& p = m.point;
     out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
         << csv_field(point_label(p)) << ',' << p.n << ',' << axis_csv_cells(p) << ','
-        << p.block_size << ',' << binding_name(m.vulkan_binding);
+        << p.block_size << ',' << binding_name(m.vulkan_binding) << ','
+        << (m.vulkan_queue.family ? std::to_string(*m.vulkan_queue.family) : "");
     for (const MergedCell& c : m.runs) {
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
           << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','
@@ -165,6 +167,7 @@ json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>&
     }
     json row = point_json(m.point);
     row["vulkan_binding"] = binding_name(m.vulkan_binding);
+    put_queue(row, "vulkan_", m.vulkan_queue.family, m.vulkan_queue.flags);
     row["runs"] = cells;
     rows.push_back(row);
   }

@@ -14,23 +14,31 @@ std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
           p.cuda = r;
           found = true;
         }
-      if (!found) out.push_back({r, native_binding(Api::vulkan), r, std::nullopt});
+      if (!found) {
+        ApiPair pair;
+        pair.point = r;
+        pair.vulkan_binding = native_binding(Api::vulkan);
+        pair.cuda = r;
+        out.push_back(std::move(pair));
+      }
       continue;
     }
-    ApiPair* slot = nullptr;  // this mode's pair, else the point's pair still waiting for Vulkan
+    ApiPair* slot = nullptr;  // this lane's pair, else the point's pair still waiting for Vulkan
     for (ApiPair& p : out)
-      if (same_point(p.point, r) && p.vulkan && p.vulkan_binding == r.binding) slot = &p;
+      if (same_point(p.point, r) && p.vulkan && same_lane(*p.vulkan, r)) slot = &p;
     for (ApiPair& p : out)
       if (!slot && same_point(p.point, r) && !p.vulkan) slot = &p;
     if (!slot) {
-      std::optional<ResultRow> cuda;
+      ApiPair pair;
+      pair.point = r;
       for (const ApiPair& p : out)
-        if (same_point(p.point, r) && p.cuda) cuda = p.cuda;
-      out.push_back({r, r.binding, cuda, std::nullopt});
+        if (same_point(p.point, r) && p.cuda) pair.cuda = p.cuda;
+      out.push_back(std::move(pair));
       slot = &out.back();
     }
     slot->vulkan = r;
     slot->vulkan_binding = r.binding;
+    slot->vulkan_queue = VulkanQueue::of(r);
   }
   return out;
 }
@@ -70,6 +78,7 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
     ParityLine line;
     line.point = std::move(p.point);
     line.vulkan_binding = p.vulkan_binding;
+    line.vulkan_queue = std::move(p.vulkan_queue);
     line.cuda = std::move(p.cuda);
     line.vulkan = std::move(p.vulkan);
     res.lines.push_back(std::move(line));

@@ -38,6 +38,7 @@ json parity_json(const RunFile& run, const ParityResult& p) {
     j["cuda"] = verdict_side_json(l.cuda);
     j["vulkan"] = verdict_side_json(l.vulkan);
     j["vulkan_binding"] = binding_name(l.vulkan_binding);
+    put_queue(j, "vulkan_", l.vulkan_queue.family, l.vulkan_queue.flags);
     j["state"] = state_name(l.state);
     const bool compared = l.state == PairState::compared;
     j["vulkan_over_cuda"] = compared ? json(l.ratio.ratio) : json(nullptr);
@@ -88,7 +89,8 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   std::vector<std::string> notes;
   for (const ParityLine& l : p.lines) {
     const bool c = l.state == PairState::compared;
-    t.push_back({l.point.test, dash(l.point.layout), l.point.variant, dash(point_label(l.point)),
+    t.push_back({l.point.test, dash(l.point.layout), l.vulkan_queue.label(l.point.variant),
+                 dash(point_label(l.point)),
                  std::to_string(l.point.block_size), ms_cell(l.cuda), ms_cell(l.vulkan),
                  c ? fmt("%.3f", l.ratio.ratio) : "-", c ? interval_text(l.ratio) : "-",
                  parity_verdict_cell(l),
@@ -117,7 +119,7 @@ std::string parity_csv_rows(const ParityResult& p) {
   for (const ParityLine& l : p.lines)
     s += comparison_csv_line("vulkan/cuda", l.point, "", l.vulkan_binding, l.vulkan, l.cuda,
                              l.state == PairState::compared, l.ratio, parity_verdict_cell(l),
-                             output_check_name(l.outputs), l.reason);
+                             output_check_name(l.outputs), l.reason, l.vulkan_queue.family);
   return s;
 }
 

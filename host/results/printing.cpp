@@ -147,6 +147,13 @@ json point_json(const ResultRow& r) {
   return j;
 }
 
+void put_queue(json& j, const std::string& prefix, const std::optional<std::uint32_t>& family,
+               const std::string& flags) {
+  if (!family) return;
+  j[prefix + "queue_family"] = *family;
+  j[prefix + "queue_flags"] = flags;
+}
+
 json verdict_side_json(const std::optional<ResultRow>& r) {
   if (!r) return nullptr;
   json j = {{"status", status_name(r->status)},
@@ -168,14 +175,15 @@ std::string comparison_csv_header() {
   return "comparison,test,layout,variant,api,binding,n," + axis_csv_header() +
          ",block_size,numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
          "denominator_ci_low_ms,denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,"
-         "outputs,reason\n";
+         "outputs,reason,vulkan_queue_family\n";
 }
 
 std::string comparison_csv_line(const char* comparison, const ResultRow& p, const std::string& api,
                                 Binding binding, const std::optional<ResultRow>& num,
                                 const std::optional<ResultRow>& den, bool compared,
                                 const RatioCi& ratio, const std::string& verdict,
-                                const std::string& outputs, const std::string& reason) {
+                                const std::string& outputs, const std::string& reason,
+                                const std::optional<std::uint32_t>& queue_family) {
   std::ostringstream out;
   out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
       << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
@@ -189,7 +197,8 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
         << (std::isfinite(ratio.high) ? fmt("%.6g", ratio.high) : "");
   else
     out << ",,";
-  out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason) << '\n';
+  out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason) << ','
+      << (queue_family ? std::to_string(*queue_family) : "") << '\n';
   return out.str();
 }
 

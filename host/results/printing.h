@@ -49,6 +49,9 @@ nlohmann::json run_identity_json(const RunFile& run);
 
 // A point's fields in the derived documents: test, layout, variant, point, n, axes, block_size.
 nlohmann::json point_json(const ResultRow& r);
+// Adds `<prefix>queue_family` and `<prefix>queue_flags` where the queue family is set.
+void put_queue(nlohmann::json& j, const std::string& prefix,
+               const std::optional<std::uint32_t>& family, const std::string& flags);
 
 // ---- shared by the parity and baseline printers ----
 
@@ -62,6 +65,7 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& point,
                                 const std::optional<ResultRow>& numerator,
                                 const std::optional<ResultRow>& denominator, bool compared,
                                 const RatioCi& ratio, const std::string& verdict,
-                                const std::string& outputs, const std::string& reason);
+                                const std::string& outputs, const std::string& reason,
+                                const std::optional<std::uint32_t>& vulkan_queue_family);
 
 }  // namespace cuvk

@@ -89,6 +89,20 @@ std::vector<RowField> identity_fields() {
          else
            in.fail("expected pointer, descriptor or bda, found " + quoted(b));
        }},
+      // Copy-engine rows of an API with queue families (Vulkan) only; absent elsewhere and in
+      // files from before copy queues (the reader then takes the device's compute family).
+      {"queue_family", Need::optional,
+       [](const ResultRow& r) {
+         return r.queue_family ? json(*r.queue_family) : json(json::value_t::discarded);
+       },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present()) r.queue_family = in.u32();
+       }},
+      {"queue_flags", Need::optional,
+       [](const ResultRow& r) {
+         return r.queue_family ? json(r.queue_flags) : json(json::value_t::discarded);
+       },
+       [](const JsonIn& in, ResultRow& r) { r.queue_flags = in.if_string().value_or(""); }},
   };
 }
 
@@ -96,11 +110,14 @@ std::vector<RowField> identity_fields() {
 RowField params_group() {
   std::vector<RowField> f = {{"n", Need::required, [](const ResultRow& r) { return json(r.n); },
                               [](const JsonIn& in, ResultRow& r) { r.n = in.u32(); }}};
+  // Every axis is written; one missing from a file written before the axis existed reads as its
+  // neutral value (the value of every point then).
   for (const Axis& axis : axes())
-    f.push_back(
-        {axis.name, Need::required,
-         [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
-         [name = axis.name](const JsonIn& in, ResultRow& r) { r.axes.set(name, in.u32()); }});
+    f.push_back({axis.name, Need::optional,
+                 [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
+                 [name = axis.name, neutral = axis.neutral](const JsonIn& in, ResultRow& r) {
+                   r.axes.set(name, in.present() ? in.u32() : neutral);
+                 }});
   f.push_back({"block_size", Need::required, [](const ResultRow& r) { return json(r.block_size); },
                [](const JsonIn& in, ResultRow& r) { r.block_size = in.u32(); }});
   f.push_back({"threads", Need::informative, [](const ResultRow& r) { return json(r.threads); }});
@@ -321,7 +338,8 @@ std::string row_identity(const ResultRow& r) {
   std::string id = r.test + "|" + r.layout + "|" + r.variant + "|" + api_name(r.api) + "|" +
                    binding_name(r.binding) + "|" + std::to_string(r.n);
   for (std::uint32_t v : r.axes.values()) id += "|" + std::to_string(v);
-  return id + "|" + std::to_string(r.block_size);
+  id += "|" + std::to_string(r.block_size);
+  return r.queue_family ? id + "|q" + std::to_string(*r.queue_family) : id;
 }
 
 json clock_json(const ClockSample& c) {

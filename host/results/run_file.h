@@ -87,7 +87,8 @@ const std::vector<RowField>& row_fields();
 nlohmann::json row_json(const ResultRow& row);  // the writer's side
 ResultRow read_row(const JsonIn& in);           // the reader's side: throws UsageError
 
-// What identifies a row in a file: test, layout, variant, api, binding, n, every axis, block size.
+// What identifies a row in a file: test, layout, variant, api, binding, n, every axis, block size
+// and, where the row has one, its queue family.
 std::string row_identity(const ResultRow& row);
 
 // Values as the file spells them: a clock sample object, a 64-bit hash as 16 hex digits.

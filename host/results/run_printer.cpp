@@ -30,7 +30,7 @@ std::vector<std::string> row_cells(const ResultRow& r) {
   for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
   return {r.test,
           dash(r.layout),
-          r.variant,
+          variant_label(r),
           point_label(r).empty() ? "-" : point_label(r),
           std::to_string(r.block_size),
           api_name(r.api),
@@ -43,7 +43,8 @@ std::vector<std::string> row_cells(const ResultRow& r) {
           ok ? std::to_string(r.time_ms.samples) : "-",
           num("%.1f", r.gbps_useful),
           num("%.1f", r.gbps_moved),
-          r.variant == "engine" ? "-" : std::to_string(r.sectors_per_request),
+          r.kernel == kCopyEngine || r.variant == "engine" ? "-"
+                                                           : std::to_string(r.sectors_per_request),
           r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
           status_cell(r),
           flags.empty() ? "-" : flags};
@@ -67,7 +68,9 @@ std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdo
                                               "Vulkan binding", "CUDA ms", "Vulkan ms",
                                               "Vulkan/CUDA", ""}};
   for (const ParitySummaryRow& p : parity_summary(rows))
-    t.push_back({p.test, dash(p.layout), p.variant, dash(p.point), std::to_string(p.block_size),
+    t.push_back({p.test, dash(p.layout),
+                 variant_label(p.variant, p.vulkan_queue_family, p.vulkan_queue_flags),
+                 dash(p.point), std::to_string(p.block_size),
                  binding_name(p.vulkan_binding), p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
                  p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
                  p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
@@ -151,7 +154,7 @@ std::string csv_header() {
   return "test,layout,variant,api,n," + axis_csv_header() +
          ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
          "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
-         "pct_of_ceiling,verified,flags,binding\n";
+         "pct_of_ceiling,verified,flags,binding,queue_family,queue_flags\n";
 }
 
 std::string csv_row(const ResultRow& r) {
@@ -168,7 +171,9 @@ std::string csv_row(const ResultRow& r) {
       << ',' << (r.verified ? "true" : "false") << ',';
   std::string flags;
   for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-  out << flags << ',' << binding_name(r.binding) << '\n';
+  out << flags << ',' << binding_name(r.binding) << ','
+      << (r.queue_family ? std::to_string(*r.queue_family) : "") << ',' << csv_field(r.queue_flags)
+      << '\n';
   return out.str();
 }
 

@@ -157,16 +157,32 @@ void read_provenance_and_devices(const JsonIn& doc, RunFile& run) {
   run.vulkan_reason = devices.at("vulkan_unavailable_reason").if_string().value_or("");
 }
 
+// The queue family a Vulkan copy-engine row of a file from before copy queues ran on: every
+// launch then ran on the device's compute family (devices.vulkan.properties), so the row matches
+// that family's row of a newer run. Unset where the file does not say.
+std::optional<std::uint32_t> old_copy_family(const RunFile& run) {
+  if (!run.vulkan) return std::nullopt;
+  const std::string family = run.vulkan->property("compute_queue_family");
+  if (family.empty() || family.size() > 9 ||
+      family.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(std::stoul(family));
+}
+
 void read_rows(const JsonIn& doc, RunFile& run) {
   const JsonIn results = doc.at("results").array();
   std::map<std::string, std::size_t> seen;
+  const std::optional<std::uint32_t> copy_family = old_copy_family(run);
   for (std::size_t i = 0; i < results.value().size(); ++i) {
     const JsonIn row = results.element(i);
     run.rows.push_back(read_row(row));
+    ResultRow& r = run.rows.back();
+    if (r.api == Api::vulkan && r.kernel == kCopyEngine && !r.queue_family)
+      r.queue_family = copy_family;
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
     if (!fresh)
       row.fail("repeats results[" + std::to_string(it->second) +
-               "] (same test, layout, variant, api, binding and params)");
+               "] (same test, layout, variant, api, binding, queue family and params)");
   }
 }
 

@@ -19,6 +19,8 @@ std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows)
     p.point = point_label(c);
     p.block_size = c.block_size;
     p.vulkan_binding = pair.vulkan_binding;
+    p.vulkan_queue_family = pair.vulkan_queue.family;
+    p.vulkan_queue_flags = pair.vulkan_queue.flags;
     if (c.status == Status::ok) p.cuda_ms = c.time_ms.median;
     if (pair.vulkan && pair.vulkan->status == Status::ok) p.vulkan_ms = pair.vulkan->time_ms.median;
     if (p.cuda_ms && p.vulkan_ms && *p.cuda_ms > 0) {

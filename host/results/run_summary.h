@@ -17,6 +17,9 @@ struct ParitySummaryRow {
   std::string test, layout, variant, point;
   std::uint32_t block_size = 0;
   Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode of the point
+  // ... and per Vulkan queue family at copy-engine points (the Vulkan row's; unset elsewhere)
+  std::optional<std::uint32_t> vulkan_queue_family;
+  std::string vulkan_queue_flags;
   std::optional<double> cuda_ms, vulkan_ms;
   std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
   bool differs = false;                    // |ratio - 1| > kDefaultTolerance

@@ -109,7 +109,7 @@ static_assert(kDefaultTolerance == 0.03, "summary.parity[].differs_by_more_than_
 // The console's summary tables as data (run_summary.h).
 json summary_tables_json(const std::vector<ResultRow>& rows) {
   json parity = json::array();
-  for (const ParitySummaryRow& p : parity_summary(rows))
+  for (const ParitySummaryRow& p : parity_summary(rows)) {
     parity.push_back(
         {{"test", p.test},
          {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
@@ -121,6 +121,11 @@ json summary_tables_json(const std::vector<ResultRow>& rows) {
          {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
          {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
          {"differs_by_more_than_3pct", p.differs}});
+    if (p.vulkan_queue_family) {  // copy-engine pairs: the Vulkan row's queue family
+      parity.back()["vulkan_queue_family"] = *p.vulkan_queue_family;
+      parity.back()["vulkan_queue_flags"] = p.vulkan_queue_flags;
+    }
+  }
   json layouts = json::array();
   for (const LayoutSummaryRow& l : layout_summary(rows))
     layouts.push_back({{"test", l.test},

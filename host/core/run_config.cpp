@@ -1,0 +1,67 @@
+// validate_config (runner.h): every run option judged once, before any device is touched.
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include "axes.h"
+#include "error.h"
+#include "runner.h"
+
+namespace cuvk {
+namespace {
+
+std::string bound_text(double v) {
+  std::ostringstream o;
+  o << std::setprecision(15) << v;  // 1000000, 0.01, 600
+  return o.str();
+}
+
+// "--reps must be between 1 and 10000": the option and its bounds.
+void check_range(double value, double lo, double hi, const std::string& what,
+                 const std::string& unit = "") {
+  if (!(value >= lo && value <= hi))  // also NaN
+    throw UsageError(what + " must be between " + bound_text(lo) + " and " + bound_text(hi) + unit);
+}
+
+void check_count(std::size_t count, std::size_t bound, const std::string& what) {
+  if (count > bound)
+    throw UsageError(what + ": more than " + std::to_string(bound) + " values (at most " +
+                     std::to_string(bound) + ")");
+}
+
+}  // namespace
+
+void validate_config(const RunConfig& cfg) {
+  check_range(cfg.reps, 1, kMaxReps, "--reps");
+  check_range(cfg.warmup, 0, kMaxWarmup, "--warmup");
+  if (cfg.block_sizes.empty()) throw UsageError("no block size given");
+  check_count(cfg.block_sizes.size(), kMaxBlockSizes, "--block-sizes");
+  for (std::uint32_t b : cfg.block_sizes)
+    if (b == 0 || b % kWarpSize != 0)
+      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+  if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
+  for (Binding b : cfg.vk_bindings)
+    if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
+  if (!(cfg.target_ci >= kMinTargetCi) || cfg.target_ci >= 1.0)
+    throw UsageError("--target-ci must be at least " + bound_text(100.0 * kMinTargetCi) +
+                     " and below 100 (percent of the median)");
+  check_range(cfg.max_time_s, 0.0, kMaxTimeS, "--max-time", " seconds (0: automatic)");
+  check_range(cfg.settle_ms, 0.0, kMaxSettleMs, "--settle-ms");
+  check_range(static_cast<double>(cfg.max_samples), 1, static_cast<double>(kMaxSamples),
+              "max_samples");
+  check_range(cfg.host_cost_samples, 0, kMaxHostCostSamples, "host_cost_samples");
+  for (const auto& [name, values] : cfg.axis_values) {
+    const Axis* axis = find_axis(name);
+    if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
+    // An axis whose default is no values (copy_mib) is off unless given.
+    if (values.empty() && !axis->defaults.empty())
+      throw UsageError(axis->option + ": no values given");
+    check_count(values.size(), kMaxAxisValues, axis->option);
+    for (std::uint32_t v : values)
+      if (v < axis->min_value)
+        throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
+                         " is not allowed (at least " + std::to_string(axis->min_value) + ")");
+  }
+}
+
+}  // namespace cuvk

@@ -1,0 +1,227 @@
+// One lane of one point (runner_parts.h): the untimed correctness run on fresh inputs and a
+// poisoned output, every element verified, then warm-up and timed batches until the stopping rule
+// says enough, and the flags a reader must know. runner.cpp sequences the points and lanes.
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "host_data.h"
+#include "interrupt.h"
+#include "runner_parts.h"
+#include "stats.h"
+#include "util.h"
+
+namespace cuvk::runner_detail {
+namespace {
+
+// Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
+// one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
+constexpr double kBatchWallS = 0.25;
+
+const char* stop_name(StopReason r) {
+  switch (r) {
+    case StopReason::converged: return "converged";
+    case StopReason::time_budget: return "time_budget";
+    case StopReason::sample_budget: return "sample_budget";
+    case StopReason::more: break;
+  }
+  return "more";
+}
+
+// The untimed correctness run on freshly uploaded input and a poisoned output, every element
+// checked. Returns false (row failed) on a mismatch.
+bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
+                     ResultRow& row, RunOutcome& out) {
+  {
+    PhaseTimer t(out.phase_s, "upload");
+    b.upload(inbuf, in.input.data(), in.input.size() * sizeof(float));
+    b.fill(*launch.out, kPoisonWord);
+  }
+  {
+    PhaseTimer t(out.phase_s, "correctness run");
+    b.run(launch, RunOptions{1, nullptr});
+  }
+  std::vector<float> got(in.expected.size());
+  {
+    PhaseTimer t(out.phase_s, "download");
+    b.download(*launch.out, got.data(), got.size() * sizeof(float));
+  }
+  PhaseTimer t(out.phase_s, "verify");
+  verify(got, in.expected, row);
+  // Bit-identical to the expected output, so the same hash; only a wrong output is hashed anew.
+  row.output_hash =
+      row.verified ? in.expected_hash.get() : hash_output(got.data(), got.size() * sizeof(float));
+  if (row.verified) return true;
+  row.status = Status::failed;
+  row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
+               " elements wrong, first at index " + std::to_string(*row.first_bad_index);
+  return false;
+}
+
+// Flags that qualify a measured row: what a reader must know before trusting the number.
+void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
+  if (cfg.l2 == L2Mode::warm && out.l2_bytes > 0 && row.moved_bytes <= out.l2_bytes)
+    row.flags.push_back("cache_resident");
+  if (out.dram_peak_gbps && row.gbps_moved > *out.dram_peak_gbps)
+    row.flags.push_back("above_dram_peak");
+  if (row.clocks_start && row.clocks_end) {
+    if (row.clocks_end->sm_mhz < row.clocks_start->sm_mhz) row.flags.push_back("clock_below_start");
+    if ((row.clocks_start->event_reasons | row.clocks_end->event_reasons) & kThrottleMask)
+      row.flags.push_back("throttled");
+  }
+  if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
+}
+
+// Hands repetitions to the backend in calls of about kBatchWallS of wall time (the first call:
+// one repetition, to learn how long one takes), never more than asked for.
+class Batches {
+ public:
+  Batches(Backend& b, const Launch& launch, const Launch* before)
+      : b_(b), launch_(launch), before_(before) {}
+  // Runs at most `wanted` (>= 1) repetitions, appends their GPU times to `times` (when given)
+  // and returns how many ran.
+  int run(int wanted, std::vector<double>* times) {
+    int reps = 1;
+    if (rep_wall_s_ >= 0.0)
+      reps = rep_wall_s_ > 0.0 ? static_cast<int>(std::clamp(kBatchWallS / rep_wall_s_, 1.0,
+                                                             static_cast<double>(wanted)))
+                               : wanted;
+    const auto t0 = WallClock::now();
+    const std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
+    rep_wall_s_ = seconds_since(t0) / reps;
+    if (got.size() != static_cast<std::size_t>(reps))
+      throw Error(std::string(api_name(b_.info().api)) + " backend returned " +
+                  std::to_string(got.size()) + " times for " + std::to_string(reps) +
+                  " repetitions");
+    if (times) times->insert(times->end(), got.begin(), got.end());
+    return reps;
+  }
+
+ private:
+  Backend& b_;
+  const Launch& launch_;
+  const Launch* before_;
+  double rep_wall_s_ = -1.0;  // wall time per repetition in the last call; < 0: no call yet
+};
+
+// Warm-up, then batches of up to cfg.reps timed repetitions until the stopping rule says enough.
+// An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
+void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
+             ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  PhaseTimer timer(out.phase_s, "measure");
+  const StopRule rule{static_cast<std::size_t>(cfg.reps),
+                      std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
+                      out.max_time_s};
+  Batches batches(b, launch, before);
+  for (int done = 0; done < cfg.warmup && !interrupted();)
+    done += batches.run(cfg.warmup - done, nullptr);
+  if (clocks) row.clocks_start = clocks->sample();
+  std::vector<double> samples;
+  const auto t0 = WallClock::now();
+  StopReason stop = StopReason::more;
+  while (stop == StopReason::more) {
+    if (interrupted()) {
+      row.status = Status::unavailable;
+      row.reason = "interrupted";
+      return;
+    }
+    const int wanted = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cfg.reps),
+                                                              rule.max_samples - samples.size()));
+    batches.run(wanted, &samples);
+    row.time_ms = summarize(samples);
+    stop = should_stop(row.time_ms, seconds_since(t0), rule);
+  }
+  if (clocks) row.clocks_end = clocks->sample();
+  row.stop_reason = stop_name(stop);
+  row.gbps_useful = gbps(row.useful_bytes, row.time_ms.median);
+  row.gbps_moved = gbps(row.moved_bytes, row.time_ms.median);
+  row.status = Status::ok;
+  add_flags(row, cfg, out);
+}
+
+// "" when the lane's queue family (if any) can run and time copies, else why not.
+std::string family_unusable(const Lane& lane) {
+  const QueueFamily* f = lane.family;
+  if (f == nullptr) return {};
+  const std::string name = "queue family " + std::to_string(f->index) + " (" + f->flags + ")";
+  if (f->queue_count == 0) return name + " has no queues";
+  if (f->timestamp_valid_bits == 0)
+    return name + " has no timestamps (timestampValidBits = 0): its copies cannot be timed";
+  return {};
+}
+
+const QueueFamily* own_family(const ApiState& a) {
+  for (const QueueFamily& f : a.families)
+    if (f.own) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
+  ResultRow row;
+  row.test = job.test->name;
+  row.layout = job.point.layout;
+  row.variant = job.point.variant;
+  row.kernel = job.plan.kernel;
+  row.api = lane.state->api;
+  row.binding = lane.binding;
+  row.n = n;
+  row.axes = job.point.axes;
+  row.block_size = geom.block_size;
+  row.threads = launch_threads(job.plan);
+  row.geometry = geom;
+  row.useful_bytes = job.plan.traffic.useful_bytes;
+  row.moved_bytes = job.plan.traffic.moved_bytes;
+  row.sectors_per_request = job.plan.traffic.sectors_per_request;
+  row.request_efficiency = job.plan.traffic.request_efficiency;
+  if (is_engine(job))
+    if (const QueueFamily* f = lane.family ? lane.family : own_family(*lane.state)) {
+      row.queue_family = f->index;
+      row.queue_flags = f->flags;
+    }
+  return row;
+}
+
+// One lane of one point: check, then time. Any failure becomes the row's reason.
+void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
+              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  ApiState& a = *lane.state;
+  if (!a.backend) {
+    row.status = Status::unavailable;
+    row.reason = a.reason;
+    return;
+  }
+  if (const std::string why = a.backend->binding_unsupported(lane.binding); !why.empty()) {
+    row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
+    row.reason = why;
+    return;
+  }
+  if (const std::string why = family_unusable(lane); !why.empty()) {
+    row.status = Status::unavailable;
+    row.reason = why;
+    return;
+  }
+  // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.
+  const bool no_flush = lane.family != nullptr && !lane.family->compute;
+  Backend& b = *a.backend;
+  try {
+    auto inbuf = b.allocate(job.plan.in_words * sizeof(float));
+    auto outbuf = b.allocate(job.plan.out_words * sizeof(float));
+    Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
+                  lane.binding};
+    if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
+    if (!correctness_run(b, launch, *inbuf, in, row, out)) return;
+    const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
+    measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
+    if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
+      row.flags.push_back("l2_not_flushed");
+  } catch (const std::exception& e) {
+    row.status = Status::failed;
+    row.reason = e.what();
+  }
+}
+
+}  // namespace cuvk::runner_detail

@@ -1,0 +1,101 @@
+// The runner's pieces that more than one of its files use (private to host/core): the state of
+// each API and lane, a planned point (Job), phase timing, and one lane of one point
+// (runner_lane.cpp: correctness run, verification, timed batches, flags). runner.cpp sequences
+// the phases.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.h"
+#include "catalogue.h"
+#include "input_pipeline.h"
+#include "nvml.h"
+#include "row.h"
+#include "runner.h"
+
+namespace cuvk::runner_detail {
+
+using WallClock = std::chrono::steady_clock;
+
+inline double seconds_since(WallClock::time_point t0) {
+  return std::chrono::duration<double>(WallClock::now() - t0).count();
+}
+
+// Adds the wall time of its scope to the named phase of RunOutcome::phase_s.
+class PhaseTimer {
+ public:
+  PhaseTimer(std::vector<std::pair<std::string, double>>& phases, const char* name)
+      : phases_(phases), name_(name), start_(WallClock::now()) {}
+  ~PhaseTimer() {
+    const double s = seconds_since(start_);
+    for (auto& [phase, total] : phases_)
+      if (phase == name_) {
+        total += s;
+        return;
+      }
+    phases_.emplace_back(name_, s);
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, double>>& phases_;
+  const char* name_;
+  WallClock::time_point start_;
+};
+
+// One API taking part in the run, with its L2-flush scratch (also the clock-settling work).
+struct ApiState {
+  Api api;
+  Backend* backend;
+  std::string reason;  // why there is no backend
+  std::unique_ptr<DeviceBuffer> scratch, sink;
+  Launch flush;
+  std::vector<QueueFamily> families;  // Backend::copy_queue_families
+};
+
+// One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
+// points only, another queue family of the API that can copy (its own family's row is the native
+// binding's).
+struct Lane {
+  ApiState* state;
+  Binding binding;
+  const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
+};
+
+// A planned point: its test, the point and the plan.
+struct Job {
+  const TestCase* test;
+  Point point;
+  Plan plan;
+};
+
+inline bool is_engine(const Job& job) {
+  return job.plan.kernel == kCopyEngine;
+}
+
+// Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
+// mode (native lane only), and the other queue families' lanes run nothing else.
+inline bool lane_runs(const Lane& lane, const Job& job) {
+  if (lane.family != nullptr) return is_engine(job);
+  return !is_engine(job) || lane.binding == native_binding(lane.state->api);
+}
+
+inline std::uint32_t launch_threads(const Plan& plan) {
+  return plan.launch_threads ? plan.launch_threads : plan.params.n;
+}
+
+// A row for `job` on `lane`, everything known before it runs filled in.
+ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n);
+
+// One lane of one point: correctness run and verification, then the timed repetitions. Any
+// failure becomes the row's status and reason; an interrupt leaves it unavailable, "interrupted".
+void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
+              ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
+}  // namespace cuvk::runner_detail
