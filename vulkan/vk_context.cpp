@@ -59,9 +59,11 @@ TraceSupport trace_support(const PhysicalFacts& facts, bool asked) {
   return t;
 }
 
-// The compute family first, then every other copy family that has queues and timestamps.
-std::vector<std::uint32_t> families_to_open(const PhysicalFacts& facts) {
+// The compute family first, then (with options.copy_queues) every other copy family that has
+// queues and timestamps.
+std::vector<std::uint32_t> families_to_open(const PhysicalFacts& facts, const BackendOptions& options) {
   std::vector<std::uint32_t> open = {facts.compute_family};
+  if (!options.copy_queues) return open;
   for (const QueueFamily& f : facts.copy_families) {
     if (!f.own && measurable(f)) open.push_back(f.index);
   }
@@ -74,8 +76,9 @@ std::vector<std::uint32_t> families_to_open(const PhysicalFacts& facts) {
 EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts,
                               const BackendOptions& options, Clock::time_point& start) {
   EnabledFeatures enabled;
+  enabled.copy_queues = options.copy_queues;
   const float priority = 1.0F;
-  const std::vector<std::uint32_t> open = families_to_open(facts);
+  const std::vector<std::uint32_t> open = families_to_open(facts, options);
   std::vector<VkDeviceQueueCreateInfo> queue_infos;
   for (const std::uint32_t family : open) {
     VkDeviceQueueCreateInfo queue_info{};

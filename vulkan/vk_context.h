@@ -43,6 +43,8 @@ struct EnabledFeatures {
   bool capture_statistics = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
   // `cuvk trace` (BackendOptions::trace): what traced launches can use, or why not.
   TraceSupport trace;
+  // BackendOptions::copy_queues: a queue on every other copy family was asked for.
+  bool copy_queues = false;
 };
 
 // A context on physical device `index` with its logical device and compute queue.

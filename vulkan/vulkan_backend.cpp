@@ -96,7 +96,7 @@ class VulkanBackend final : public Backend {
     return vk::binding_unsupported(binding, features_);
   }
   TraceSupport trace_support() const override { return features_.trace; }
-  std::vector<QueueFamily> copy_queue_families() const override { return facts_.copy_families; }
+  std::vector<QueueFamily> copy_queue_families() const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override;
@@ -145,6 +145,16 @@ VulkanBackend::VulkanBackend(vk::OpenedDevice opened)
       staging_(*context_, allocator_, commands_) {
   open_copy_queues();
   startup_.emplace_back("device", vk::ms_since(opened.device_start));  // with pools and layouts
+}
+
+// Every family that can copy with BackendOptions::copy_queues (those without queues or timestamps
+// too: their rows say so); otherwise the compute family alone, the one every test runs on.
+std::vector<QueueFamily> VulkanBackend::copy_queue_families() const {
+  if (features_.copy_queues) return facts_.copy_families;
+  std::vector<QueueFamily> own;
+  for (const QueueFamily& f : facts_.copy_families)
+    if (f.own) own.push_back(f);
+  return own;
 }
 
 // Commands and timestamps for each queue the context opened besides the compute queue. A family

@@ -141,6 +141,14 @@ RunConfig config_of(const RunArgs& a) {
   return cfg;
 }
 
+// Whether the run has points of the copy-queue test (its size sweep is off unless given).
+bool has_copy_queue_points(const RunConfig& cfg) {
+  const TestCase* t = find_test(suite_kernels().copy_queues_test);
+  if (t == nullptr || std::find(cfg.tests.begin(), cfg.tests.end(), t->name) == cfg.tests.end())
+    return false;
+  return !points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).empty();
+}
+
 // The backends of the chosen devices and the clock monitor, owned for the run.
 struct OpenBackends {
   std::unique_ptr<Backend> cuda, vulkan;
@@ -207,6 +215,9 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
   BackendOptions vk_opts;
+  // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
+  // compute queue alone (fewer queues to create, buffers exclusive to it).
+  vk_opts.copy_queues = has_copy_queue_points(cfg);
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;

@@ -139,6 +139,10 @@ struct BackendOptions {
   // Enable VK_KHR_pipeline_executable_properties where the driver offers it and create pipelines
   // with CAPTURE_STATISTICS, for Backend::executable_reports (`cuvk inspect`; never timed runs).
   bool pipeline_statistics = false;
+  // Open a queue on every other queue family that can copy (the copy-queue test,
+  // suite_kernels().copy_queues_test), buffers then shared by the families. Off: the compute queue
+  // alone, as every other test is measured, and copy_queue_families() lists its family only.
+  bool copy_queues = false;
 };
 
 // ---- What a backend can tell about one kernel's machine code (`cuvk inspect`) ----

@@ -64,6 +64,9 @@ struct SuiteKernels {
   // Reads a scratch buffer larger than L2 between timed repetitions, and is the clock-settling
   // work; it stores only if a float4 of the scratch sums to the sentinel in params.aux.
   std::string l2_flush_kernel = "l2_flush";
+  // The test whose runs open a queue on every Vulkan queue family that can copy
+  // (BackendOptions::copy_queues); without it the copy engine runs on the compute queue only.
+  std::string copy_queues_test = "copy_engine";
 };
 const SuiteKernels& suite_kernels();
 
