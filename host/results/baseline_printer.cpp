@@ -89,7 +89,7 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
   }
   if (t.size() > 1) out << format_text_table(t, md);
   if (!notes.empty()) out << '\n' << (md ? "Not compared:\n" : "not compared:\n");
-  for (const std::string& n : notes) out << (md ? "- " : "  ") << n << '\n';
+  for (const std::string& n : notes) out << (md ? "- " : "  ") << printable(n) << '\n';
   if (!b.only_in_baseline.empty())
     out << '\n'
         << (md ? "Only in the baseline (not measured now):\n"
