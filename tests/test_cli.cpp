@@ -8,9 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli.h"
 #include "error.h"
@@ -249,5 +254,37 @@ TEST(OutputFile, AFailedWriteIsAnIoErrorNotAUsageError) {
     FAIL() << "a usage error: " << e.what();
   } catch (const cuvk::Error& e) {
     EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+}
+
+// The parse-and-judge seam (the fuzzer's entry point): options are judged as the command would
+// judge them, nothing runs; every unsigned option refuses a negative value, naming the option.
+TEST(Cli, CommandLineIsJudgedWithoutRunning) {
+  using cuvk::parse_command_line;
+  EXPECT_NO_THROW(parse_command_line({"cuvk", "run", "--tests", "copy", "--n", "1k"}));
+  EXPECT_NO_THROW(parse_command_line({"cuvk", "devices"}));  // nothing opened
+  EXPECT_THROW(parse_command_line({"cuvk", "run", "--reps", "0"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "parity", "--format", "xml"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "report", "x.json", "--tolerance", "-3"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "run", "--help"}), CLI::CallForHelp);
+  try {
+    parse_command_line({"cuvk", "rnu", "--tests", "copy"});
+    FAIL() << "an unknown command was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown command 'rnu'; commands: run, list"),
+              std::string::npos)
+        << e.what();
+  }
+  for (const char* option : {"--seed", "--block-size", "--reps", "--warmup"}) {
+    try {
+      parse_command_line({"cuvk", "run", option, "-1"});
+      FAIL() << option << " -1 was accepted";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(option) + ": '-1' is negative"),
+                std::string::npos)
+          << e.what();
+    } catch (const UsageError& e) {  // a signed option: refused by its bound
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
   }
 }
