@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "baseline.h"
+#include "baseline_printer.h"
 #include "error.h"
 #include "fleet.h"
 #include "index_page.h"
@@ -136,6 +138,14 @@ TEST(HostileText, EveryPrinterEscapesTextFromTheFile) {
   }
   for (Format f : {Format::table, Format::md, Format::json})
     outputs.push_back(format_fleet(fleet_view({run}, {}, kDefaultTolerance), {run}, f));
+  RunFile base = run;  // a baseline with a row of its own and one that did not run
+  base.rows.push_back(base.rows.front());
+  base.rows.back().test = "only_here\x1b[1m";
+  base.rows[1].status = Status::unavailable;
+  base.rows[1].reason = "gone\n\x1b[2J";
+  const BaselineResult vs_base = compare_baseline(run, base, kDefaultTolerance);
+  for (Format f : {Format::table, Format::md, Format::csv, Format::json})
+    outputs.push_back(format_baseline(vs_base, f));
   IndexInputs index;
   index.runs = {run};
   index.docs = {"notes\x1b[1m.md"};

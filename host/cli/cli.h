@@ -30,7 +30,7 @@ enum ExitCode : int {
 int cli_main(int argc, char** argv);
 
 // The longest `error:` line cuvk prints: text from files and drivers is cut there.
-inline constexpr std::size_t kMaxErrorLine = 400;
+inline constexpr std::size_t kMaxErrorLine = 1000;
 
 // The command line parsed and judged, nothing run or opened: args[0] is the program name. The
 // chosen command's options are checked as the command would check them first (Command::check).

@@ -95,7 +95,7 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
         << (md ? "Only in the baseline (not measured now):\n"
                : "only in the baseline (not measured now):\n");
   for (const ResultRow& r : b.only_in_baseline)
-    out << (md ? "- " : "  ") << row_label(r)
+    out << (md ? "- " : "  ") << printable(row_label(r))
         << (r.status == Status::ok ? "" : std::string(" (") + status_name(r.status) + " there)")
         << '\n';
   out << '\n'
