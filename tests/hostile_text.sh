@@ -54,8 +54,12 @@ case "$case_name" in
     expect_error 2 "unknown command '\\\\x1b\\[2Jrun'" "$cuvk" $'\e[2Jrun'
     ;;
   rows)
-    # The first row's min above its max (0.1804...), then the first GB/s with a 9 in front.
-    sed '0,/"min": 0.17449599504470825/s//"min": 99.5/' "$sample" >"$dir/minmax.json"
+    # The first row's min (the first "min" after a "time_ms") made 99.5 ms, above its max; then
+    # the first GB/s with a 9 in front.
+    awk '/"time_ms": \{/ { in_time = 1 }
+         in_time && !done && /"min": / { sub(/"min": [-0-9.eE+]+/, "\"min\": 99.5"); done = 1 }
+         { print }' "$sample" >"$dir/minmax.json"
+    cmp -s "$sample" "$dir/minmax.json" && fail "the sample has no time_ms.min to alter"
     expect_error 2 'minmax.json: results\[[0-9]+\]\.time_ms\.min: 99\.5 is above time_ms\.max' \
       "$cuvk" report "$dir/minmax.json"
     expect_error 2 'results\[[0-9]+\]\.time_ms\.min: 99\.5 is above' \
