@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda_backend.h"
+#include "libcuda_probe.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
 
@@ -288,12 +289,19 @@ class CudaBackend final : public Backend {
 std::vector<DeviceInfo> cuda_devices() {
   int driver = 0;
   cudaDriverGetVersion(&driver);
-  if (driver == 0) throw Error("no CUDA driver found (libcuda.so.1 is not installed)");
+  // The runtime says only that no driver answered; libcuda_problem says what the library is.
+  if (driver == 0) {
+    const std::string problem = libcuda_problem();
+    throw Error(problem.empty() ? "no CUDA driver found (cudaDriverGetVersion reports none)"
+                                : problem);
+  }
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     cudaGetLastError();  // clear the sticky-free error so later calls are not confused
-    throw Error("no usable CUDA device: cudaGetDeviceCount failed: " + decode(e));
+    const std::string problem = libcuda_problem();
+    throw Error("no usable CUDA device: cudaGetDeviceCount failed: " + decode(e) +
+                (problem.empty() ? "" : "; " + problem));
   }
   if (count == 0) throw Error("no CUDA device found");
   std::vector<DeviceInfo> devices;

@@ -8,9 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli.h"
 #include "error.h"
@@ -249,5 +254,69 @@ TEST(OutputFile, AFailedWriteIsAnIoErrorNotAUsageError) {
     FAIL() << "a usage error: " << e.what();
   } catch (const cuvk::Error& e) {
     EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+}
+
+// Issue 12: README's exit-code table lists exactly the codes the CLI returns (cli.h, ExitCode),
+// each row says what its code stands for, and the --baseline rules are spelled out.
+TEST(Cli, ReadmeExitCodeTableAgreesWithTheCode) {
+  std::ifstream f(std::string(CUVK_SOURCE_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::size_t section = readme.find("\n## Exit codes\n");
+  ASSERT_NE(section, std::string::npos);
+  std::map<int, std::string> rows;  // code -> its row's text
+  std::istringstream lines(readme.substr(section, readme.find("\n## ", section + 1) - section));
+  for (std::string line; std::getline(lines, line);) {
+    int code = -1;
+    if (std::sscanf(line.c_str(), "| %d |", &code) == 1) rows[code] = line;
+  }
+  using namespace cuvk;
+  const std::set<int> used = {kExitOk,          kExitFailed,      kExitUsage,      kExitDiffers,
+                              kExitNotCompared, kExitEnvironment, kExitInterrupted};
+  std::set<int> documented;
+  for (const auto& [code, text] : rows) documented.insert(code);
+  EXPECT_EQ(documented, used);
+  const auto says = [&rows](int code, const std::string& what) {
+    EXPECT_NE(rows[code].find(what), std::string::npos) << code << ": " << rows[code];
+  };
+  says(kExitFailed, "`failed` row");
+  says(kExitDiffers, "`--baseline`: a SLOWER or UNCERTAIN row");
+  says(kExitNotCompared, "`--baseline`: no row of the run could be compared");
+  says(kExitUsage, "an unknown command");
+  says(kExitEnvironment, "out of host memory");
+  says(kExitEnvironment, "No space left on device");
+  says(kExitInterrupted, "SIGINT/SIGTERM");
+  EXPECT_NE(readme.find("**`--baseline FILE`**"), std::string::npos);
+}
+
+// The parse-and-judge seam (the fuzzer's entry point): options are judged as the command would
+// judge them, nothing runs; every unsigned option refuses a negative value, naming the option.
+TEST(Cli, CommandLineIsJudgedWithoutRunning) {
+  using cuvk::parse_command_line;
+  EXPECT_NO_THROW(parse_command_line({"cuvk", "run", "--tests", "copy", "--n", "1k"}));
+  EXPECT_NO_THROW(parse_command_line({"cuvk", "devices"}));  // nothing opened
+  EXPECT_THROW(parse_command_line({"cuvk", "run", "--reps", "0"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "parity", "--format", "xml"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "report", "x.json", "--tolerance", "-3"}), UsageError);
+  EXPECT_THROW(parse_command_line({"cuvk", "run", "--help"}), CLI::CallForHelp);
+  try {
+    parse_command_line({"cuvk", "rnu", "--tests", "copy"});
+    FAIL() << "an unknown command was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown command 'rnu'; commands: run, list"),
+              std::string::npos)
+        << e.what();
+  }
+  for (const char* option : {"--seed", "--block-size", "--reps", "--warmup"}) {
+    try {
+      parse_command_line({"cuvk", "run", option, "-1"});
+      FAIL() << option << " -1 was accepted";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(option) + ": '-1' is negative"),
+                std::string::npos)
+          << e.what();
+    } catch (const UsageError& e) {  // a signed option: refused by its bound
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
   }
 }

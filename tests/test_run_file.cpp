@@ -13,6 +13,7 @@
 #include "run_file.h"
 #include "run_reader.h"
 #include "run_summary.h"
+#include "util.h"
 #include "verdicts.h"
 
 using namespace cuvk;
@@ -42,8 +43,8 @@ ResultRow ok_row() {
   r.time_ms.samples = 123;
   r.useful_bytes = 1u << 20;
   r.moved_bytes = 1u << 21;
-  r.gbps_useful = 12.5;
-  r.gbps_moved = 25.0;
+  r.gbps_useful = gbps(r.useful_bytes, r.time_ms.median);  // consistent: the reader checks
+  r.gbps_moved = gbps(r.moved_bytes, r.time_ms.median);
   r.sectors_per_request = 5;
   r.verified = true;
   r.mismatches = 0;

@@ -6,9 +6,12 @@
 
 #if !defined(_WIN32)
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -145,6 +148,54 @@ void add_validation(const std::vector<VkExtensionProperties>& available,
   extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
 }
 
+// Where the user pointed the loader at driver manifests (VK_DRIVER_FILES, or the older
+// VK_ICD_FILENAMES), what is wrong with each file named: "no Vulkan driver could be loaded from
+// VK_DRIVER_FILES=a.json:b.json (a.json: No such file or directory)". Empty when neither is set.
+// The loader's own result for such manifests is a bare code (VK_ERROR_INCOMPATIBLE_DRIVER, or
+// VK_ERROR_OUT_OF_HOST_MEMORY for junk JSON), which says nothing about the cause.
+std::string driver_files_problem() {
+  for (const char* var : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
+    const char* value = std::getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    std::string files, problems;
+    std::string list = value;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(':', start), list.size());
+      const std::string path = list.substr(start, end - start);
+      start = end + 1;
+      if (path.empty()) continue;
+      struct stat st {};
+      std::string why;
+      if (stat(path.c_str(), &st) != 0)
+        why = std::strerror(errno);
+      else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        why = "not a regular file";
+      else if (access(path.c_str(), R_OK) != 0)
+        why = std::strerror(errno);
+      else
+        why = "exists, but the loader found no usable driver manifest in it";
+      problems += (problems.empty() ? "" : "; ") + path + ": " + why;
+    }
+    return std::string("no Vulkan driver could be loaded from ") + var + "=" + value +
+           (problems.empty() ? "" : " (" + problems + ")");
+  }
+  return {};
+}
+
+// Runs `call` (a loader call before there is a device); where VK_DRIVER_FILES chose the driver
+// manifests, its failure is reported as a failure to load a driver from there.
+template <typename Call>
+auto blaming_driver_files(Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const Error& e) {
+    const std::string problem = driver_files_problem();
+    if (problem.empty()) throw;
+    throw Error(problem + ": " + e.what());
+  }
+}
+
 // vkCreateInstance, its failure told apart: no driver at all, or another reason.
 VkInstance create_instance(const VkInstanceCreateInfo& info) {
   VkInstance raw = VK_NULL_HANDLE;
@@ -175,7 +226,8 @@ VulkanInstance::VulkanInstance(const BackendOptions& options)
 
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
-  const std::vector<VkExtensionProperties> available = instance_extensions(nullptr);
+  const std::vector<VkExtensionProperties> available =
+      blaming_driver_files([] { return instance_extensions(nullptr); });
   VkInstanceCreateFlags flags = 0;
   if (has_extension(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
     extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
@@ -211,7 +263,7 @@ VulkanInstance::VulkanInstance(const BackendOptions& options)
   info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
 
-  const VkInstance raw = create_instance(info);
+  const VkInstance raw = blaming_driver_files([&info] { return create_instance(info); });
   volkLoadInstanceOnly(raw);  // instance-level pointers (loader trampolines)
   instance_ = vk::Instance(raw, vkDestroyInstance);
 
@@ -226,6 +278,10 @@ VulkanInstance::VulkanInstance(const BackendOptions& options)
 }
 
 std::vector<VkPhysicalDevice> VulkanInstance::physical_devices() const {
+  return blaming_driver_files([this] { return enumerate_physical_devices(); });
+}
+
+std::vector<VkPhysicalDevice> VulkanInstance::enumerate_physical_devices() const {
   VkInstance instance = instance_.get();
   std::uint32_t count = 0;
   const VkResult result = vkEnumeratePhysicalDevices(instance, &count, nullptr);

@@ -32,11 +32,13 @@ class VulkanInstance {
 
   VkInstance get() const { return instance_.get(); }
 
+  // Every physical device; none is an error (where VK_DRIVER_FILES chose the drivers, it says so).
   std::vector<VkPhysicalDevice> physical_devices() const;
 
   std::uint32_t api_version() const { return api_version_; }  // what the instance asked for
 
  private:
+  std::vector<VkPhysicalDevice> enumerate_physical_devices() const;
   std::uint32_t api_version_ = 0;
   // Declaration order is destruction order reversed: messenger, then instance, then the sink the
   // instance's create-info messenger still points to during vkDestroyInstance.

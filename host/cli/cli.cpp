@@ -18,6 +18,7 @@
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "json_check.h"  // one_line
 #include "standard_output.h"
 
 namespace cuvk {
@@ -131,6 +132,8 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
   };
   for (const std::string& item : split(text, ',')) {
     if (item.empty()) throw UsageError(what + ": empty item in '" + text + "'");
+    if (item[0] == '-')
+      throw UsageError(what + ": '" + item + "' is negative; expected a non-negative integer");
     const std::size_t dash = item.find('-');
     if (dash == std::string::npos) {
       add(check(parse_u64(item, what)));
@@ -176,55 +179,126 @@ std::uint64_t parse_count(const std::string& text, const std::string& what) {
 
 namespace {
 
-int run_cli(int argc, char** argv) {
+// The app with every subcommand; the Commands hold what runs and what judges the options.
+struct CliApp {
   CLI::App app{"cuvk: does the same memory-bound kernel run the same on CUDA and on Vulkan?\n"
                "Runs equivalent CUDA kernels and GLSL compute shaders through one timing driver on\n"
                "the same GPU, verifies every result, and reports times, bandwidth and parity."};
+  std::vector<Command> commands;
+};
+
+// Every option of an unsigned type (CLI11's type name "UINT") refuses a negative value, naming
+// the option, instead of wrapping it to 2^64 - 1.
+void refuse_negative_unsigned(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_name().find("UINT") == std::string::npos) continue;
+    const std::string name = opt->get_name();
+    opt->check(CLI::Validator(
+        [name](std::string& v) {
+          const std::size_t first = v.find_first_not_of(" \t");
+          return first != std::string::npos && v[first] == '-'
+                     ? "'" + v + "' is negative; expected a non-negative integer"
+                     : std::string();
+        },
+        "", "non-negative"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
+std::unique_ptr<CliApp> make_cli_app(const std::string& cmdline) {
+  auto cli = std::make_unique<CliApp>();
+  CLI::App& app = cli->app;
   app.set_version_flag("--version", std::string("cuvk ") + build::kVersion + " (" +
                                         build::kGitRevision + ")");
   app.require_subcommand(1);
-  const std::string cmdline = command_line(argc, argv);
-  const std::vector<Command> commands = {
-      add_run_command(app, cmdline),
-      add_list_command(app),
-      add_devices_command(app),
-      add_inspect_command(app),
-      add_parity_command(app, cmdline),
-      add_report_command(app),
+  cli->commands = {
+      add_run_command(app, cmdline),    add_list_command(app),
+      add_devices_command(app),         add_inspect_command(app),
+      add_parity_command(app, cmdline), add_report_command(app),
       add_trace_command(app, cmdline),
   };
+  refuse_negative_unsigned(app);
+  return cli;
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << " (see --help)\n";
-    return kExitUsage;
+// The top level takes only flags, so its first word that is not one names the command; an unknown
+// one is named with the list of commands (CLI11 would say only that an argument was not expected).
+void check_command_name(const CliApp& cli, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    std::string known;
+    for (const Command& c : cli.commands) {
+      if (c.sub->get_name() == word) return;
+      known += (known.empty() ? "" : ", ") + c.sub->get_name();
+    }
+    throw UsageError("unknown command " + quoted(word) + "; commands: " + known);
   }
+}
 
+const Command* parsed_command(const CliApp& cli) {
+  for (const Command& c : cli.commands)
+    if (c.sub->parsed()) return &c;
+  return nullptr;
+}
+
+int run_cli(int argc, char** argv) {
+  const std::unique_ptr<CliApp> cli = make_cli_app(command_line(argc, argv));
   try {
-    for (const Command& c : commands)
-      if (c.sub->parsed()) return c.action();
+    check_command_name(*cli, argc, argv);
+    cli->app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli->app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli->app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli->app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << " (see --help)\n";
     return kExitUsage;
   } catch (const UsageError& e) {
-    std::cerr << "error: " << e.what() << '\n';
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitUsage;
+  }
+  const Command* chosen = parsed_command(*cli);
+  return chosen ? chosen->action() : kExitUsage;
+}
+
+// The one place an exception becomes an exit code: one `error:` line, never an abort.
+int run_guarded(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr
+        << "error: out of host memory while running `" << one_line(argc > 1 ? argv[1] : "", 40)
+        << "` (std::bad_alloc): the input or the run is larger than this process may allocate\n";
+    return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << '\n';
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    return kExitEnvironment;
+  } catch (...) {
+    std::cerr << "error: internal error: an unknown exception\n";
     return kExitEnvironment;
   }
 }
 
 }  // namespace
 
+void parse_command_line(const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  const std::unique_ptr<CliApp> cli = make_cli_app("cuvk");
+  check_command_name(*cli, static_cast<int>(argv.size()), argv.data());
+  cli->app.parse(static_cast<int>(argv.size()), argv.data());
+  if (const Command* chosen = parsed_command(*cli); chosen && chosen->check) chosen->check();
+}
+
 int cli_main(int argc, char** argv) {
   StandardOutput out;
-  return out.finish(run_cli(argc, argv));
+  return out.finish(run_guarded(argc, argv));
 }
 
 }  // namespace cuvk

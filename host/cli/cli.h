@@ -29,6 +29,14 @@ enum ExitCode : int {
 // I/O error (EPIPE, exit 3).
 int cli_main(int argc, char** argv);
 
+// The longest `error:` line cuvk prints: text from files and drivers is cut there.
+inline constexpr std::size_t kMaxErrorLine = 1000;
+
+// The command line parsed and judged, nothing run or opened: args[0] is the program name. The
+// chosen command's options are checked as the command would check them first (Command::check).
+// Throws CLI::ParseError (also for --help and --version) or UsageError. The fuzzer's entry point.
+void parse_command_line(const std::vector<std::string>& args);
+
 // Shared by the subcommands.
 Format parse_format(const std::string& text);                            // table|md|csv|json
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all

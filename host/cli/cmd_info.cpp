@@ -57,22 +57,23 @@ int do_list() {
 }
 
 void print_device(const DeviceInfo& d) {
-  print("  [%d] %s\n      uuid %s, %s%s\n      driver: %s\n", d.index, d.name.c_str(),
+  print("  [%d] %s\n      uuid %s, %s%s\n      driver: %s\n", d.index, printable(d.name).c_str(),
         format_uuid(d.uuid).c_str(), d.is_cpu ? "CPU device, " : "",
-        (std::to_string(d.memory_bytes >> 20) + " MiB").c_str(), d.driver.c_str());
-  for (const auto& [k, v] : d.properties) print("      %s: %s\n", k.c_str(), v.c_str());
+        (std::to_string(d.memory_bytes >> 20) + " MiB").c_str(), printable(d.driver).c_str());
+  for (const auto& [k, v] : d.properties)
+    print("      %s: %s\n", printable(k).c_str(), printable(v).c_str());
 }
 
 int do_devices(const std::string& spec) {
   const DeviceInventory inv = take_inventory(BackendOptions{});
   print("CUDA devices:\n");
-  if (!inv.cuda_error.empty()) print("  none: %s\n", inv.cuda_error.c_str());
+  if (!inv.cuda_error.empty()) print("  none: %s\n", printable(inv.cuda_error).c_str());
   for (const DeviceInfo& d : inv.cuda) print_device(d);
   print("Vulkan devices:\n");
-  if (!inv.vulkan_error.empty()) print("  none: %s\n", inv.vulkan_error.c_str());
+  if (!inv.vulkan_error.empty()) print("  none: %s\n", printable(inv.vulkan_error).c_str());
   for (const DeviceInfo& d : inv.vulkan) print_device(d);
   const DeviceChoice c = choose_devices(inv, spec);
-  print("Pair: %s\n", c.note.empty() ? "none: no device can run" : c.note.c_str());
+  print("Pair: %s\n", c.note.empty() ? "none: no device can run" : printable(c.note).c_str());
   return (inv.cuda.empty() && inv.vulkan.empty()) ? kExitEnvironment : kExitOk;
 }
 

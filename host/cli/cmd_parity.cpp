@@ -72,7 +72,8 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     base = load_baseline(a, devices);
     const std::string missing = missing_api(a, devices);
     if (!missing.empty()) {
-      std::cerr << "error: cannot compare CUDA with Vulkan: " << missing << '\n';
+      std::cerr << "error: "
+                << one_line("cannot compare CUDA with Vulkan: " + missing, kMaxErrorLine) << '\n';
       return kExitNotCompared;
     }
     const RunDocument doc = execute_run(a, cmdline, devices);
@@ -92,7 +93,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
       parity.same + parity.faster + parity.slower + parity.uncertain + parity.failed == 0;
   const std::string where = p.from.empty() ? "" : p.from + ": ";
   if (nothing_compared && !baseline) {  // nothing to show: the reason alone
-    std::cerr << "error: " << where << parity.not_compared_reason << '\n';
+    std::cerr << "error: " << one_line(where + parity.not_compared_reason, kMaxErrorLine) << '\n';
     return kExitNotCompared;
   }
 
@@ -107,7 +108,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
   }
   if (!p.save_run.empty() && !a.quiet) std::cout << "wrote " << p.save_run << " (the run)\n";
   if (parity.exit_code == kExitNotCompared)
-    std::cerr << "error: " << where << parity.not_compared_reason << '\n';
+    std::cerr << "error: " << one_line(where + parity.not_compared_reason, kMaxErrorLine) << '\n';
   return worse_exit(parity.exit_code, baseline ? baseline->exit_code : kExitOk);
 }
 
@@ -124,7 +125,8 @@ Command add_parity_command(CLI::App& app, const std::string& cmdline) {
                   "compare a saved `cuvk run --format json` file instead of running");
   sub->add_option("--save-run", p->save_run,
                   "also write the run itself as JSON here (for report/--from)");
-  return {sub, [p, sub, cmdline] { return parity_command(*p, *sub, cmdline); }};
+  return {sub, [p, sub, cmdline] { return parity_command(*p, *sub, cmdline); },
+          [p] { check_run_args(p->run); }};
 }
 
 }  // namespace cuvk

@@ -110,7 +110,7 @@ int write_index(const ReportArgs& a) {
   write_output_file(output, format_index(in), what);
   std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.plots.size()
             << " plots)\n";
-  for (const std::string& d : derived) std::cout << "not a run, left out: " << d << '\n';
+  for (const std::string& d : derived) std::cout << "not a run, left out: " << printable(d) << '\n';
   return kExitOk;
 }
 
@@ -129,7 +129,8 @@ int report_command(const ReportArgs& a) {
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
     text =
         format_fleet(fleet_view(in.runs, in.failed, parse_tolerance(a.tolerance)), in.runs, format);
-    for (const std::string& d : in.not_runs) std::cerr << "not a run, left out: " << d << '\n';
+    for (const std::string& d : in.not_runs)
+      std::cerr << "not a run, left out: " << printable(d) << '\n';
   } else {
     text = format_merged(read_all_results(a.files), format);  // all checked before printing
   }
@@ -137,7 +138,7 @@ int report_command(const ReportArgs& a) {
     std::cout << text << std::flush;
   } else {
     write_output_file(a.output, text);
-    std::cout << "wrote " << a.output << '\n';
+    std::cout << "wrote " << printable(a.output) << '\n';
   }
   return kExitOk;
 }
@@ -166,7 +167,11 @@ Command add_report_command(CLI::App& app) {
                   "--index: DIR/README.md)");
   sub->add_option("--tolerance", a->tolerance,
                   "percent: the SAME band of the index's parity tables and of --fleet (default 3)");
-  return {sub, [a] { return report_command(*a); }};
+  return {sub, [a] { return report_command(*a); },
+          [a] {
+            parse_format(a->format);
+            parse_tolerance(a->tolerance);
+          }};
 }
 
 }  // namespace cuvk

@@ -207,6 +207,13 @@ const DeviceInventory& InventoryOnce::get() {
   return *inventory_;
 }
 
+void check_run_args(const RunArgs& a) {
+  RunConfig cfg = config_of(a);
+  validate_config(cfg);
+  parse_format(a.format);
+  parse_tolerance(a.tolerance);
+}
+
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg = config_of(a);
@@ -289,7 +296,8 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
       std::cout << (doc.streamed ? stream_tail(doc, Format::table) : format_run(doc, Format::table))
                 << "\nwrote " << output << '\n';
   }
-  for (const std::string& m : doc.validation_messages) std::cerr << "validation: " << m << '\n';
+  for (const std::string& m : doc.validation_messages)
+    std::cerr << "validation: " << printable(m) << '\n';
 }
 
 int run_exit_code(const RunDocument& doc) {
@@ -312,10 +320,12 @@ Command add_run_command(CLI::App& app, const std::string& cmdline) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* sub = app.add_subcommand("run", "run tests on CUDA and Vulkan (everything by default)");
   add_run_options(*sub, *args);
-  return {sub, [args, cmdline] {
+  return {sub,
+          [args, cmdline] {
             InventoryOnce devices;
             return run_command(*args, cmdline, devices);
-          }};
+          },
+          [args] { check_run_args(*args); }};
 }
 
 }  // namespace cuvk

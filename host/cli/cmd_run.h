@@ -45,6 +45,9 @@ class InventoryOnce {
   std::optional<DeviceInventory> inventory_;
 };
 
+// Judges the options as execute_run does before it opens anything; throws UsageError.
+void check_run_args(const RunArgs& args);
+
 // Validates the options, picks the devices, runs the suite and returns everything for the reports.
 // Throws UsageError for bad options and Error when no API can run at all.
 RunDocument execute_run(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);

@@ -53,7 +53,8 @@ int emit_baseline(const RunDocument& doc, const RunFile& base, const RunArgs& a)
   else if (!a.quiet || b.exit_code != kExitOk)
     std::cout << '\n' << format_baseline(b, text) << std::flush;
   else
-    for (const std::string& n : b.notes) std::cerr << "note: " << n << '\n';  // --quiet: notes only
+    for (const std::string& n : b.notes)
+      std::cerr << "note: " << printable(n) << '\n';  // --quiet: notes only
   return b.exit_code;
 }
 

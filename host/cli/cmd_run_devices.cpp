@@ -64,15 +64,15 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     RunArgs one = a;
     one.device = t.spec;
     one.output = device_output_path(a.output, t.index);
-    std::cerr << "cuvk: --device all: " << (k + 1) << " of " << targets.size() << ": " << t.label
-              << (t.spec.empty() ? "" : " [" + t.spec + "]")
+    std::cerr << "cuvk: --device all: " << (k + 1) << " of " << targets.size() << ": "
+              << printable(t.label) << (t.spec.empty() ? "" : " [" + t.spec + "]")
               << (one.output.empty() ? "" : " -> " + one.output) << '\n';
     try {
       code = worse_exit(code, run_command(one, cmdline, devices));
     } catch (const UsageError&) {
       throw;                             // the same options fail the same way on every GPU
     } catch (const std::exception& e) {  // this GPU could not run; the others still do
-      std::cerr << "error: " << t.label << ": " << e.what() << '\n';
+      std::cerr << "error: " << one_line(t.label + ": " + e.what(), kMaxErrorLine) << '\n';
       code = worse_exit(code, kExitEnvironment);
     }
     if (code == kExitInterrupted) break;

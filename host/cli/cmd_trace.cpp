@@ -19,6 +19,7 @@
 #include "devices.h"
 #include "error.h"
 #include "host_data.h"
+#include "json_check.h"  // printable
 #include "l2_flush.h"
 #include "runner.h"
 #include "trace_file.h"
@@ -226,7 +227,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   trace_apis_on(a, opts, choice, job, doc);
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << trace_text(doc);
-  for (const std::string& m : messages) std::cerr << "validation: " << m << '\n';
+  for (const std::string& m : messages) std::cerr << "validation: " << printable(m) << '\n';
   if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump() + "\n");
   if (!a.plot.empty()) write_output_file(a.plot, trace_svg(doc), "--plot");
 

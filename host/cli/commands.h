@@ -10,6 +10,9 @@ namespace cuvk {
 struct Command {
   CLI::App* sub;
   std::function<int()> action;  // returns the exit code; may throw UsageError / Error
+  // Judges the parsed options as `action` would before it opens anything (validate_config, the
+  // format, the tolerance); throws UsageError. Empty where the action judges nothing up front.
+  std::function<void()> check = {};
 };
 
 Command add_run_command(CLI::App& app, const std::string& command_line);

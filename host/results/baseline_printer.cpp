@@ -91,13 +91,13 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
   }
   if (t.size() > 1) out << format_text_table(t, md);
   if (!notes.empty()) out << '\n' << (md ? "Not compared:\n" : "not compared:\n");
-  for (const std::string& n : notes) out << (md ? "- " : "  ") << n << '\n';
+  for (const std::string& n : notes) out << (md ? "- " : "  ") << printable(n) << '\n';
   if (!b.only_in_baseline.empty())
     out << '\n'
         << (md ? "Only in the baseline (not measured now):\n"
                : "only in the baseline (not measured now):\n");
   for (const ResultRow& r : b.only_in_baseline)
-    out << (md ? "- " : "  ") << row_label(r)
+    out << (md ? "- " : "  ") << printable(row_label(r))
         << (r.status == Status::ok ? "" : std::string(" (") + status_name(r.status) + " there)")
         << '\n';
   out << '\n'

@@ -52,9 +52,9 @@ std::string format_index(const IndexInputs& in) {
   for (std::size_t i = 0; i < in.runs.size(); ++i) {
     const RunFile& r = in.runs[i];
     const ParityResult p = compare_apis(r.rows, in.tolerance);
-    out << "\n### " << run_label(i) << ": " << r.name << "\n\n";
+    out << "\n### " << run_label(i) << ": " << printable(r.name) << "\n\n";
     if (p.same + p.faster + p.slower + p.uncertain + p.failed == 0) {
-      out << "Not compared: " << p.not_compared_reason << ".\n";
+      out << "Not compared: " << printable(p.not_compared_reason) << ".\n";
       continue;
     }
     out << parity_text(r, p, true, 0);  // under this run's heading, without its own
@@ -81,9 +81,9 @@ std::string format_index(const IndexInputs& in) {
                      });
     if (!any_plot) out << "\n## Plots\n";
     any_plot = true;
-    out << "\n### " << run_label(i) << ": " << in.runs[i].name << "\n\n";
+    out << "\n### " << run_label(i) << ": " << printable(in.runs[i].name) << "\n\n";
     for (const std::string& p : mine) {
-      out << "![" << stem_of(p) << "](" << p << ")\n\n";
+      out << "![" << printable(stem_of(p)) << "](" << printable(p) << ")\n\n";
       used.push_back(p);
     }
   }
@@ -92,14 +92,16 @@ std::string format_index(const IndexInputs& in) {
     if (std::find(used.begin(), used.end(), p) == used.end()) rest.push_back(p);
   if (!rest.empty()) {
     out << (any_plot ? "\n### Other plots\n\n" : "\n## Plots\n\n");
-    for (const std::string& p : rest) out << "![" << stem_of(p) << "](" << p << ")\n\n";
+    for (const std::string& p : rest)
+      out << "![" << printable(stem_of(p)) << "](" << printable(p) << ")\n\n";
   }
 
   out << "\n## Comparison tables\n\n";
   out << format_merged(in.runs, Format::md, 3);
   if (!in.docs.empty()) {
     out << "\n## More in this folder\n\n";
-    for (const std::string& d : in.docs) out << "- [" << d << "](" << d << ")\n";
+    for (const std::string& d : in.docs)
+      out << "- [" << printable(d) << "](" << printable(d) << ")\n";
   }
   return out.str();
 }

@@ -1,6 +1,7 @@
 #include "json_check.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "error.h"
 
@@ -15,11 +16,34 @@ std::string number_or_type(const json& v) {
 
 }  // namespace
 
-std::string one_line(const std::string& s, std::size_t max) {
+std::string printable(const std::string& s) {
   std::string out;
-  for (char c : s.substr(0, max))
-    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  return s.size() > max ? out + "..." : out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    // C1 controls as UTF-8 (U+0080..U+009F: C2 80..C2 9F) steer terminals as C0 ones do.
+    const bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f || c1) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c1 ? static_cast<unsigned char>(s[++i]) : c);
+      out += c1 ? std::string("\\u00") + (buf + 2) : std::string(buf);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string one_line(const std::string& s, std::size_t max) {
+  const std::string out = printable(s);
+  return out.size() > max ? out.substr(0, max) + "..." : out;
 }
 
 std::string quoted(const std::string& s) {

@@ -16,10 +16,15 @@ namespace cuvk {
 
 inline constexpr std::size_t kMaxQuoted = 60;  // longest piece of file content quoted in an error
 
+// Text from outside (a file, a driver, a directory listing) made safe to print: control
+// characters as escapes (newline "\n", tab "\t", others "\x1b"; C1 controls "\u009b"), so no
+// such text can steer a terminal or split a line. Every printer and every `error:` line uses it.
+std::string printable(const std::string& s);
+
 // Text from the file made fit for a one-line error: control characters replaced, cut at
 // kMaxQuoted characters, in single quotes.
 std::string quoted(const std::string& s);
-// One line of at most `max` characters (control characters replaced, "..." where cut).
+// One line of at most `max` characters (printable(), then cut, "..." where cut).
 std::string one_line(const std::string& s, std::size_t max);
 const char* type_of(const nlohmann::json& v);  // "null", "a boolean", "a number", ...
 

@@ -103,9 +103,7 @@ std::string text_tables(const std::vector<RunFile>& runs, const std::vector<Merg
     std::vector<const MergedRow*> rows;
     for (const MergedRow& m : merged)
       if (m.point.test == test) rows.push_back(&m);
-    out << '\n'
-        << (md ? std::string(static_cast<std::size_t>(level), '#') + " " + test + "\n\n"
-               : test + "\n");
+    out << '\n' << heading(level, md, test);
     out << format_text_table(test_table(runs, apis, rows), md);
   }
   return out.str();

@@ -100,7 +100,7 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
       notes.push_back(l.reason);
   }
   out << format_text_table(t, md);
-  for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
+  for (const std::string& n : notes) out << (md ? "\n- " : "\n") << printable(n);
   if (!notes.empty()) out << '\n';
   out << '\n'
       << (md ? "**Verdicts:** " : "Verdicts: ") << p.same << " SAME, " << p.faster

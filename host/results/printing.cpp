@@ -28,7 +28,11 @@ std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
 
 }  // namespace
 
-std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown) {
+std::string format_text_table(const std::vector<std::vector<std::string>>& raw, bool markdown) {
+  // Every cell printable: names, drivers and reasons come from files and drivers.
+  std::vector<std::vector<std::string>> rows = raw;
+  for (auto& r : rows)
+    for (std::string& cell : r) cell = printable(cell);
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& r : rows)
     for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
@@ -63,8 +67,9 @@ std::string format_text_table(const std::vector<std::vector<std::string>>& rows,
   return out.str();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+std::string csv_field(const std::string& text) {
+  const std::string s = printable(text);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
@@ -74,7 +79,8 @@ std::string dash(const std::string& s) {
   return s.empty() ? "-" : s;
 }
 
-std::string heading(int level, bool markdown, const std::string& text) {
+std::string heading(int level, bool markdown, const std::string& raw) {
+  const std::string text = printable(raw);
   if (!markdown) return text + "\n";
   return std::string(static_cast<std::size_t>(level), '#') + " " + text + "\n\n";
 }
@@ -122,7 +128,7 @@ std::string describe_run(const RunFile& run) {
   if (run.cuda) s += ", " + run.cuda_driver();
   if (run.vulkan) s += ", Vulkan " + run.vulkan_driver();
   s += "; " + run.date_utc + ", cuvk " + run.git_revision;
-  return s;
+  return printable(s);
 }
 
 json run_identity_json(const RunFile& run) {

@@ -22,9 +22,12 @@ enum class Format { table, md, csv, json };
 inline constexpr const char* kParitySchema = "cuvk.parity/1";
 inline constexpr const char* kReportSchema = "cuvk.report/1";
 
+// Text from files and drivers goes through printable() (json_check.h) wherever it is printed:
+// format_text_table and csv_field do it for every cell, describe_run for its line.
+
 // rows[0] is the header; a column whose data cells start with a digit is right-aligned.
 std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown);
-std::string csv_field(const std::string& s);  // quoted where needed
+std::string csv_field(const std::string& s);  // printable(), quoted where needed
 
 std::string dash(const std::string& s);  // "-" for ""
 std::string heading(int level, bool markdown,

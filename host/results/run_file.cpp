@@ -1,8 +1,11 @@
 #include "run_file.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "axes.h"
+#include "util.h"
 
 namespace cuvk {
 namespace {
@@ -291,7 +294,37 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
   }
 }
 
+std::string num_text(double v) {
+  return fmt("%.6g", v);
+}
+
+// A stored GB/s against bytes / median time: equal up to the rounding of a printed number.
+void check_gbps(const JsonIn& field, double stored, std::uint64_t bytes, const char* bytes_name,
+                double median_ms) {
+  const double expected = gbps(bytes, median_ms);
+  if (std::fabs(stored - expected) <= kGbpsTolerance * std::max(expected, 1e-300)) return;
+  field.fail(num_text(stored) + " contradicts " + bytes_name + " / time_ms.median (" +
+             std::to_string(bytes) + " bytes in " + num_text(median_ms) +
+             " ms = " + num_text(expected) + " GB/s)");
+}
+
 }  // namespace
+
+void check_row(const JsonIn& in, const ResultRow& r) {
+  if (r.n == 0) in.at("params").at("n").fail("0 elements: a row measures at least 1");
+  if (r.block_size == 0) in.at("params").at("block_size").fail("0: a block has at least 1 thread");
+  if (r.status != Status::ok) return;
+  const Summary& t = r.time_ms;
+  const JsonIn time = in.at("time_ms");
+  if (t.min > t.max)
+    time.at("min").fail(num_text(t.min) + " is above time_ms.max " + num_text(t.max));
+  if (t.median < t.min || t.median > t.max)
+    time.at("median").fail(num_text(t.median) + " lies outside [time_ms.min, time_ms.max] = [" +
+                           num_text(t.min) + ", " + num_text(t.max) + "]");
+  if (t.samples < 1) in.at("samples").fail("0: an ok row has at least 1 timed repetition");
+  check_gbps(in.at("gbps_useful"), r.gbps_useful, r.useful_bytes, "useful_bytes", t.median);
+  check_gbps(in.at("gbps_moved"), r.gbps_moved, r.moved_bytes, "moved_bytes", t.median);
+}
 
 std::string schema_name(int version) {
   return kSchemaFamily + std::to_string(version);
@@ -331,6 +364,7 @@ json row_json(const ResultRow& row) {
 ResultRow read_row(const JsonIn& in) {
   ResultRow row;
   read_fields(row_fields(), in.object(), row);
+  check_row(in, row);
   return row;
 }
 

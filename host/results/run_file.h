@@ -87,6 +87,15 @@ const std::vector<RowField>& row_fields();
 nlohmann::json row_json(const ResultRow& row);  // the writer's side
 ResultRow read_row(const JsonIn& in);           // the reader's side: throws UsageError
 
+// How far a stored GB/s may be from bytes / median time (relative): the rounding of a value
+// printed with a few digits; cuvk itself writes both from the same numbers.
+inline constexpr double kGbpsTolerance = 0.005;
+
+// The one consistency check of a row read (read_row calls it after the field table): n and block
+// size at least 1; for ok rows min <= median <= max, at least one sample, and each GB/s equal to
+// its bytes / median time within kGbpsTolerance. Throws UsageError naming the row and the field.
+void check_row(const JsonIn& in, const ResultRow& r);
+
 // What identifies a row in a file: test, layout, variant, api, binding, n, every axis, block size
 // and, where the row has one, its queue family.
 std::string row_identity(const ResultRow& row);

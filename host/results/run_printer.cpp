@@ -52,8 +52,9 @@ std::vector<std::string> row_cells(const ResultRow& r) {
 
 std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
                         const std::string& reason) {
-  if (!d) return std::string(api) + ": unavailable (" + reason + ")";
-  return std::string(api) + ": " + d->name + " [" + format_uuid(d->uuid) + "], " + d->driver;
+  if (!d) return std::string(api) + ": unavailable (" + printable(reason) + ")";
+  return std::string(api) + ": " + printable(d->name) + " [" + format_uuid(d->uuid) + "], " +
+         printable(d->driver);
 }
 
 std::string l2_line(const RunDocument& doc) {
@@ -125,7 +126,7 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   std::ostringstream out;
   out << bullet << device_line("CUDA", doc.choice.cuda, doc.choice.cuda_reason) << '\n';
   out << bullet << device_line("Vulkan", doc.choice.vulkan, doc.choice.vulkan_reason) << '\n';
-  if (!doc.choice.note.empty()) out << bullet << "Pairing: " << doc.choice.note << '\n';
+  if (!doc.choice.note.empty()) out << bullet << "Pairing: " << printable(doc.choice.note) << '\n';
   std::string blocks;
   for (std::uint32_t b : doc.config.block_sizes)
     blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
@@ -161,17 +162,18 @@ std::string csv_row(const ResultRow& r) {
   const bool ok = r.status == Status::ok;
   auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
   std::ostringstream out;
-  out << r.test << ',' << r.layout << ',' << r.variant << ',' << api_name(r.api) << ',' << r.n << ','
-      << axis_csv_cells(r) << ',' << r.block_size << ',' << status_name(r.status) << ','
-      << csv_field(r.reason) << ',' << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ','
-      << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max) << ','
-      << num(r.time_ms.rel_spread) << ',' << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes
-      << ',' << r.moved_bytes << ',' << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ','
-      << r.sectors_per_request << ',' << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "")
-      << ',' << (r.verified ? "true" : "false") << ',';
+  out << csv_field(r.test) << ',' << csv_field(r.layout) << ',' << csv_field(r.variant) << ','
+      << api_name(r.api) << ',' << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size << ','
+      << status_name(r.status) << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median) << ','
+      << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ','
+      << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
+      << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
+      << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
+      << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
+      << (r.verified ? "true" : "false") << ',';
   std::string flags;
   for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-  out << flags << ',' << binding_name(r.binding) << ','
+  out << csv_field(flags) << ',' << binding_name(r.binding) << ','
       << (r.queue_family ? std::to_string(*r.queue_family) : "") << ',' << csv_field(r.queue_flags)
       << '\n';
   return out.str();
@@ -193,7 +195,7 @@ std::string summaries(const RunDocument& doc, bool md) {
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
   }
   std::ostringstream out;
-  for (const std::string& n : notes) out << (md ? "\n- " : "\n") << n;
+  for (const std::string& n : notes) out << (md ? "\n- " : "\n") << printable(n);
   if (!notes.empty()) out << '\n';
   out << '\n'
       << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
@@ -218,11 +220,12 @@ std::string stream_line(const std::vector<std::string>& cells, bool md, bool hea
   const std::vector<std::size_t>& w = stream_widths();
   std::string line;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    const bool right = !header && !cells[c].empty() &&
-                       std::isdigit(static_cast<unsigned char>(cells[c][0])) && c >= 4;
-    const std::string pad(cells[c].size() < w[c] ? w[c] - cells[c].size() : 0, ' ');
+    const std::string cell = printable(cells[c]);
+    const bool right =
+        !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && c >= 4;
+    const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
     line += md ? "| " : (c > 0 ? "  " : "");
-    line += right ? pad + cells[c] : cells[c] + pad;
+    line += right ? pad + cell : cell + pad;
     if (md) line += ' ';
   }
   return line + (md ? "|\n" : "\n");

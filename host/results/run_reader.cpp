@@ -6,10 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sstream>
+#include <vector>
 
 #include "error.h"
 
@@ -242,7 +243,13 @@ std::string read_input_file(const std::string& path) {
   return text;
 }
 
-RunFile read_results(const std::string& path) { return parse_results(read_input_file(path), path); }
+RunFile read_results(const std::string& path) {
+  try {
+    return parse_results(read_input_file(path), path);
+  } catch (const std::bad_alloc&) {  // an environment fault (exit 3), with the file named
+    throw Error(path + ": out of host memory while reading it (std::bad_alloc)");
+  }
+}
 
 std::vector<RunFile> read_all_results(const std::vector<std::string>& paths) {
   std::vector<RunFile> runs;

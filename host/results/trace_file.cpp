@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "json_check.h"  // printable
 #include "run_writer.h"
 
 namespace cuvk {
@@ -89,7 +90,7 @@ json lane_json(const TraceLane& l) {
 void text_lane(std::ostringstream& out, const TraceLane& l) {
   const std::string name = std::string(api_name(l.api)) + " (" + binding_name(l.binding) + ")";
   if (!l.unavailable.empty()) {
-    out << name << ": unavailable: " << l.unavailable << "\n\n";
+    out << name << ": unavailable: " << printable(l.unavailable) << "\n\n";
     return;
   }
   const TraceSummary& s = l.summary;
@@ -97,7 +98,8 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
       << l.geometry.block_size << "; clock: " << l.support.clock << "\n";
   out << "  output: " << (l.verified ? "verified" : "FAILED") << " (" << l.checked << " elements, "
       << l.mismatches << " wrong)";
-  out << "; trace: " << (l.trace_error.empty() ? "every record sound" : l.trace_error) << "\n";
+  out << "; trace: " << (l.trace_error.empty() ? "every record sound" : printable(l.trace_error))
+      << "\n";
   if (!l.trace_error.empty() || !l.verified) return;
   out << "  blocks " << s.blocks << ", SMs seen "
       << (s.sm_known ? std::to_string(s.sms_seen)
@@ -188,7 +190,7 @@ std::string trace_text(const TraceDocument& doc) {
                                 " MiB read-only flush before each (and before the traced run kept)"
                           : std::string("L2 warm: no flush"))
       << "\n";
-  if (!doc.device_note.empty()) out << doc.device_note << "\n";
+  if (!doc.device_note.empty()) out << printable(doc.device_note) << "\n";
   out << "\n";
   for (const TraceLane& l : doc.lanes) text_lane(out, l);
   return out.str();
