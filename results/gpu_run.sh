@@ -39,7 +39,7 @@ $cuvk parity --from "$R/$name.json" --format json --output "$R/${name}_parity.js
 grep -E "^Verdicts|SAME|SLOWER" "$R/${name}_parity.txt" | tail -2
 
 step "inspect: CUDA and Vulkan SASS side by side"
-for t in read_x read_x3 update_xy read_offset copy; do
+for t in read_x read_x3 update_xy read_offset write_offset stride copy; do
   $cuvk inspect $t > "$R/inspect_$t.txt" 2>&1; echo "$t rc=$?"
 done
 
