@@ -59,24 +59,10 @@ BaselineResult compare_baseline(const RunFile& now, const RunFile& base, double 
       line.ratio = ratio_ci(median_ci(r.time_ms), median_ci(b->time_ms));
       line.verdict = judge(line.ratio, tolerance);
     }
-    if (!line.compared) {
+    if (line.compared)
+      res.add(line.verdict);
+    else
       ++res.not_compared;
-    } else {
-      switch (line.verdict) {
-        case Verdict::same:
-          ++res.same;
-          break;
-        case Verdict::faster:
-          ++res.faster;
-          break;
-        case Verdict::slower:
-          ++res.slower;
-          break;
-        case Verdict::uncertain:
-          ++res.uncertain;
-          break;
-      }
-    }
     res.lines.push_back(std::move(line));
   }
   for (const ResultRow& x : base.rows) {

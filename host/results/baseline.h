@@ -21,13 +21,13 @@ struct BaselineLine {
   Verdict verdict = Verdict::uncertain;
 };
 
-struct BaselineResult {
+struct BaselineResult : VerdictCounts {
   std::string baseline_name, now_name;
   double tolerance = kDefaultTolerance;
   std::vector<std::string> notes;   // e.g. same model, different board
   std::vector<BaselineLine> lines;  // every row of the new run measured on either side
   std::vector<ResultRow> only_in_baseline;
-  std::size_t same = 0, faster = 0, slower = 0, uncertain = 0, not_compared = 0;
+  std::size_t not_compared = 0;
   std::size_t unavailable_both = 0;  // rows neither run measured (e.g. CUDA on a CPU-only machine)
   // 1 when any row is SLOWER or UNCERTAIN; else 2 when no row could be compared; else 0 (FASTER
   // rows alone pass).

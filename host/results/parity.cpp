@@ -104,20 +104,7 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
       l.state = PairState::compared;
       l.ratio = ratio_ci(median_ci(l.vulkan->time_ms), median_ci(l.cuda->time_ms));
       l.verdict = judge(l.ratio, tolerance);
-      switch (l.verdict) {
-        case Verdict::same:
-          ++res.same;
-          break;
-        case Verdict::faster:
-          ++res.faster;
-          break;
-        case Verdict::slower:
-          ++res.slower;
-          break;
-        case Verdict::uncertain:
-          ++res.uncertain;
-          break;
-      }
+      res.add(l.verdict);
     }
     // Hashes of two kinds (a file merged from two cuvk versions) say nothing about each other.
     if (l.cuda && l.vulkan && l.cuda->output_hash && l.vulkan->output_hash &&

@@ -58,10 +58,10 @@ struct ParityLine {
   bool differs() const;  // counts against exit code 0
 };
 
-struct ParityResult {
+struct ParityResult : VerdictCounts {
   double tolerance = kDefaultTolerance;
   std::vector<ParityLine> lines;
-  std::size_t same = 0, faster = 0, slower = 0, uncertain = 0, failed = 0, unavailable = 0;
+  std::size_t failed = 0, unavailable = 0;
   std::size_t outputs_identical = 0, outputs_mismatch = 0;
   std::string not_compared_reason;  // one line: why some points could not be compared
   // 0 every point SAME with identical outputs; 1 any difference, UNCERTAIN verdict, failed row or

@@ -7,9 +7,20 @@
 #include "verdicts.h"
 
 namespace cuvk {
-namespace {
 
 using nlohmann::json;
+
+json build_json() {
+  return {{"type", build::kBuildType},
+          {"cxx_compiler", build::kCxxCompiler},
+          {"cxx_flags", build::kCxxFlags},
+          {"cuda_compiler", build::kCudaCompiler},
+          {"cuda_flags", build::kCudaFlags},
+          {"cuda_architectures", build::kCudaArchitectures},
+          {"glslang", build::kGlslang}};
+}
+
+namespace {
 
 json summary_json(const Summary& s) {
   return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.samples}};
@@ -30,14 +41,7 @@ json provenance_json(const RunDocument& doc) {
              for (const auto& [phase, s] : doc.outcome.phase_s) phases[phase] = s;
              return phases;
            }()},
-          {"build",
-           {{"type", build::kBuildType},
-            {"cxx_compiler", build::kCxxCompiler},
-            {"cxx_flags", build::kCxxFlags},
-            {"cuda_compiler", build::kCudaCompiler},
-            {"cuda_flags", build::kCudaFlags},
-            {"cuda_architectures", build::kCudaArchitectures},
-            {"glslang", build::kGlslang}}}};
+          {"build", build_json()}};
 }
 
 json settings_json(const RunDocument& doc) {

@@ -28,6 +28,8 @@ struct RunDocument {
 };
 
 nlohmann::json device_json(const DeviceInfo& d);
+// How this cuvk was built (provenance.build of run and trace files).
+nlohmann::json build_json();
 nlohmann::json run_json(const RunDocument& doc);
 
 }  // namespace cuvk

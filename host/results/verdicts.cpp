@@ -42,6 +42,23 @@ Verdict judge(const RatioCi& r, double tolerance) {
   return Verdict::uncertain;
 }
 
+void VerdictCounts::add(Verdict v) {
+  switch (v) {
+    case Verdict::same:
+      ++same;
+      break;
+    case Verdict::faster:
+      ++faster;
+      break;
+    case Verdict::slower:
+      ++slower;
+      break;
+    case Verdict::uncertain:
+      ++uncertain;
+      break;
+  }
+}
+
 const char* parity_verdict_name(Verdict v) {
   switch (v) {
     case Verdict::same:

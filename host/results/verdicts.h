@@ -3,6 +3,7 @@
 // vs saved (baseline.h) alike.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "stats.h"
@@ -29,6 +30,12 @@ enum class Verdict { same, faster, slower, uncertain };
 // same: [low, high] inside [1 - tol, 1 + tol] (edges included); faster: high < 1 - tol;
 // slower: low > 1 + tol; uncertain: otherwise (the interval crosses a tolerance edge).
 Verdict judge(const RatioCi& r, double tolerance);
+
+// How many points of a comparison (parity, baseline) got each verdict: one tally for both.
+struct VerdictCounts {
+  std::size_t same = 0, faster = 0, slower = 0, uncertain = 0;
+  void add(Verdict v);
+};
 
 const char* parity_verdict_name(Verdict v);    // SAME, VULKAN FASTER, VULKAN SLOWER, UNCERTAIN
 const char* baseline_verdict_name(Verdict v);  // SAME, FASTER, SLOWER, UNCERTAIN
