@@ -108,3 +108,31 @@ TEST(PairLayout, Std430Offsets) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every example pair compiles on both sides (NVRTC where present, shaderc) and passes the
+// interface checks (issue 20: examples/).
+class Example : public testing::TestWithParam<const char*> {};
+
+TEST_P(Example, CompilesAndMatchesItsInterfaces) {
+  const std::string path = std::string(CUVK_SOURCE_DIR) + "/examples/" + GetParam();
+  const PairDeclaration d = read_pair_file(path);
+  const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+  EXPECT_FALSE(spv.words.empty());
+  check_interfaces(d, nullptr, &spv);
+  if (supports_bda(d)) {
+    const CompiledSpirv bda = compile_glsl(d, cuvk::Binding::bda);
+    check_interfaces(d, nullptr, &bda);
+  }
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  const CompiledCuda cu = compile_cuda(d, kDefaultCudaArch);
+  EXPECT_FALSE(cu.cubin.empty());
+  EXPECT_NE(cu.ptx.find(".entry " + cu.lowered_name), std::string::npos);
+  check_interfaces(d, &cu, nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, Example,
+                         testing::Values("saxpy/saxpy.toml"));
+
+}  // namespace
