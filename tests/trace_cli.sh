@@ -5,7 +5,7 @@
 # python3-matplotlib, the plot skipped with the install line and exit 3.
 set -euo pipefail
 cuvk=$1
-dir=$(mktemp -d)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_trace_cli.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 for binding in descriptor bda; do
   rc=0
