@@ -233,6 +233,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     plot_extension(a.plot);
     check_writable(a.plot, "--plot");
   }
+  check_distinct_files({{"--output", a.output}, {"--plot", a.plot}}, {});
 
   BackendOptions opts;
   opts.trace = true;

@@ -220,7 +220,7 @@ std::string stream_line(const std::vector<std::string>& cells, bool md, bool hea
   const std::vector<std::size_t>& w = stream_widths();
   std::string line;
   for (std::size_t c = 0; c < cells.size(); ++c) {
-    const std::string cell = printable(cells[c]);
+    const std::string cell = md ? md_cell(cells[c]) : printable(cells[c]);
     const bool right =
         !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && c >= 4;
     const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
