@@ -57,6 +57,7 @@ run() {
   [ -f "$src/CMakeLists.txt" ] || xz -dc "$bundle/src.tar.xz" | tar -C "$src" -xf -
   xz -dc "$bundle/build.tar.xz" | tar -C "$build" -xf -
   for deb in "$bundle"/*.deb; do if [ -e "$deb" ]; then dpkg -x "$deb" /; fi; done
+  ldconfig 2>/dev/null || true  # the validation layer is dlopen'ed by name
   local log=$out/gpu_tests.log xml=$out/gpu_tests.xml status=0
   {
     echo "tests/gpu.sh: revision $rev (packed $(sed -n 's/^packed=//p' "$bundle/manifest"))"
