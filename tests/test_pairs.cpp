@@ -1,62 +1,13 @@
 // Issue 20: the pair declaration reader, its expressions and layouts (host/pairs/pair.h).
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include "pair.h"
+#include "pairs_fixture.h"
 
 namespace {
 
 using namespace cuvk::pairs;
-namespace fs = std::filesystem;
-
-// A scratch folder with the two source files a declaration names.
-class PairFiles {
- public:
-  PairFiles() {
-    dir_ = fs::temp_directory_path() / ("cuvk-pairs-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(counter_++));
-    fs::create_directories(dir_);
-    write("k.cu", "extern \"C\" __global__ void k(float* a, unsigned n) {}\n");
-    write("k.comp", "#version 450\nvoid main() {}\n");
-  }
-  ~PairFiles() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  PairDeclaration parse(const std::string& text) const { return parse_pair(text, path("p.toml")); }
-
- private:
-  fs::path dir_;
-  static inline int counter_ = 0;
-};
-
-const char* kMinimal = R"(
-name = "k"
-useful_bytes = "8 * n"
-[cuda]
-source = "k.cu"
-entry = "k"
-[glsl]
-source = "k.comp"
-[launch]
-threads = "n"
-[[buffer]]
-name = "a"
-type = "f32"
-count = "n"
-output = true
-[[scalar]]
-name = "n"
-type = "u32"
-value = "n"
-)";
+using namespace cuvk::pairs::testing_support;
 
 TEST(PairReader, ReadsTheMinimalDeclaration) {
   PairFiles files;
@@ -96,7 +47,8 @@ TEST(PairExpr, RefusesOverflowAndDivisionByZero) {
 
 TEST(PairLayout, Std430Offsets) {
   PairDeclaration d;
-  d.scalars = {{"a", ScalarType::f32, "", 1.5, 0}, {"b", ScalarType::f64, "", 2.0, 0},
+  d.scalars = {{"a", ScalarType::f32, "", 1.5, 0},
+               {"b", ScalarType::f64, "", 2.0, 0},
                {"c", ScalarType::u32, "n", std::nullopt, 0}};
   const ScalarLayout l = scalar_layout(d);
   EXPECT_EQ(l.offsets, (std::vector<std::uint32_t>{0, 8, 16}));
@@ -133,6 +85,7 @@ TEST_P(Example, CompilesAndMatchesItsInterfaces) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, Example,
-                         testing::Values("saxpy/saxpy.toml"));
+                         testing::Values("saxpy/saxpy.toml", "transpose/transpose.toml",
+                                         "reduce/reduce.toml", "copy_vec4/copy_vec4.toml"));
 
 }  // namespace

@@ -21,7 +21,8 @@ void read_cuda(const toml::table& root, const std::string& file, const fs::path&
   Fields f(sub_table(root, "cuda", file, true), file, "cuda");
   d.cuda.source = resolve(f, "source", *f.str("source", true), dir);
   d.cuda.entry = *f.str("entry", true);
-  if (!is_identifier(d.cuda.entry)) f.fail("entry", "'" + d.cuda.entry + "' is not a C identifier", f.line("entry"));
+  if (!is_identifier(d.cuda.entry))
+    f.fail("entry", "'" + d.cuda.entry + "' is not a C identifier", f.line("entry"));
   d.cuda.options = f.strings("options");
   f.finish({"source", "entry", "options"});
 }
@@ -43,7 +44,8 @@ void read_glsl(const toml::table& root, const std::string& file, const fs::path&
   if (source) d.glsl.source = resolve(f, "source", *source, dir);
   if (spirv) d.glsl.spirv = resolve(f, "spirv", *spirv, dir);
   if (const auto e = f.str("entry", false)) d.glsl.entry = *e;
-  if (!is_identifier(d.glsl.entry)) f.fail("entry", "'" + d.glsl.entry + "' is not an identifier", f.line("entry"));
+  if (!is_identifier(d.glsl.entry))
+    f.fail("entry", "'" + d.glsl.entry + "' is not an identifier", f.line("entry"));
   d.glsl.defines = f.strings("defines");
   check_defines(f, "defines", d.glsl.defines);
   if (spirv && !d.glsl.defines.empty())
@@ -51,13 +53,15 @@ void read_glsl(const toml::table& root, const std::string& file, const fs::path&
   const auto bda_source = f.str("bda_source", false);
   const auto bda_spirv = f.str("bda_spirv", false);
   if (bda_source && bda_spirv)
-    f.fail("bda_spirv", "give at most one of glsl.bda_source and glsl.bda_spirv", f.line("bda_spirv"));
+    f.fail("bda_spirv", "give at most one of glsl.bda_source and glsl.bda_spirv",
+           f.line("bda_spirv"));
   if (bda_source) d.glsl.bda_source = resolve(f, "bda_source", *bda_source, dir);
   if (bda_spirv) d.glsl.bda_spirv = resolve(f, "bda_spirv", *bda_spirv, dir);
   d.glsl.bda_defines = f.strings("bda_defines");
   check_defines(f, "bda_defines", d.glsl.bda_defines);
   if (bda_spirv && !d.glsl.bda_defines.empty())
-    f.fail("bda_defines", "bda_defines apply to GLSL source, not to glsl.bda_spirv", f.line("bda_defines"));
+    f.fail("bda_defines", "bda_defines apply to GLSL source, not to glsl.bda_spirv",
+           f.line("bda_defines"));
   if (!d.glsl.bda_defines.empty() && !bda_source && d.glsl.source.empty())
     f.fail("bda_defines", "needs glsl.source or glsl.bda_source to compile", f.line("bda_defines"));
   f.finish({"source", "spirv", "entry", "defines", "bda_source", "bda_spirv", "bda_defines"});
@@ -65,8 +69,8 @@ void read_glsl(const toml::table& root, const std::string& file, const fs::path&
 
 }  // namespace
 
-const toml::table& sub_table(const toml::table& root, const std::string& key, const std::string& file,
-                             bool required) {
+const toml::table& sub_table(const toml::table& root, const std::string& key,
+                             const std::string& file, bool required) {
   static const toml::table empty;
   const toml::node* n = root.get(key);
   if (!n) {
@@ -93,13 +97,16 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
   d.file = path;
   Fields f(root, path, "");
   d.name = *f.str("name", true);
-  if (!is_identifier(d.name)) f.fail("name", "'" + d.name + "' is not an identifier (letters, digits, _)", f.line("name"));
+  if (!is_identifier(d.name))
+    f.fail("name", "'" + d.name + "' is not an identifier (letters, digits, _)", f.line("name"));
   if (const auto s = f.str("description", false)) d.description = *s;
-  if (const auto v = f.integer("n", 1, std::numeric_limits<std::uint32_t>::max())) d.n = static_cast<std::uint64_t>(*v);
+  if (const auto v = f.integer("n", 1, std::numeric_limits<std::uint32_t>::max()))
+    d.n = static_cast<std::uint64_t>(*v);
   d.useful_bytes = *f.expr_text("useful_bytes", true);
   check_expr(d.useful_bytes, {"n", "block"}, f.where("useful_bytes", f.line("useful_bytes")));
   for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar"}) f.take(t);
-  f.finish({"name", "description", "n", "useful_bytes", "cuda", "glsl", "launch", "buffer", "scalar"});
+  f.finish(
+      {"name", "description", "n", "useful_bytes", "cuda", "glsl", "launch", "buffer", "scalar"});
   read_cuda(root, path, dir, d);
   read_glsl(root, path, dir, d);
   read_buffers(root, path, dir, d);
