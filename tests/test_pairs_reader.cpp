@@ -47,6 +47,10 @@ INSTANTIATE_TEST_SUITE_P(
     Pairs, ReaderError,
     testing::Values(
         Case{"toml_syntax", "name = \"k\"", "name = \"k", "p.toml:1:"},
+        Case{"character_tomlpp_mishandles", "name = \"k\"",
+             "name = \"k\"\ndescription = \"caf\xc3\xa9\"",
+             "p.toml:2: character U+00E9 is not read here (toml++ 3.3 mishandles it); write it as "
+             "\\u00E9"},
         Case{"name_missing", "name = \"k\"\n", "", ": name: missing (a string)"},
         Case{"name_not_identifier", "name = \"k\"", "name = \"a b\"",
              "p.toml:1: name: 'a b' is not an identifier"},

@@ -1,8 +1,8 @@
 // A buffer's data files (.npy or raw little-endian bytes), the names of the declaration's enums,
 // and the push-constant layout the binding convention implies.
+#include <cctype>
 #include <cstring>
 #include <fstream>
-#include <regex>
 
 #include "pair_internal.h"
 
@@ -171,6 +171,19 @@ bool dtype_fits(const std::string& descr, const BufferDecl& b, bool* bytes_as_u1
   return false;
 }
 
+// The text of 'key' in a .npy header dict between `open` and `close` after the colon ("" when
+// absent): 'descr': '<f4' -> <f4 with open = close = quote; 'shape': (16,) -> 16, with ( and ).
+std::string header_value(const std::string& header, const std::string& key, char open, char close) {
+  std::size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) return "";
+  at = header.find(':', at);
+  if (at == std::string::npos) return "";
+  const std::size_t begin = header.find(open, at + 1);
+  if (begin == std::string::npos) return "";
+  const std::size_t end = header.find(close, begin + 1);
+  return header.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
+}
+
 // Parses a .npy header (format versions 1 to 3) and checks it against the buffer.
 FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::string& path,
                       std::ifstream& in, std::uint64_t count) {
@@ -187,14 +200,12 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
   std::uint64_t header_len = len_bytes[0] | (len_bytes[1] << 8) |
                              (static_cast<std::uint64_t>(len_bytes[2]) << 16) |
                              (static_cast<std::uint64_t>(len_bytes[3]) << 24);
-  if (header_len > (1u << 20)) file_error(d, b, path, ".npy header longer than 1 MiB");
+  if (header_len > (1u << 16)) file_error(d, b, path, ".npy header longer than 64 KiB");
   std::string header(header_len, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len)))
     file_error(d, b, path, ".npy header is cut short");
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")))
-    file_error(d, b, path, ".npy header has no 'descr'");
-  const std::string descr = m[1];
+  const std::string descr = header_value(header, "descr", '\'', '\'');
+  if (descr.empty()) file_error(d, b, path, ".npy header has no 'descr'");
   bool bytes_as_u1 = false;
   if (!dtype_fits(descr, b, &bytes_as_u1))
     file_error(
@@ -202,19 +213,27 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
         "dtype '" + descr + "' does not fit a buffer of type " + element_type_name(b.type) +
             (b.type == ElementType::bytes ? " (" + std::to_string(b.element_bytes) + " bytes)"
                                           : ""));
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
+  const std::string shape = header_value(header, "shape", '(', ')');
+  if (header.find("'shape'") == std::string::npos)
     file_error(d, b, path, ".npy header has no 'shape'");
-  const std::string shape = m[1];
-  std::uint64_t elements = 1;
-  std::uint64_t dims = 0;
-  const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(shape.begin(), shape.end(), number), end; it != end; ++it) {
-    const std::string digits = it->str();
-    if (digits.size() > 18 || __builtin_mul_overflow(elements, std::stoull(digits), &elements))
-      file_error(d, b, path, "shape (" + shape + ") is too large");
-    ++dims;
+  std::uint64_t elements = 1, dims = 0, value = 0;
+  bool in_number = false;
+  for (const char c : shape + ",") {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      if (__builtin_mul_overflow(value, 10, &value) ||
+          __builtin_add_overflow(value, c - '0', &value))
+        file_error(d, b, path, "shape (" + shape + ") is too large");
+      in_number = true;
+    } else if (in_number) {
+      if (__builtin_mul_overflow(elements, value, &elements))
+        file_error(d, b, path, "shape (" + shape + ") is too large");
+      ++dims;
+      value = 0;
+      in_number = false;
+    }
   }
-  const bool fortran = std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"));
+  const bool fortran =
+      header_value(header, "fortran_order", ' ', ',').find("True") != std::string::npos;
   if (fortran && dims > 1)
     file_error(d, b, path, "fortran_order arrays are not read; save it C-ordered");
   const std::uint64_t want = bytes_as_u1 ? count * b.element_bytes : count;
