@@ -153,17 +153,14 @@ def save(fig, path, title, caption, sources, drawn_by):
     plt.close(fig)
 
 
-def source_phrase(sources):
-    """'h100.json (cuvk d27858f2a588) and h200.json (cuvk d27858f2a588)' for a caption."""
-    parts = [f"{s.rel} (cuvk {s.revision})" for s in sources]
-    if len(parts) <= 2:
-        return " and ".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def figure_record(name, title, caption, sources):
     return {"file": "plots/" + name, "title": title, "caption": caption,
             "sources": [s.record() for s in sources]}
+
+
+def fig_width(per_panel, panels, least=8.0):
+    """Inches: panels side by side, never so narrow that the title is cut."""
+    return max(least, per_panel * panels)
 
 
 def bottom_legend(fig, handles, ncol, rows=1):
