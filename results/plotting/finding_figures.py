@@ -51,6 +51,7 @@ def block_ratios(src, variant):
 
 
 def is_block_sweep(src):
+    block_ratios(src, "vec4")  # both variants readable (a KeyError leaves the file out)
     return bool(block_ratios(src, "scalar"))
 
 
@@ -170,7 +171,10 @@ def engine_rows(src):
 
 
 def is_engine_sweep(src):
-    return len({e[3] for e in engine_rows(src)}) >= 2
+    rows = engine_rows(src)
+    for r in rows:
+        float(r[4]), int(r[1] or 0)  # GB/s and queue family readable
+    return len({e[3] for e in rows}) >= 2
 
 
 def pick_per_gpu(sources, gpus, score):
