@@ -3,7 +3,7 @@
 # traced output verified, every record sound, the SM id's absence explained, JSON and SVG written.
 set -euo pipefail
 cuvk=$1
-dir=$(mktemp -d)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_trace_cli.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 for binding in descriptor bda; do
   "$cuvk" trace copy --api vulkan --binding "$binding" --n 64k --block-size 128 --validation \

@@ -29,6 +29,9 @@ struct RunDocument {
       columns;  // --columns: the rows table's columns (table, md); all if empty
 };
 
+// The share of wall_s that the phases (outcome.phase_s) account for; 0 without a wall time.
+double phase_cover(const RunDocument& doc);
+
 nlohmann::json device_json(const DeviceInfo& d);
 // How this cuvk was built (provenance.build of run and trace files).
 nlohmann::json build_json();
