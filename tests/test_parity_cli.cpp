@@ -272,19 +272,25 @@ TEST_F(ParityCli, IndexOfAResultsFolder) {
   std::remove((dir + "/README.md").c_str());
   ASSERT_EQ(std::system(("mkdir -p " + dir + "/plots").c_str()), 0);
   save(dir + "/h100.json", two_api_run(1.001));
-  std::ofstream(dir + "/plots/h100.parity.png") << "png";
+  // The plotter's list of its figures (results/plotting/index.py); --no-plots shows it as it is.
+  std::ofstream(dir + "/plots/figures.json")
+      << R"({"figures": [{"file": "plots/parity.png", "title": "Parity", "caption": "Ratios.",)"
+      << R"( "sources": [{"file": "h100.json", "sha256": "00", "revision": "abc123"}]}]})";
   // A parity report next to the run is linked, not read as a run.
   ASSERT_EQ(cli({"parity", "--from", dir + "/h100.json", "--format", "json", "--output",
                  dir + "/h100_parity.json", "--quiet"})
                 .code,
             cuvk::kExitOk);
-  const Result r = cli({"report", "--index", dir});
+  const Result r = cli({"report", "--index", dir, "--no-plots"});
   ASSERT_EQ(r.code, cuvk::kExitOk) << r.err;
   std::ifstream f(dir + "/README.md");
   const std::string md((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   EXPECT_NE(md.find("[h100.json](h100.json)"), std::string::npos) << md;
   EXPECT_NE(md.find("## CUDA vs Vulkan parity"), std::string::npos) << md;
-  EXPECT_NE(md.find("![h100.parity](plots/h100.parity.png)"), std::string::npos) << md;
+  EXPECT_NE(md.find("### Figure 1: Parity\n\n![Parity](plots/parity.png)\n\nRatios. Drawn from "
+                    "[h100.json](h100.json) (cuvk abc123).\n"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("4 SAME"), std::string::npos) << md;
   EXPECT_NE(md.find("- [h100_parity.json](h100_parity.json)"), std::string::npos) << md;
   EXPECT_NE(r.out.find("not a run, left out: h100_parity.json"), std::string::npos) << r.out;
