@@ -208,9 +208,8 @@ std::string draw_trace(const TraceArgs& a, const std::string& json) {
   return "";
 }
 
-int run_trace(const TraceArgs& a, const std::string& command_line) {
-  const auto started = std::chrono::steady_clock::now();
-  const TestCase* test = find_test(a.test);
+// Every option judged before any device is opened (a usage error, exit 2).
+void check_trace_args(const TraceArgs& a, const TestCase* test) {
   if (test == nullptr) throw UsageError("unknown test '" + a.test + "' (see `cuvk list`)");
   trace_binding(a.binding);
   trace_apis(a.api);
@@ -234,6 +233,12 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     check_writable(a.plot, "--plot");
   }
   check_distinct_files({{"--output", a.output}, {"--plot", a.plot}}, {});
+}
+
+int run_trace(const TraceArgs& a, const std::string& command_line) {
+  const auto started = std::chrono::steady_clock::now();
+  const TestCase* test = find_test(a.test);
+  check_trace_args(a, test);
 
   BackendOptions opts;
   opts.trace = true;
@@ -285,7 +290,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (!a.output.empty()) write_output_file(a.output, json);
   std::string plot_skipped;
   if (!a.plot.empty()) plot_skipped = draw_trace(a, json);
-  if (!plot_skipped.empty()) std::cerr << "--plot skipped: " << plot_skipped << '\n';
+  if (!plot_skipped.empty()) std::cerr << "error: --plot skipped: " << plot_skipped << '\n';
 
   bool any = false, failed = !messages.empty();
   std::string why, wrong;

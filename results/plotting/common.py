@@ -164,14 +164,12 @@ def fig_width(per_panel, panels, least=8.0):
 
 
 def bottom_legend(fig, handles, ncol, rows=1):
-    """A legend under the panels (matplotlib >= 3.7: 'outside'; older: room made by hand)."""
-    try:
-        fig.legend(handles=handles, loc="outside lower center", ncol=ncol, fontsize=7.5, frameon=False)
-    except ValueError:  # matplotlib 3.6 (Debian 12): keep the bottom strip for the legend
-        height = fig.get_size_inches()[1]
-        strip = min(0.3, (0.18 + 0.17 * rows) / height)
-        fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
-        fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
+    """A legend in a strip kept free under the panels (the same way on every matplotlib from 3.6:
+    'outside' legends need 3.7)."""
+    height = fig.get_size_inches()[1]
+    strip = min(0.3, (0.18 + 0.17 * rows) / height)
+    fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
 
 
 def no_data(ax, text):
