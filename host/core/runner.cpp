@@ -260,6 +260,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
   std::size_t next = 0;
   bool stopped = false;
   auto emit_ready = [&](bool all) {
+    PhaseTimer t(out.phase_s, "rows out");
     for (; next < rows.size() && (done[next] || all); ++next) {
       ResultRow& r = rows[next];
       if (r.test.empty() || (r.status == Status::unavailable && stopped)) continue;
@@ -278,8 +279,10 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     stopped = interrupted();
     if (stopped) break;
     if (cfg.progress && lane.state->backend &&
-        lane.state->backend->binding_unsupported(lane.binding).empty())
+        lane.state->backend->binding_unsupported(lane.binding).empty()) {
+      PhaseTimer t(out.phase_s, "rows out");
       cfg.progress(step - 1, steps, progress_what(rows[k]));
+    }
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
     if (interrupted()) {  // during this lane: its row is unfinished unless it completed
       stopped = true;
@@ -382,17 +385,21 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   // The first point's inputs: prepared while the devices opened, or now while settling.
   InputPipeline inputs(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
   {
-    PhaseTimer t(out.phase_s, "settle");
     std::vector<const Backend*> settled;
     for (ApiState& a : apis) {
       if (!a.backend) continue;
-      prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      {
+        PhaseTimer t(out.phase_s, "flush scratch");
+        prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      }
+      PhaseTimer t(out.phase_s, "settle");
       a.families = a.backend->copy_queue_families();
       if (std::none_of(settled.begin(), settled.end(),
                        [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
         settle_clocks(a, cfg, set.clocks, out);
       settled.push_back(a.backend);
     }
+    PhaseTimer t(out.phase_s, "settle");
     if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
   }
   if (interrupted()) {
@@ -409,11 +416,14 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
       PhaseTimer t(out.phase_s, "inputs (waiting)");
       in = inputs.take(j);
     }
+    for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
     for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi)
       if (!run_point(jobs[j], j + bi, cfg.block_sizes[bi], in, lanes, cfg, set, lim, step, steps, out)) {
         out.interrupted = true;
         return out;
       }
+    PhaseTimer t(out.phase_s, "inputs (free)");
+    const Inputs done = std::move(in);  // its hash thread ends before the buffers go
   }
   {
     PhaseTimer t(out.phase_s, "host cost");

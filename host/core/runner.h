@@ -113,6 +113,9 @@ struct RunOutcome {
   // Host wall time per phase of the driver, seconds, in the order the phases first ran (plan,
   // inputs, settle, upload, correctness run, download, verify, measure, host cost).
   std::vector<std::pair<std::string, double>> phase_s;
+  // Host work on other threads while the phases above run (each point's inputs, expected output
+  // and its hash are made ahead): seconds per kind of work, overlapping phase_s.
+  std::vector<std::pair<std::string, double>> background_s;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).

@@ -1,0 +1,129 @@
+// The declaration reader: TOML (toml++), every field validated, every error naming the file, the
+// field and the line.
+#define TOML_IMPLEMENTATION  // toml++ compiled once, here (pair_internal.h)
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "pair_internal.h"
+
+namespace cuvk::pairs {
+namespace {
+
+constexpr std::size_t kMaxFileBytes = 1u << 20;  // a declaration is small
+
+void read_cuda(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  Fields f(sub_table(root, "cuda", file, true), file, "cuda");
+  d.cuda.source = resolve(f, "source", *f.str("source", true), dir);
+  d.cuda.entry = *f.str("entry", true);
+  if (!is_identifier(d.cuda.entry)) f.fail("entry", "'" + d.cuda.entry + "' is not a C identifier", f.line("entry"));
+  d.cuda.options = f.strings("options");
+  f.finish({"source", "entry", "options"});
+}
+
+void check_defines(Fields& f, const std::string& key, const std::vector<std::string>& defines) {
+  for (const auto& def : defines) {
+    const std::string name = def.substr(0, def.find('='));
+    if (!is_identifier(name)) f.fail(key, "'" + def + "' is not NAME or NAME=VALUE", f.line(key));
+  }
+}
+
+void read_glsl(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  Fields f(sub_table(root, "glsl", file, true), file, "glsl");
+  const auto source = f.str("source", false);
+  const auto spirv = f.str("spirv", false);
+  if (source.has_value() == spirv.has_value())
+    f.fail("source", "give exactly one of glsl.source (a .comp file) and glsl.spirv (a .spv file)");
+  if (source) d.glsl.source = resolve(f, "source", *source, dir);
+  if (spirv) d.glsl.spirv = resolve(f, "spirv", *spirv, dir);
+  if (const auto e = f.str("entry", false)) d.glsl.entry = *e;
+  if (!is_identifier(d.glsl.entry)) f.fail("entry", "'" + d.glsl.entry + "' is not an identifier", f.line("entry"));
+  d.glsl.defines = f.strings("defines");
+  check_defines(f, "defines", d.glsl.defines);
+  if (spirv && !d.glsl.defines.empty())
+    f.fail("defines", "defines apply to glsl.source, not to a ready glsl.spirv", f.line("defines"));
+  const auto bda_source = f.str("bda_source", false);
+  const auto bda_spirv = f.str("bda_spirv", false);
+  if (bda_source && bda_spirv)
+    f.fail("bda_spirv", "give at most one of glsl.bda_source and glsl.bda_spirv", f.line("bda_spirv"));
+  if (bda_source) d.glsl.bda_source = resolve(f, "bda_source", *bda_source, dir);
+  if (bda_spirv) d.glsl.bda_spirv = resolve(f, "bda_spirv", *bda_spirv, dir);
+  d.glsl.bda_defines = f.strings("bda_defines");
+  check_defines(f, "bda_defines", d.glsl.bda_defines);
+  if (bda_spirv && !d.glsl.bda_defines.empty())
+    f.fail("bda_defines", "bda_defines apply to GLSL source, not to glsl.bda_spirv", f.line("bda_defines"));
+  if (!d.glsl.bda_defines.empty() && !bda_source && d.glsl.source.empty())
+    f.fail("bda_defines", "needs glsl.source or glsl.bda_source to compile", f.line("bda_defines"));
+  f.finish({"source", "spirv", "entry", "defines", "bda_source", "bda_spirv", "bda_defines"});
+}
+
+}  // namespace
+
+const toml::table& sub_table(const toml::table& root, const std::string& key, const std::string& file,
+                             bool required) {
+  static const toml::table empty;
+  const toml::node* n = root.get(key);
+  if (!n) {
+    if (required) throw DeclarationError(file + ": [" + key + "]: missing (a table)");
+    return empty;
+  }
+  if (!n->is_table())
+    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key +
+                           ": must be a table, not " + Fields::type_of(*n));
+  return *n->as_table();
+}
+
+// Buffers, scalars and the launch: pair_parts.cpp.
+PairDeclaration parse_pair(const std::string& text, const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw DeclarationError(path + ":" + std::to_string(e.source().begin.line) + ": " +
+                           std::string(e.description()));
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  PairDeclaration d;
+  d.file = path;
+  Fields f(root, path, "");
+  d.name = *f.str("name", true);
+  if (!is_identifier(d.name)) f.fail("name", "'" + d.name + "' is not an identifier (letters, digits, _)", f.line("name"));
+  if (const auto s = f.str("description", false)) d.description = *s;
+  if (const auto v = f.integer("n", 1, std::numeric_limits<std::uint32_t>::max())) d.n = static_cast<std::uint64_t>(*v);
+  d.useful_bytes = *f.expr_text("useful_bytes", true);
+  check_expr(d.useful_bytes, {"n", "block"}, f.where("useful_bytes", f.line("useful_bytes")));
+  for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar"}) f.take(t);
+  f.finish({"name", "description", "n", "useful_bytes", "cuda", "glsl", "launch", "buffer", "scalar"});
+  read_cuda(root, path, dir, d);
+  read_glsl(root, path, dir, d);
+  read_buffers(root, path, dir, d);
+  read_scalars(root, path, d);
+  read_launch(root, path, d);
+  validate_expressions(d, [&](const std::string& field) {
+    // The line of a root-level field, for expression errors.
+    const toml::node* n = root.get(field);
+    return n ? line_of(*n) : 0;
+  });
+  return d;
+}
+
+PairDeclaration read_pair_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DeclarationError(path + ": cannot read the pair declaration");
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw DeclarationError(path + ": cannot read the pair declaration");
+  const std::string text = s.str();
+  if (text.size() > kMaxFileBytes)
+    throw DeclarationError(path + ": larger than " + std::to_string(kMaxFileBytes) +
+                           " bytes: not a pair declaration");
+  return parse_pair(text, path);
+}
+
+}  // namespace cuvk::pairs
