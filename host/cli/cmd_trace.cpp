@@ -3,11 +3,12 @@
 // host/contract/params.h) once into a fresh trace buffer and a poisoned output, the output checked
 // against the CPU reference and every record checked, then the traced twin timed too: the tracing
 // cost. The records are summarised (host/core/trace_summary.h) and printed, and optionally written
-// as JSON
-// ("cuvk.trace/1") and drawn as an SVG.
+// as JSON ("cuvk.trace/1") and drawn by the plotter (--plot: PNG, SVG or PDF; host/cli/plotter.h).
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "host_data.h"
 #include "json_check.h"  // printable
 #include "l2_flush.h"
+#include "plotter.h"
 #include "runner.h"
 #include "trace_file.h"
 
@@ -168,6 +170,34 @@ void trace_apis_on(const TraceArgs& a, const BackendOptions& opts, const DeviceC
   }
 }
 
+// --plot's format, from its name: the plotter writes PNG, SVG or PDF.
+std::string plot_extension(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+  if (ext == ".png" || ext == ".svg" || ext == ".pdf") return ext;
+  throw UsageError("--plot " + printable(path) + ": name a .png, .svg or .pdf file");
+}
+
+// --plot: the trace's JSON drawn by the plotter; "" when drawn, else why it was skipped.
+std::string draw_trace(const TraceArgs& a, const std::string& json) {
+  const Plotter plotter;
+  if (!plotter.usable()) return plotter.skipped();
+  const std::string source = plotter.folder() + "/trace.json";
+  const std::string figure = plotter.folder() + "/figure" + plot_extension(a.plot);
+  std::ofstream(source, std::ios::binary) << json;
+  const std::string name = a.output.empty() ? "cuvk trace without --output" : a.output;
+  std::string out;
+  const int status =
+      plotter.run({"trace", source, figure, "--name", name, "--drawn-by", plotter_name()}, out);
+  std::ifstream f(figure, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (status != 0 || bytes.empty())
+    throw Error("--plot: the plotter failed (exit " + std::to_string(status) +
+                "): " + printable(out.substr(out.size() > 2000 ? out.size() - 2000 : 0)));
+  write_output_file(a.plot, bytes, "--plot");
+  return "";
+}
+
 int run_trace(const TraceArgs& a, const std::string& command_line) {
   const auto started = std::chrono::steady_clock::now();
   const TestCase* test = find_test(a.test);
@@ -182,7 +212,10 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
                      std::to_string(kMaxWarmup));
   trace_point(a, *test, 1);  // a bad --layout or --variant before any device is opened
   if (!a.output.empty()) check_writable(a.output);
-  if (!a.plot.empty()) check_writable(a.plot, "--plot");
+  if (!a.plot.empty()) {
+    plot_extension(a.plot);
+    check_writable(a.plot, "--plot");
+  }
 
   BackendOptions opts;
   opts.trace = true;
@@ -228,8 +261,11 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << trace_text(doc);
   for (const std::string& m : messages) std::cerr << "validation: " << printable(m) << '\n';
-  if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump() + "\n");
-  if (!a.plot.empty()) write_output_file(a.plot, trace_svg(doc), "--plot");
+  const std::string json = trace_json(doc).dump() + "\n";
+  if (!a.output.empty()) write_output_file(a.output, json);
+  std::string plot_skipped;
+  if (!a.plot.empty()) plot_skipped = draw_trace(a, json);
+  if (!plot_skipped.empty()) std::cerr << "--plot skipped: " << plot_skipped << '\n';
 
   bool any = false, failed = !messages.empty();
   for (const TraceLane& l : doc.lanes) {
@@ -237,7 +273,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     failed = failed || (l.unavailable.empty() && !lane_ok(l));
   }
   if (failed) return kExitFailed;
-  return any ? kExitOk : kExitEnvironment;
+  return any && plot_skipped.empty() ? kExitOk : kExitEnvironment;
 }
 
 }  // namespace
@@ -261,7 +297,9 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
                   "repetition) or warm");
   sub->add_option("--device", args->device, "as for `run`");
   sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
-  sub->add_option("--plot", args->plot, "draw the trace as SVG");
+  sub->add_option("--plot", args->plot,
+                  "draw the trace (.png, .svg or .pdf) with matplotlib: blocks on their SMs over "
+                  "time, then blocks resident per SM; skipped (exit 3) without python3-matplotlib");
   sub->add_flag("--validation", args->validation,
                 "Khronos validation layer on; any message fails the command");
   return {sub, [args, command_line] { return run_trace(*args, command_line); }};
