@@ -7,6 +7,8 @@
 #       files, twice: the same README.md and the same figure bytes both times, and the check passes;
 #       without matplotlib (CUVK_PYTHON=false) the figures are skipped with the install line, exit 3,
 #       the README still written and the figures untouched. Exit 77 (skip) without matplotlib.
+#   figures.sh one-api CUVK    a folder with one run of one API only (lavapipe: no CUDA, no
+#       parity, no sweeps, no traces): the figures that can be drawn are, exit 0, check passes.
 set -u
 mode=$1
 fail() { echo "figures $mode: $*"; exit 1; }
@@ -79,6 +81,23 @@ open('$tmp/r/plots/foreign.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR
     grep -q "These figures were not redrawn" "$tmp/a/README.md" || fail "no matplotlib: README says nothing"
     (cd "$tmp/a" && sha256sum plots/*) | diff - <(grep ' plots/' "$tmp/sums1") || fail "figures touched"
     echo "figures regenerate: passed"
+    ;;
+  one-api)
+    cuvk=$2
+    mkdir -p "$tmp/v"
+    "$cuvk" run --api vulkan --tests copy,read_x,stride,read_offset --n 64k --reps 3 --warmup 1 \
+      --max-time 0.02 --settle-ms 1 --format json --output "$tmp/v/vk.json" >"$tmp/run.txt" 2>&1 ||
+      { cat "$tmp/run.txt"; fail "cuvk run failed"; }
+    "$cuvk" report --index "$tmp/v" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc = 3 ] && grep -q "figures skipped: " "$tmp/err"; then
+      echo "figures one-api: skipped: no python3 with matplotlib here"; exit 77
+    fi
+    [ $rc = 0 ] || { cat "$tmp/out" "$tmp/err"; fail "cuvk report --index: exit $rc"; }
+    grep -q "^drew plots/stride.png" "$tmp/out" || { cat "$tmp/out"; fail "no stride figure"; }
+    grep -q "^drew plots/parity.png" "$tmp/out" && fail "a parity figure without CUDA"
+    python3 "$plot" check "$tmp/v" || fail "check"
+    echo "figures one-api: passed"
     ;;
   *) fail "unknown mode" ;;
 esac

@@ -57,6 +57,20 @@ run() {
   [ -f "$src/CMakeLists.txt" ] || xz -dc "$bundle/src.tar.xz" | tar -C "$src" -xf -
   xz -dc "$bundle/build.tar.xz" | tar -C "$build" -xf -
   for deb in "$bundle"/*.deb; do if [ -e "$deb" ]; then dpkg -x "$deb" /; fi; done
+  ldconfig 2>/dev/null || true  # the validation layer is dlopen'ed by name
+  # The interpreter the build recorded (house.rules) where this machine has it elsewhere.
+  local py
+  py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  if [ -n "$py" ] && [ ! -x "$py" ] && command -v python3 >/dev/null; then
+    mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
+  fi
+  export CUVK_ON_GPU=1  # signal_liveness.sh: rows on a GPU are too short to interrupt
+  # ctest clears VK_DRIVER_FILES for every test (tests/CMakeLists.txt, issue 23: the system's
+  # drivers load): the driver it names is installed where the loader looks by itself.
+  if [ -n "${VK_DRIVER_FILES:-}" ]; then
+    mkdir -p /etc/vulkan/icd.d
+    for icd in ${VK_DRIVER_FILES//:/ }; do cp "$icd" /etc/vulkan/icd.d/; done
+  fi
   local log=$out/gpu_tests.log xml=$out/gpu_tests.xml status=0
   {
     echo "tests/gpu.sh: revision $rev (packed $(sed -n 's/^packed=//p' "$bundle/manifest"))"

@@ -12,6 +12,13 @@ echo old >"$file"
 pid=$!
 sleep "$delay"
 if ! kill -0 "$pid" 2>/dev/null; then
+  # On a GPU (tests/gpu.sh sets CUVK_ON_GPU=1) the row meets its sample cap and the clocks settle
+  # within seconds: there is nothing long to interrupt. A skip there only (allowed_skips.txt);
+  # on lavapipe (CI) this is a failure.
+  if [ "${CUVK_ON_GPU:-0}" = 1 ] && wait "$pid"; then
+    echo "skipped: on a GPU the command finished within ${delay} s: nothing long to interrupt"
+    rm -f "$err"; exit 77
+  fi
   echo "the command ended before the signal; stderr:"; cat "$err"; rm -f "$err"; exit 1
 fi
 sent=$(date +%s%N)

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <numeric>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -117,6 +119,28 @@ TEST_F(VulkanValidated, FlushKernelBehavesTheSameInBothBindingModes) {
       EXPECT_EQ(word, sentinel_bits == 0 ? 0u : kPoisonWord);
     }
   }
+}
+
+// The timestamp period applied once, and the right way: the GPU times of a batch cannot add up
+// to more than the wall time the batch took from submission to completion (a physical bound,
+// not a timing: a faster or slower machine keeps it). A period scaled 2x breaks it on lavapipe,
+// whose copies fill nearly all of a batch's wall time. (The arithmetic itself: test_timestamps.)
+TEST_F(VulkanValidated, GpuTimesOfABatchFitInItsWallTime) {
+  constexpr std::uint32_t n = 4u << 20;  // 16 MiB each way: milliseconds a copy on lavapipe
+  auto in = backend_->allocate(n * sizeof(float));
+  auto out = backend_->allocate(n * sizeof(float));
+  backend_->fill(*in, 0x3F800000u);
+  const Launch copy{"copy", Geometry{256, n / 256, 1}, CuvkParams{n, 0, 1, 0}, in.get(), out.get(),
+                    Binding::descriptor};
+  backend_->run(copy, RunOptions{1, nullptr});  // pipeline made, memory touched
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> times = backend_->run(copy, RunOptions{20, nullptr});
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(times.size(), 20u);
+  const double gpu_ms = std::accumulate(times.begin(), times.end(), 0.0);
+  EXPECT_GT(gpu_ms, 0.0);
+  EXPECT_LE(gpu_ms, wall_ms) << "20 copies' GPU times add up to more than the wall time";
 }
 
 TEST_F(VulkanValidated, BindingModesAreReported) {

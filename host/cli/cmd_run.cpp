@@ -262,7 +262,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.first_inputs = start_first_inputs(
       cfg, (wants(Api::cuda) && doc.choice.cuda) ||
-               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu));
+               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu),
+      doc.choice);
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();

@@ -33,7 +33,7 @@ struct TraceArgs {
   std::string test, layout, variant = "scalar", api = "both", binding = "descriptor", device;
   std::string n, output, plot, l2 = "cold";
   std::uint32_t block = 256;
-  int reps = 0, warmup = 0;  // 0: the run's defaults for the device (GPU or CPU)
+  std::optional<int> reps, warmup;  // unset: the run's defaults for the device (GPU or CPU)
   std::uint64_t seed = 1;
   bool validation = false;
 };
@@ -57,6 +57,16 @@ Point trace_point(const TraceArgs& a, const TestCase& t, std::uint32_t n) {
   if (!known(t.variants, a.variant))
     throw UsageError("--variant: " + t.name + " has no variant '" + a.variant + "'");
   return make_point(layout, a.variant, n);
+}
+
+// The variants of `t` that run a kernel (every one but the copy engine), comma-separated.
+std::string traceable_variants(const TestCase& t) {
+  std::string out;
+  for (const std::string& v : t.variants) {
+    const Point p = make_point(t.layouts.empty() ? "" : t.layouts.front(), v, 1);
+    if (t.plan(p).kernel != kCopyEngine) out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "none" : out;
 }
 
 std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
@@ -207,10 +217,17 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (a.block == 0 || a.block > 1024) throw UsageError("--block-size must be between 1 and 1024");
   if (a.l2 != "cold" && a.l2 != "warm")
     throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
-  if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
-    throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
+  if (a.reps && (*a.reps < 1 || *a.reps > kMaxReps))
+    throw UsageError("--reps " + std::to_string(*a.reps) + ": must be between 1 and " +
+                     std::to_string(kMaxReps));
+  if (a.warmup && (*a.warmup < 0 || *a.warmup > kMaxWarmup))
+    throw UsageError("--warmup " + std::to_string(*a.warmup) + ": must be between 0 and " +
                      std::to_string(kMaxWarmup));
-  trace_point(a, *test, 1);  // a bad --layout or --variant before any device is opened
+  // A bad --layout or --variant before any device is opened; the copy engine runs no kernel.
+  if (test->plan(trace_point(a, *test, 1)).kernel == kCopyEngine)
+    throw UsageError("--variant " + quoted(a.variant) + ": " + test->name +
+                     " " + a.variant + " is the API's own buffer copy, which runs no kernel to "
+                     "trace; trace variants of " + test->name + ": " + traceable_variants(*test));
   if (!a.output.empty()) check_writable(a.output);
   if (!a.plot.empty()) {
     plot_extension(a.plot);
@@ -234,8 +251,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.test = test->name;
   doc.block_size = a.block;
   doc.n = static_cast<std::uint32_t>(n);
-  doc.reps = a.reps ? a.reps : (cpu ? kDefaultCpuReps : kDefaultGpuReps);
-  doc.warmup = a.warmup ? a.warmup : (cpu ? kDefaultCpuWarmup : kDefaultGpuWarmup);
+  doc.reps = a.reps.value_or(cpu ? kDefaultCpuReps : kDefaultGpuReps);
+  doc.warmup = a.warmup.value_or(cpu ? kDefaultCpuWarmup : kDefaultGpuWarmup);
   doc.command_line = command_line;
   doc.date_utc = now_utc();
   doc.host = hostname();
@@ -253,6 +270,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   TraceJob job;
   job.plan = test->plan(point);
   doc.kernel = job.plan.kernel;
+  // Sizes against the devices and the host before any allocation: a usage error, exit 2.
+  check_plan(test->name, doc.n, job.plan, max_buffer_of(choice, trace_apis(a.api)));
   job.input = random_input(job.plan.in_words, a.seed);
   job.expected.assign(job.plan.out_words, poison_float());
   job.plan.reference(job.input, job.expected);
@@ -268,11 +287,25 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (!plot_skipped.empty()) std::cerr << "--plot skipped: " << plot_skipped << '\n';
 
   bool any = false, failed = !messages.empty();
+  std::string why, wrong;
   for (const TraceLane& l : doc.lanes) {
     any = any || l.unavailable.empty();
-    failed = failed || (l.unavailable.empty() && !lane_ok(l));
+    why += (why.empty() ? "" : "; ") + std::string(api_name(l.api)) + ": " + l.unavailable;
+    if (l.unavailable.empty() && !lane_ok(l)) {
+      failed = true;
+      wrong += (wrong.empty() ? "" : ", ") + std::string(api_name(l.api));
+    }
   }
-  if (failed) return kExitFailed;
+  if (failed) {
+    std::cerr << "error: trace " << test->name << ": "
+              << (wrong.empty() ? std::to_string(messages.size()) + " validation messages"
+                                : "wrong output or trace records on " + wrong)
+              << " (see the output above)\n";
+    return kExitFailed;
+  }
+  if (!any)
+    std::cerr << "error: " << one_line("no API could trace " + test->name + ": " + why, kMaxErrorLine)
+              << '\n';
   return any && plot_skipped.empty() ? kExitOk : kExitEnvironment;
 }
 

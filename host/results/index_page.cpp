@@ -12,11 +12,11 @@
 namespace cuvk {
 namespace {
 
-// Text for a Markdown line: printable, with no brackets that would end a link's text.
+// Text for a link's or an image's text: printable, with no brackets that would end it.
 std::string md_text(const std::string& s) {
   std::string out = printable(s);
   for (char& c : out)
-    if (c == '[' || c == ']' || c == '\n') c = c == '\n' ? ' ' : c == '[' ? '(' : ')';
+    if (c == '[' || c == ']') c = c == '[' ? '(' : ')';
   return out;
 }
 
@@ -28,12 +28,12 @@ void format_figures(std::ostringstream& out, const IndexInputs& in) {
       << "` with matplotlib (cuvk's plotter, results/plot.py in its source) from the files each "
          "caption names; every figure keeps those files' SHA-256 in its own metadata (PNG text "
          "`Source`), so a figure that no longer matches its run file fails `plot.py check`.\n";
-  if (!in.figures_note.empty()) out << "\n" << md_text(in.figures_note) << "\n";
+  if (!in.figures_note.empty()) out << "\n" << printable(in.figures_note) << "\n";
   for (std::size_t i = 0; i < in.figures.size(); ++i) {
     const Figure& f = in.figures[i];
-    out << "\n### Figure " << i + 1 << ": " << md_text(f.title) << "\n\n![" << md_text(f.title)
+    out << "\n### Figure " << i + 1 << ": " << printable(f.title) << "\n\n![" << md_text(f.title)
         << "](" << printable(f.file) << ")\n\n"
-        << md_text(f.caption) << " Drawn from ";
+        << printable(f.caption) << " Drawn from ";
     for (std::size_t k = 0; k < f.sources.size(); ++k) {
       const FigureSource& s = f.sources[k];
       out << (k == 0 ? "" : k + 1 == f.sources.size() ? " and " : ", ") << "[" << md_text(s.file)

@@ -153,28 +153,23 @@ def save(fig, path, title, caption, sources, drawn_by):
     plt.close(fig)
 
 
-def source_phrase(sources):
-    """'h100.json (cuvk d27858f2a588) and h200.json (cuvk d27858f2a588)' for a caption."""
-    parts = [f"{s.rel} (cuvk {s.revision})" for s in sources]
-    if len(parts) <= 2:
-        return " and ".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def figure_record(name, title, caption, sources):
     return {"file": "plots/" + name, "title": title, "caption": caption,
             "sources": [s.record() for s in sources]}
 
 
+def fig_width(per_panel, panels, least=8.0):
+    """Inches: panels side by side, never so narrow that the title is cut."""
+    return max(least, per_panel * panels)
+
+
 def bottom_legend(fig, handles, ncol, rows=1):
-    """A legend under the panels (matplotlib >= 3.7: 'outside'; older: room made by hand)."""
-    try:
-        fig.legend(handles=handles, loc="outside lower center", ncol=ncol, fontsize=7.5, frameon=False)
-    except ValueError:  # matplotlib 3.6 (Debian 12): keep the bottom strip for the legend
-        height = fig.get_size_inches()[1]
-        strip = min(0.3, (0.18 + 0.17 * rows) / height)
-        fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
-        fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
+    """A legend in a strip kept free under the panels (the same way on every matplotlib from 3.6:
+    'outside' legends need 3.7)."""
+    height = fig.get_size_inches()[1]
+    strip = min(0.3, (0.18 + 0.17 * rows) / height)
+    fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
+    fig.legend(handles=handles, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
 
 
 def no_data(ax, text):

@@ -14,9 +14,8 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from .common import (bottom_legend, API_STYLE, binding, figure_record, median_ci, no_data, ok_rows, ratio_ci,
-                     save, short_gpu)
-from .run_figures import log_ratio_axis
+from .common import (API_STYLE, binding, bottom_legend, fig_width, median_ci, no_data, ok_rows,
+                     ratio_ci, save, short_gpu)
 
 N_COLORS = ["#1f5fbf", "#b3262d", "#3b7d00", "#7a3fb0", "#c77800", "#444444"]
 FAMILY_COLORS = ["#b3262d", "#7a3fb0", "#e07b39", "#1f5fbf", "#c77800", "#8c564b", "#555555"]
@@ -102,7 +101,7 @@ def block_size_figure(sweeps, gpus, out, drawn_by, tol):
     if not sweeps:
         return None
     groups = by_gpu(sweeps, gpus)
-    fig, axes = plt.subplots(1, len(gpus), figsize=(5.2 * len(gpus), 4.2), squeeze=False, sharey=True,
+    fig, axes = plt.subplots(1, len(gpus), figsize=(fig_width(5.2, len(gpus)), 4.2), squeeze=False, sharey=True,
                              layout="constrained")
     ns = sorted({k[0] for s in sweeps for k in block_ratios(s, "scalar")})
     facts, used = [], []
@@ -184,11 +183,22 @@ def pick_per_gpu(sources, gpus, score):
     return {g: best[g][1] for g in gpus if g in best}
 
 
-def copy_engine_figure(sweeps, gpus, out, drawn_by):
+def shader_copy(ref):
+    """(MiB, GB/s) of the Vulkan `copy vec4` shader in a run file: the copy an application can
+    use instead of vkCmdCopyBuffer; None when the run has none."""
+    for r in ok_rows(ref.doc) if ref else []:
+        if r.get("test") == "copy" and r.get("variant") == "vec4" and r.get("api") == "vulkan":
+            return r["params"]["n"] * 4 / (1 << 20), r["gbps_useful"]
+    return None
+
+
+def copy_engine_figure(sweeps, gpus, refs, out, drawn_by):
+    """refs: {gpu: the GPU's indexed run}, whose `copy vec4` shader is marked for comparison."""
     if not sweeps:
         return None
     chosen = pick_per_gpu(sweeps, gpus, lambda s: len({e[3] for e in engine_rows(s)}))
-    fig, axes = plt.subplots(1, len(gpus), figsize=(5.4 * len(gpus), 4.4), squeeze=False, sharey=True,
+    used = []
+    fig, axes = plt.subplots(1, len(gpus), figsize=(fig_width(5.4, len(gpus)), 4.4), squeeze=False, sharey=True,
                              layout="constrained")
     facts, legend = [], {}
     for ax, gpu in zip(axes[0], gpus):
@@ -216,12 +226,20 @@ def copy_engine_figure(sweeps, gpus, out, drawn_by):
                     st["label"] += ", L2 not flushed"
             ax.plot([p[0] for p in pts], [p[1] for p in pts], ms=5, **st)
             last[key] = pts[-1]
+        used.append(src)
+        shader = shader_copy(refs.get(gpu))
+        if shader:
+            used.append(refs[gpu])
+            ax.plot([shader[0]], [shader[1]], ls="none", marker="*", ms=11, color="black",
+                    label="Vulkan copy shader (copy vec4, a run of the suite)")
+            ax.annotate(f"{shader[1]:.0f} GB/s ({refs[gpu].rel})", shader, textcoords="offset points",
+                        xytext=(0, 9), ha="center", fontsize=7, color="black")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.xaxis.set_major_locator(FixedLocator(sorted({e[3] for e in engine_rows(src)})))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.yaxis.set_major_locator(FixedLocator([50, 100, 200, 300, 500, 1000, 2000, 3000, 5000]))
+        ax.yaxis.set_major_locator(FixedLocator([50, 100, 200, 300, 500, 1000, 2000, 3000, 5000, 8000]))
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("copy size (MiB)")
@@ -236,12 +254,12 @@ def copy_engine_figure(sweeps, gpus, out, drawn_by):
                          f"{max(v[1] for v in vk):.0f} GB/s on Vulkan's families on the "
                          f"{short_gpu(gpu)} at {c[0]:g} MiB")
     axes[0][0].set_ylabel("GB/s (1e9 B/s, log)")
-    axes[0][0].set_ylim(bottom=100)
+    axes[0][0].set_ylim(100, max([1000] + [e[4] for s in used for e in engine_rows(s)]) * 1.9)
     bottom_legend(fig, [h for h in legend.values()], 3, rows=2)
     title = "Driver copy engines: cudaMemcpyAsync vs vkCmdCopyBuffer per queue family, by size"
     fig.suptitle(title, fontsize=10)
     caption = ("Device-to-device copy bandwidth of the drivers' copy paths against the copy size, "
-               "CUDA and every Vulkan queue family, on a log scale: " + "; ".join(facts) + ".")
-    sources = list(chosen.values())
-    save(fig, out, title, caption, sources, drawn_by)
-    return title, caption, sources
+               "CUDA and every Vulkan queue family, on a log scale, with a Vulkan copy shader "
+               "for comparison (star): " + "; ".join(facts) + ".")
+    save(fig, out, title, caption, used, drawn_by)
+    return title, caption, used

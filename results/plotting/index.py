@@ -82,7 +82,8 @@ def draw_all(manifest, out_dir):
         draw("parity.png", parity_figure,
              [(g, primary[g][0], dict(primary[g][1], tolerance=tol)) for g in run_gpus])
     draw("block_size.png", lambda out, by: block_size_figure(block_sweeps, gpus, out, by, tol))
-    draw("copy_engine.png", copy_engine_figure, engine_sweeps, gpus)
+    draw("copy_engine.png", copy_engine_figure, engine_sweeps, gpus,
+         {g: primary[g][0] for g in run_gpus})
     # FINDINGS #1 is about `copy`: its traces (every block size, grid-stride) make the residency
     # figure and one figure each; other traces stay as published data (cuvk trace --plot draws any).
     copy_traces = [t for t in traces if (t.doc.get("settings") or {}).get("test") == "copy"]

@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-from .common import (bottom_legend, API_STYLE, BDA_STYLE, VERDICT_COLOR, binding, figure_record, median_ci,
-                     no_data, ok_rows, save, short_gpu, source_phrase)
+from .common import (API_STYLE, BDA_STYLE, VERDICT_COLOR, binding, bottom_legend, fig_width,
+                     median_ci, no_data, ok_rows, save, short_gpu)
 
 RATIO_TICKS = [0.5, 0.7, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20]
 
@@ -154,7 +154,7 @@ def parity_figure(gpus, out, drawn_by):
 
 
 def gpu_columns(n_gpus, rows, width, height):
-    fig, axes = plt.subplots(rows, n_gpus, figsize=(width * n_gpus, height * rows), squeeze=False,
+    fig, axes = plt.subplots(rows, n_gpus, figsize=(fig_width(width, n_gpus), height * rows), squeeze=False,
                              sharey="row", layout="constrained")
     return fig, axes
 
@@ -216,7 +216,7 @@ def sweeps_figure(gpus, out, drawn_by, kind):
                 ax.xaxis.set_minor_locator(NullLocator())
                 ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
                 ax.set_xlabel("stride (4-byte elements), b[i] = a[i * stride]")
-                ax.set_ylabel("GB/s: solid moved (32 B sectors), dashed useful" if ci == 0 else "")
+                ax.set_ylabel("GB/s (solid: moved, dashed: useful)" if ci == 0 else "")
             if not ok:
                 no_data(ax, f"no {test} rows in {src.rel}")
                 continue

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from .common import API_STYLE, BDA_STYLE, no_data, save, short_gpu
+from .common import API_STYLE, BDA_STYLE, fig_width, no_data, save, short_gpu
 from .finding_figures import MISSING_TRACE
 
 MAX_SEGMENTS = 200_000  # more blocks: every k-th is drawn (the panel title says so)
@@ -75,7 +75,7 @@ def residency_figure(traces, gpus, out, drawn_by):
     cells = {}
     for t in sorted(usable, key=lambda t: t.rel):
         cells.setdefault((config_of(t.doc), t.gpu), t)
-    fig, axes = plt.subplots(len(configs), len(gpus), figsize=(5.2 * len(gpus), 2.5 * len(configs) + 0.6),
+    fig, axes = plt.subplots(len(configs), len(gpus), figsize=(fig_width(5.2, len(gpus)), 2.5 * len(configs) + 0.6),
                              squeeze=False, sharey=True, layout="constrained")
     used, facts = [], []
     for ri, cfg in enumerate(configs):
