@@ -147,6 +147,9 @@ TEST(PairCompile, CudaProducesPtxCubinAndTheLoweredName) {
                         4),
             0);
   EXPECT_NE(c.compiler.find("NVRTC "), std::string::npos);
+  EXPECT_NE(c.ptxas_log.find("Used "), std::string::npos) << c.ptxas_log;  // registers, for inspect
+  EXPECT_EQ(c.log.find("ptxas"), std::string::npos) << c.log;              // not a warning
+  EXPECT_EQ(c.options.front(), "--gpu-architecture=sm_80");
 }
 
 // One mismatch between the declaration and a kernel, and the words the error must carry.

@@ -365,3 +365,38 @@ value = 5
 }
 
 }  // namespace
+
+namespace {
+
+// Vulkan guarantees 128 bytes of push constants: the scalars, and in the bda form the buffers'
+// addresses after them, must fit (checked when the file is read, not when Vulkan refuses).
+TEST(PairReader, PushConstantsFitVulkansGuarantee) {
+  PairFiles files;
+  std::string scalars = kMinimal;
+  for (int i = 0; i < 16; ++i)
+    scalars += "[[scalar]]\nname = \"s" + std::to_string(i) + "\"\ntype = \"f64\"\nvalue = 1.0\n";
+  try {
+    files.parse(scalars);
+    FAIL();
+  } catch (const DeclarationError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "the scalars take 136 bytes of push constants; Vulkan guarantees 128"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string buffers = edit("source = \"k.comp\"", "source = \"k.comp\"\nbda_defines = [\"B\"]");
+  for (int i = 0; i < 15; ++i)
+    buffers += "[[buffer]]\nname = \"b" + std::to_string(i) + "\"\ntype = \"u32\"\ncount = 1\n";
+  try {
+    files.parse(buffers);
+    FAIL();
+  } catch (const DeclarationError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "the bda form's push constants (scalars, then 16 buffer addresses) take 136 bytes"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace

@@ -51,6 +51,7 @@ struct Nvrtc {
 };
 
 std::vector<std::string> candidates() {
+  if (const char* only = std::getenv("CUVK_NVRTC"); only && *only) return {only};
   std::vector<std::string> c = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* root = std::getenv(var); root && *root)
@@ -136,6 +137,16 @@ std::string program_log(Nvrtc& n, nvrtcProgram p) {
   return log;
 }
 
+// NVRTC's log without ptxas -v's lines (those go to ptxas_log: they are not warnings).
+void split_log(const std::string& log, CompiledCuda* out) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string& to = line.rfind("ptxas", 0) == 0 ? out->ptxas_log : out->log;
+    to += (to.empty() ? "" : "\n") + line;
+  }
+}
+
 // The architectures this NVRTC compiles for, as "sm_75, sm_80, ...", and whether `arch` is one.
 bool supports_arch(Nvrtc& n, int arch, std::string* list) {
   int count = 0;
@@ -174,9 +185,9 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   Program prog(n, raw);
   const std::string name_expr = "&" + decl.cuda.entry;
   check(n, n.add_name(prog.get(), name_expr.c_str()), "nvrtcAddNameExpression", decl);
-  std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch),
-                                   "--std=c++17",
-                                   "-I" + fs::path(decl.cuda.source).parent_path().string()};
+  std::vector<std::string>& opts = out.options;
+  opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch), "--std=c++17", "--ptxas-options=-v",
+          "-I" + fs::path(decl.cuda.source).parent_path().string()};
   // The toolkit's headers (cuda_fp16.h, ...) beside the library: <root>/lib64/libnvrtc.so.
   const fs::path include = fs::path(n.path).parent_path().parent_path() / "include";
   std::error_code ec;
@@ -186,7 +197,7 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   for (const auto& o : opts) argv.push_back(o.c_str());
   const auto t0 = std::chrono::steady_clock::now();
   const nvrtcResult r = n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
-  out.log = program_log(n, prog.get());
+  split_log(program_log(n, prog.get()), &out);
   if (r != kNvrtcSuccess)
     throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
                            out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +

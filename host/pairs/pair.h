@@ -144,6 +144,7 @@ struct PairDeclaration {
 
 inline constexpr std::size_t kMaxBuffers = 32;
 inline constexpr std::size_t kMaxScalars = 32;
+inline constexpr std::uint32_t kMaxPushConstantBytes = 128;  // what every Vulkan device offers
 
 bool supports_bda(const PairDeclaration& decl);
 
@@ -186,14 +187,16 @@ std::vector<std::uint8_t> load_buffer_file(const PairDeclaration& decl, const Bu
 // ---- run-time compilers ----
 
 struct CompiledCuda {
-  std::string ptx;                  // PTX text
-  std::vector<std::uint8_t> cubin;  // SASS for `arch` (an ELF)
-  std::string entry;                // as declared
-  std::string lowered_name;         // the symbol in PTX and cubin (cuModuleGetFunction)
-  std::string log;                  // NVRTC's log (warnings), "" when silent
-  double compile_ms = 0.0;          // host wall time of nvrtcCompileProgram and the outputs
-  int arch = 0;                     // e.g. 90 for sm_90
-  std::string compiler;             // "NVRTC 13.0"
+  std::string ptx;                   // PTX text
+  std::vector<std::uint8_t> cubin;   // SASS for `arch` (an ELF)
+  std::string entry;                 // as declared
+  std::string lowered_name;          // the symbol in PTX and cubin (cuModuleGetFunction)
+  std::string log;                   // NVRTC's log (warnings), "" when silent
+  std::string ptxas_log;             // ptxas -v: registers, stack, spills (host/inspect reads it)
+  std::vector<std::string> options;  // every NVRTC option used, in order
+  double compile_ms = 0.0;           // host wall time of nvrtcCompileProgram and the outputs
+  int arch = 0;                      // e.g. 90 for sm_90
+  std::string compiler;              // "NVRTC 13.0"
 };
 
 struct CompiledSpirv {
@@ -208,7 +211,8 @@ struct CompiledSpirv {
 // The architecture compile_cuda() uses when no CUDA device says which (no GPU: said so).
 inline constexpr int kDefaultCudaArch = 90;
 
-// "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>".
+// "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>". $CUVK_NVRTC, when set, names
+// the one library to load (tests use it to see the unavailable path).
 std::string nvrtc_unavailable();
 // Compiles the CUDA source for sm_<arch> with NVRTC (loaded at run time: libnvrtc.so.13 /
 // libnvrtc.so, also from $CUDA_HOME, $CUDA_PATH and /usr/local/cuda). Throws DeclarationError

@@ -296,6 +296,19 @@ std::string at(const std::string& file, int line) {
 
 void validate_expressions(const PairDeclaration& d,
                           const std::function<int(const std::string&)>& root_line) {
+  // Vulkan guarantees 128 bytes of push constants: the scalars (and, in the bda form, the buffers'
+  // addresses after them) must fit.
+  const std::uint32_t scalar_bytes = scalar_layout(d).size;
+  if (scalar_bytes > kMaxPushConstantBytes)
+    throw DeclarationError(d.file + ": scalar: the scalars take " + std::to_string(scalar_bytes) +
+                           " bytes of push constants; Vulkan guarantees " +
+                           std::to_string(kMaxPushConstantBytes));
+  const std::uint32_t bda_bytes = bda_address_offset(d, d.buffers.size());
+  if (supports_bda(d) && bda_bytes > kMaxPushConstantBytes)
+    throw DeclarationError(d.file + ": glsl: the bda form's push constants (scalars, then " +
+                           std::to_string(d.buffers.size()) + " buffer addresses) take " +
+                           std::to_string(bda_bytes) + " bytes; Vulkan guarantees " +
+                           std::to_string(kMaxPushConstantBytes) + " (drop the bda form)");
   const std::string n_note = " (at n = " + std::to_string(d.n) + ")";
   const std::int64_t n = static_cast<std::int64_t>(d.n);
   for (std::size_t i = 0; i < d.buffers.size(); ++i) {
