@@ -119,6 +119,10 @@ def render(value, form):
 
 
 def fix_values(root, text, problems, where):
+    markers = len(re.findall(r"<!-- results/", text))
+    if markers != len(VALUE.findall(text)):
+        problems.append(f"{where}: {markers - len(VALUE.findall(text))} `<!-- results/... -->` "
+                        "markers without a number right before them, or with a bad format")
     def one(m):
         want = render(evaluate(root, m.group(2), m.group(3)), m.group(4))
         if want != m.group(1):
