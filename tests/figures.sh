@@ -76,7 +76,7 @@ open('$tmp/r/plots/foreign.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR
     CUVK_PYTHON=false "$cuvk" report --index "$tmp/a" >"$tmp/out3" 2>"$tmp/err3"
     rc=$?
     [ $rc = 3 ] || { cat "$tmp/out3" "$tmp/err3"; fail "no matplotlib: exit $rc, expected 3"; }
-    grep -q "^figures skipped: .*(Debian: apt-get install python3-matplotlib" "$tmp/err3" ||
+    grep -q "^error: figures skipped: .*(Debian: apt-get install python3-matplotlib" "$tmp/err3" ||
       { cat "$tmp/err3"; fail "no matplotlib: no install line"; }
     grep -q "These figures were not redrawn" "$tmp/a/README.md" || fail "no matplotlib: README says nothing"
     (cd "$tmp/a" && sha256sum plots/*) | diff - <(grep ' plots/' "$tmp/sums1") || fail "figures touched"

@@ -12,7 +12,7 @@ for binding in descriptor bda; do
   "$cuvk" trace copy --api vulkan --binding "$binding" --n 64k --block-size 128 --validation \
     --output "$dir/t.json" --plot "$dir/t.svg" >"$dir/out.txt" 2>"$dir/err.txt" || rc=$?
   plotted=1
-  if [ $rc = 3 ] && grep -q "^--plot skipped: .*apt-get install python3-matplotlib" "$dir/err.txt"; then
+  if [ $rc = 3 ] && grep -q "^error: --plot skipped: .*apt-get install python3-matplotlib" "$dir/err.txt"; then
     plotted=0; echo "trace_cli: no matplotlib here: --plot skipped as documented"
     [ "$(wc -l <"$dir/err.txt")" = 1 ] || { cat "$dir/err.txt"; echo "trace_cli: stderr"; exit 1; }
   elif [ $rc != 0 ]; then
@@ -43,4 +43,13 @@ PY
   sum=$(sha256sum "$dir/t.json" | cut -d' ' -f1)
   grep -qF "$sum  $dir/t.json" "$dir/t.svg" || { echo "trace_cli: the SVG does not name t.json's sha256"; exit 1; }
 done
+# Without matplotlib (CUVK_PYTHON names a python3 that cannot draw) the trace is still written, the
+# plot is skipped with the install line, and the exit code is 3 (environment).
+rc=0
+CUVK_PYTHON=false "$cuvk" trace copy --api vulkan --n 4k --output "$dir/s.json" --plot "$dir/s.png" \
+  >"$dir/out.txt" 2>"$dir/err.txt" || rc=$?
+[ $rc = 3 ] || { cat "$dir/out.txt" "$dir/err.txt"; echo "trace_cli: no matplotlib: exit $rc, expected 3"; exit 1; }
+grep -q "^error: --plot skipped: .*(Debian: apt-get install python3-matplotlib" "$dir/err.txt" ||
+  { cat "$dir/err.txt"; echo "trace_cli: no matplotlib: no install line"; exit 1; }
+[ -s "$dir/s.json" ] && [ ! -e "$dir/s.png" ] || { echo "trace_cli: no matplotlib: files"; exit 1; }
 echo "trace_cli: passed"

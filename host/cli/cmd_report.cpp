@@ -159,7 +159,7 @@ int write_index(const ReportArgs& a) {
             << " figures)\n";
   for (const std::string& d : derived) std::cout << "not a run, left out: " << printable(d) << '\n';
   if (!skipped.empty()) {
-    std::cerr << "figures skipped: " << skipped << '\n';
+    std::cerr << "error: figures skipped: " << skipped << '\n';
     return kExitEnvironment;
   }
   return kExitOk;

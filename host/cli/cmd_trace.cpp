@@ -284,7 +284,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (!a.output.empty()) write_output_file(a.output, json);
   std::string plot_skipped;
   if (!a.plot.empty()) plot_skipped = draw_trace(a, json);
-  if (!plot_skipped.empty()) std::cerr << "--plot skipped: " << plot_skipped << '\n';
+  if (!plot_skipped.empty()) std::cerr << "error: --plot skipped: " << plot_skipped << '\n';
 
   bool any = false, failed = !messages.empty();
   std::string why, wrong;
