@@ -11,6 +11,8 @@ from results files, so the docs cannot drift:
      from the end), with `...` where lines are left out. Regenerated.
    - `<!-- excerpt: FILE -->` before a fenced block: every block line but `...` is a line of FILE
      (a captured run), in order. Checked only: a new capture replaces FILE and the block by hand.
+   - `<!-- begin: packages of .ci/setup.sh -->` ... `<!-- end: packages -->`: the Debian packages
+     that .ci/setup.sh installs (its `packages=(...)` list), as code spans. Regenerated.
    - `VALUE<!-- FILE: EXPR FORMAT -->`: VALUE is EXPR read from the JSON file FILE, printed with
      FORMAT (printf style: %.4f, %d). EXPR is a path, or two joined by / * - +. A path is dotted
      keys; `name[key=value,...]` picks the first element of the list `name` whose fields match
@@ -117,6 +119,10 @@ def render(value, form):
 
 
 def fix_values(root, text, problems, where):
+    markers = len(re.findall(r"<!-- results/", text))
+    if markers != len(VALUE.findall(text)):
+        problems.append(f"{where}: {markers - len(VALUE.findall(text))} `<!-- results/... -->` "
+                        "markers without a number right before them, or with a bad format")
     def one(m):
         want = render(evaluate(root, m.group(2), m.group(3)), m.group(4))
         if want != m.group(1):
@@ -148,6 +154,21 @@ def fix_blocks(root, cuvk, text, problems, where):
             problems.append(f"{where}: the output of `cuvk {args}` differs from its block")
         return m.group(0)[: m.start(3) - m.start(0)] + want + "```"
     return BLOCK.sub(one, text)
+
+
+PACKAGES = re.compile(r"(<!-- begin: packages of \.ci/setup\.sh -->\n)(.*?)(<!-- end: packages -->)", re.S)
+
+
+def fix_packages(root, text, problems, where):
+    with open(os.path.join(root, ".ci", "setup.sh")) as f:
+        names = re.search(r"^packages=\((.*?)\)", f.read(), re.M | re.S).group(1).split()
+    want = " ".join(f"`{n}`" for n in names) + "\n"
+
+    def one(m):
+        if m.group(2) != want:
+            problems.append(f"{where}: the package list differs from .ci/setup.sh's")
+        return m.group(1) + want + m.group(3)
+    return PACKAGES.sub(one, text)
 
 
 def fix_reference(cuvk, text, problems):
@@ -184,6 +205,7 @@ def main():
             text = f.read()
         new = fix_values(".", text, problems, name)
         new = fix_blocks(".", cuvk, new, problems, name)
+        new = fix_packages(".", new, problems, name)
         if name == "docs/REFERENCE.md":
             new = fix_reference(cuvk, new, problems)
         if new != text and not a.check:

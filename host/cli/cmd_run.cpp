@@ -353,7 +353,10 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   column_indices(run_table_headers(), a.columns);  // an unknown column before anything runs
   if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
   const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
-  const RunDocument doc = execute_run(a, cmdline, devices);
+  RunDocument doc = execute_run(a, cmdline, devices);
+  // A signal after the last row (while the devices close, seen on an H100) still means stop:
+  // no result file, exit 130, as during the run.
+  if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);
   return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
