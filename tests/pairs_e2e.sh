@@ -58,6 +58,11 @@ PY
     rc=$?
     [ $rc -eq 0 ] || fail "exit $rc, want 0"
     grep -q "axpy_right" "$tmp/out" && grep -q "copy" "$tmp/out" || fail "missing rows"
+    # --n applies to the pair too: 64M floats exceed lavapipe's largest buffer, named by file and field
+    "$cuvk" run --pair "$tmp/right.toml" --n 64M "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, want 2 (--n 64M: buffers beyond the device)"
+    grep -q "^error: .*right.toml: buffer '[xy]'" "$tmp/err" || fail "error names no file and field"
     ;;
   example)  # an examples/*/*.toml at its own n, verified (CUDA compiled, not run, without a GPU)
     "$cuvk" run --pair "$3" "${common[@]}" --format json --output "$tmp/e.json" >"$tmp/out" 2>"$tmp/err"
