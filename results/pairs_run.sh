@@ -31,7 +31,7 @@ for toml in examples/*/*.toml; do
     > "$R/$name.txt" 2>&1
   rc=$?
   echo "$name: run exit $rc" | tee -a "$R/summary.txt"
-  [ -f "$R/$name.json" ] && "$cuvk" parity "$R/$name.json" > "$R/$name.parity.txt" 2>&1
+  [ -f "$R/$name.json" ] && "$cuvk" parity --from "$R/$name.json" > "$R/$name.parity.txt" 2>&1
   if "$cuvk" inspect --help 2>/dev/null | grep -q -- "--pair"; then
     "$cuvk" inspect --pair "$toml" > "$R/$name.inspect.txt" 2>&1
     echo "$name: inspect exit $?" >> "$R/summary.txt"
