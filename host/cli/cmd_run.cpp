@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "devices.h"
 #include "error.h"
+#include "input_pipeline.h"
 #include "interrupt.h"
 #include "launch_clock.h"
 #include "live_console.h"
@@ -150,6 +151,14 @@ bool has_copy_queue_points(const RunConfig& cfg) {
   return !points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).empty();
 }
 
+// The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
+// compute queue alone (fewer queues to create, buffers exclusive to it).
+BackendOptions vulkan_options(const RunConfig& cfg) {
+  BackendOptions opts;
+  opts.copy_queues = has_copy_queue_points(cfg);
+  return opts;
+}
+
 // The backends of the chosen devices and the clock monitor, owned for the run.
 struct OpenBackends {
   std::unique_ptr<Backend> cuda, vulkan;
@@ -163,12 +172,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
-                   OpenBackends& b) {
+                   InventoryOnce& devices, OpenBackends& b) {
   const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
   const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
+  // Those opened early where they are the ones chosen (InventoryOnce::open_early).
+  if (want_cuda && choice.cuda)
+    b.cuda = devices.take_early(Api::cuda, choice.cuda->index, opts, b.cuda_s);
+  if (want_vk && choice.vulkan)
+    b.vulkan = devices.take_early(Api::vulkan, choice.vulkan->index, opts, b.vulkan_s);
   // CUDA's context is created on another thread while Vulkan creates its device.
   auto cuda_started = std::async(std::launch::async, [&] {
-    if (!want_cuda || !choice.cuda) return;
+    if (!want_cuda || !choice.cuda || b.cuda) return;
     const auto t0 = std::chrono::steady_clock::now();
     struct Timed {
       std::chrono::steady_clock::time_point t0;
@@ -181,7 +195,7 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
       choice.cuda_reason = e.what();
     }
   });
-  if (want_vk && choice.vulkan) {
+  if (want_vk && choice.vulkan && !b.vulkan) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
@@ -218,9 +232,62 @@ std::optional<Format> console_format(const RunArgs& a) {
 
 }  // namespace
 
+struct InventoryOnce::Early {
+  bool copy_queues = false;
+  std::future<std::unique_ptr<Backend>> cuda, vulkan;
+  double cuda_s = 0.0, vulkan_s = 0.0;
+  std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
+};
+
 const DeviceInventory& InventoryOnce::get() {
-  if (!inventory_) inventory_ = take_inventory(BackendOptions{});
+  if (inventory_) return *inventory_;
+  // Vulkan's devices through the early backend's instance where one opened: one instance less.
+  if (early_ && early_->vulkan.valid()) early_->vulkan_ready = early_->vulkan.get();
+  inventory_ = take_inventory(BackendOptions{}, early_ ? early_->vulkan_ready.get() : nullptr);
   return *inventory_;
+}
+
+void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOptions& vk_options) {
+  if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
+  auto early = std::make_shared<Early>();
+  early->copy_queues = vk_options.copy_queues;
+  const auto open = [](Api api, BackendOptions opts, double* open_s) {
+    return [api, opts, open_s]() -> std::unique_ptr<Backend> {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::unique_ptr<Backend> b;
+      try {
+        b = make_backend(api, 0, opts);
+      } catch (const std::exception&) {  // the run opens what it chose and reports why not
+      }
+      *open_s = seconds_since(t0);
+      return b;
+    };
+  };
+  for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
+    if (api == Api::cuda)
+      early->cuda = std::async(std::launch::async, open(api, BackendOptions{}, &early->cuda_s));
+    else
+      early->vulkan = std::async(std::launch::async, open(api, vk_options, &early->vulkan_s));
+  }
+  early_ = std::move(early);
+}
+
+std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
+                                                   const BackendOptions& vk_options,
+                                                   double& open_s) {
+  if (!early_) return nullptr;
+  std::future<std::unique_ptr<Backend>>& f = api == Api::cuda ? early_->cuda : early_->vulkan;
+  std::unique_ptr<Backend> b;
+  if (api == Api::vulkan && early_->vulkan_ready)
+    b = std::move(early_->vulkan_ready);
+  else if (f.valid())
+    b = f.get();
+  else
+    return nullptr;
+  open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
+  const bool fits = index == 0 && !vk_options.validation &&
+                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
+  return fits ? std::move(b) : nullptr;
 }
 
 void check_run_args(const RunArgs& a) {
@@ -237,10 +304,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   parse_format(a.format);  // fail on a bad format before running anything
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
-  BackendOptions vk_opts;
-  // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
-  // compute queue alone (fewer queues to create, buffers exclusive to it).
-  vk_opts.copy_queues = has_copy_queue_points(cfg);
+  BackendOptions vk_opts = vulkan_options(cfg);
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;
@@ -260,15 +324,18 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const auto wants = [&cfg](Api api) {
     return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
   };
-  cfg.first_inputs = start_first_inputs(
-      cfg, (wants(Api::cuda) && doc.choice.cuda) ||
-               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu));
+  const bool on_gpu = (wants(Api::cuda) && doc.choice.cuda) ||
+                      (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu);
+  // Those started with the command where they fit (EarlyInputs::take_for judges), else now.
+  cfg.first_inputs = std::move(devices.early_inputs);
+  if (cfg.first_inputs && !cfg.n && cfg.first_inputs->for_gpu != on_gpu) cfg.first_inputs.reset();
+  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu);
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();
   OpenBackends backends;
   const double opening_s = seconds_since_launch();
-  open_backends(cfg, vk_opts, doc.choice, backends);
+  open_backends(cfg, vk_opts, doc.choice, devices, backends);
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
@@ -342,6 +409,14 @@ int run_exit_code(const RunDocument& doc) {
 
 int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
+  if (a.device.empty() && !a.validation) {  // the usual pair, opened beside everything before it
+    try {
+      const RunConfig cfg = config_of(a);
+      devices.open_early(cfg.apis, vulkan_options(cfg));
+      devices.early_inputs = start_first_inputs(cfg, access("/dev/nvidiactl", F_OK) == 0);
+    } catch (const UsageError&) {  // execute_run says what is wrong, before opening anything
+    }
+  }
   const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
   const RunDocument doc = execute_run(a, cmdline, devices);
   emit(doc, a.format, a.output, a.quiet);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,22 @@ class InventoryOnce {
  public:
   const DeviceInventory& get();
 
+  // Starts opening CUDA device 0 and Vulkan device 0 (those of `apis`) on other threads, beside
+  // the enumeration: most runs choose them, and then start with them open (start-up is the
+  // longer of the two, not their sum). A run that chooses others closes them (take_early).
+  void open_early(const std::vector<Api>& apis, const BackendOptions& vk_options);
+  // The early backend of `api` if it is device `index` opened with `vk_options`' copy queues
+  // (null otherwise: the caller opens its own); `open_s`: how long its opening took.
+  std::unique_ptr<Backend> take_early(Api api, int index, const BackendOptions& vk_options,
+                                      double& open_s);
+  // The first point's inputs, started with open_early (sized for a GPU where an NVIDIA device node
+  // exists): the run takes them where they fit its first point (EarlyInputs::take_for).
+  std::shared_ptr<EarlyInputs> early_inputs;
+
  private:
+  struct Early;
   std::optional<DeviceInventory> inventory_;
+  std::shared_ptr<Early> early_;
 };
 
 // Judges the options as execute_run does before it opens anything; throws UsageError.

@@ -15,6 +15,7 @@
 #include "axes.h"
 #include "params.h"
 #include "sector_model.h"
+#include "span.h"
 
 namespace cuvk {
 
@@ -42,7 +43,7 @@ struct Plan {
   Traffic traffic;
   // Writes the expected output into `out`, which arrives filled with the poison word: elements the
   // kernel must not touch keep it, and are checked too.
-  std::function<void(const std::vector<float>& in, std::vector<float>& out)> reference;
+  std::function<void(Span<const float> in, Span<float> out)> reference;
 };
 
 struct TestCase {

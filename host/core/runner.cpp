@@ -358,7 +358,15 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gp
   try {
     validate_config(cfg);
     std::vector<Job> jobs = plan_jobs(cfg, lim, cfg.n ? cfg.n : (on_gpu ? kDefaultGpuN : kDefaultCpuN));
-    return std::make_shared<EarlyInputs>(std::move(jobs.front().plan), cfg.seed);
+    std::uint64_t max_in = 0, max_out = 0;  // the pipeline reuses their host memory
+    for (const Job& j : jobs) {
+      max_in = std::max(max_in, j.plan.in_words);
+      max_out = std::max(max_out, j.plan.out_words);
+    }
+    auto early =
+        std::make_shared<EarlyInputs>(std::move(jobs.front().plan), cfg.seed, max_in, max_out);
+    early->for_gpu = on_gpu;
+    return early;
   } catch (const UsageError&) {
     return nullptr;
   }
