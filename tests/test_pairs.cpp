@@ -1,62 +1,16 @@
 // Issue 20: the pair declaration reader, its expressions and layouts (host/pairs/pair.h).
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "pair.h"
+#include "pairs_fixture.h"
 
 namespace {
 
 using namespace cuvk::pairs;
-namespace fs = std::filesystem;
-
-// A scratch folder with the two source files a declaration names.
-class PairFiles {
- public:
-  PairFiles() {
-    dir_ = fs::temp_directory_path() / ("cuvk-pairs-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(counter_++));
-    fs::create_directories(dir_);
-    write("k.cu", "extern \"C\" __global__ void k(float* a, unsigned n) {}\n");
-    write("k.comp", "#version 450\nvoid main() {}\n");
-  }
-  ~PairFiles() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  PairDeclaration parse(const std::string& text) const { return parse_pair(text, path("p.toml")); }
-
- private:
-  fs::path dir_;
-  static inline int counter_ = 0;
-};
-
-const char* kMinimal = R"(
-name = "k"
-useful_bytes = "8 * n"
-[cuda]
-source = "k.cu"
-entry = "k"
-[glsl]
-source = "k.comp"
-[launch]
-threads = "n"
-[[buffer]]
-name = "a"
-type = "f32"
-count = "n"
-output = true
-[[scalar]]
-name = "n"
-type = "u32"
-value = "n"
-)";
+using namespace cuvk::pairs::testing_support;
 
 TEST(PairReader, ReadsTheMinimalDeclaration) {
   PairFiles files;
@@ -96,7 +50,8 @@ TEST(PairExpr, RefusesOverflowAndDivisionByZero) {
 
 TEST(PairLayout, Std430Offsets) {
   PairDeclaration d;
-  d.scalars = {{"a", ScalarType::f32, "", 1.5, 0}, {"b", ScalarType::f64, "", 2.0, 0},
+  d.scalars = {{"a", ScalarType::f32, "", 1.5, 0},
+               {"b", ScalarType::f64, "", 2.0, 0},
                {"c", ScalarType::u32, "n", std::nullopt, 0}};
   const ScalarLayout l = scalar_layout(d);
   EXPECT_EQ(l.offsets, (std::vector<std::uint32_t>{0, 8, 16}));
@@ -133,6 +88,55 @@ TEST_P(Example, CompilesAndMatchesItsInterfaces) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, Example,
-                         testing::Values("saxpy/saxpy.toml"));
+                         testing::Values("saxpy/saxpy.toml", "transpose/transpose.toml",
+                                         "reduce/reduce.toml", "copy_vec4/copy_vec4.toml"));
+
+}  // namespace
+
+namespace {
+
+// The n-th ```toml block of docs/PAIRS.md.
+std::string docs_toml_block(int index) {
+  std::ifstream in(std::string(CUVK_SOURCE_DIR) + "/docs/PAIRS.md");
+  std::stringstream s;
+  s << in.rdbuf();
+  const std::string text = s.str();
+  std::size_t at = 0;
+  for (int i = 0; i <= index; ++i) {
+    at = text.find("```toml\n", at);
+    if (at == std::string::npos) return "";
+    at += 8;
+  }
+  return text.substr(at, text.find("```", at) - at);
+}
+
+// The README excerpt's declaration is a working pair (with the saxpy sources), and the complete
+// example in docs/PAIRS.md is examples/transpose/transpose.toml without its comments' header.
+TEST(PairDocs, TheExcerptsExampleReadsCompilesAndMatches) {
+  const std::string toml = docs_toml_block(0);
+  ASSERT_FALSE(toml.empty());
+  const PairDeclaration d =
+      parse_pair(toml, std::string(CUVK_SOURCE_DIR) + "/examples/saxpy/excerpt.toml");
+  ASSERT_EQ(d.buffers.size(), 2u);
+  EXPECT_TRUE(d.buffers[1].output);
+  const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+  check_interfaces(d, nullptr, &spv);
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  const CompiledCuda cu = compile_cuda(d, kDefaultCudaArch);
+  check_interfaces(d, &cu, nullptr);
+}
+
+TEST(PairDocs, TheCompleteExampleIsTheTransposeExample) {
+  const std::string doc = docs_toml_block(1);
+  const std::string dir = std::string(CUVK_SOURCE_DIR) + "/examples/transpose/";
+  const PairDeclaration from_doc = parse_pair(doc, dir + "doc.toml");
+  const PairDeclaration from_file = read_pair_file(dir + "transpose.toml");
+  EXPECT_EQ(from_doc.launch.grid, from_file.launch.grid);
+  EXPECT_EQ(from_doc.launch.shared_bytes, from_file.launch.shared_bytes);
+  EXPECT_EQ(from_doc.useful_bytes, from_file.useful_bytes);
+  EXPECT_EQ(from_doc.n, from_file.n);
+  EXPECT_EQ(from_doc.buffers.size(), from_file.buffers.size());
+  EXPECT_EQ(from_doc.scalars.size(), from_file.scalars.size());
+}
 
 }  // namespace

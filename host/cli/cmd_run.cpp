@@ -326,10 +326,11 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   const bool on_gpu = (wants(Api::cuda) && doc.choice.cuda) ||
                       (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu);
-  // Those started with the command where they fit (EarlyInputs::take_for judges), else now.
+  // Those started with the command (default sizes only) where made for this kind of device (and
+  // then where they fit the first point: EarlyInputs::take_for), else started now.
   cfg.first_inputs = std::move(devices.early_inputs);
-  if (cfg.first_inputs && !cfg.n && cfg.first_inputs->for_gpu != on_gpu) cfg.first_inputs.reset();
-  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu);
+  if (cfg.first_inputs && (cfg.n || cfg.first_inputs->for_gpu != on_gpu)) cfg.first_inputs.reset();
+  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu, doc.choice);
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();
@@ -413,7 +414,8 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
     try {
       const RunConfig cfg = config_of(a);
       devices.open_early(cfg.apis, vulkan_options(cfg));
-      devices.early_inputs = start_first_inputs(cfg, access("/dev/nvidiactl", F_OK) == 0);
+      if (cfg.n == 0)  // sizes given: checked against the chosen devices first (execute_run)
+        devices.early_inputs = start_first_inputs(cfg, access("/dev/nvidiactl", F_OK) == 0);
     } catch (const UsageError&) {  // execute_run says what is wrong, before opening anything
     }
   }

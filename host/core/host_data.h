@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "row.h"
@@ -23,6 +24,14 @@ std::uint64_t splitmix64(std::uint64_t x);
 // body(lo, hi) over [0, count) split across the cores (at most 16 threads), joined before return.
 void parallel_ranges(std::uint64_t count,
                      const std::function<void(std::uint64_t, std::uint64_t)>& body);
+// The host memory this process may use at most: the least of the physical memory, the address
+// space and data limits (ulimit -v, -d) and the cgroup's memory.max, where each is known.
+// `why` (when given) names the limit that decided ("ulimit -v", "physical memory", ...).
+std::uint64_t host_memory_limit_bytes(std::string* why = nullptr);
+// "" without an address-space or data limit (ulimit -v, -d); else a clause for an environment
+// error's line: " (host memory is limited to N MiB by ulimit -v: likely out of host memory)".
+// A driver that cannot map its code under such a limit reports an unrelated error.
+std::string host_memory_limit_note();
 
 float poison_float();  // kPoisonWord as a float: a NaN no kernel produces from the inputs
 

@@ -56,7 +56,8 @@ class Parser {
 
   std::int64_t add(std::int64_t a, std::int64_t b, char op) const {
     std::int64_t r = 0;
-    const bool bad = op == '+' ? __builtin_add_overflow(a, b, &r) : __builtin_sub_overflow(a, b, &r);
+    const bool bad =
+        op == '+' ? __builtin_add_overflow(a, b, &r) : __builtin_sub_overflow(a, b, &r);
     return bad ? arith("overflows 64-bit integers") : r;
   }
   std::int64_t mul(std::int64_t a, std::int64_t b) const {

@@ -1,6 +1,7 @@
 // The Vulkan side of a pair: GLSL compiled at run time with shaderc (Debian: libshaderc-dev), for
 // Vulkan 1.1 / SPIR-V 1.3 as cuvk's own shaders are, or a ready SPIR-V file.
 #include <shaderc/shaderc.h>
+#include <spirv-tools/libspirv.h>
 
 #include <chrono>
 #include <cstring>
@@ -58,12 +59,8 @@ void release_include(void*, shaderc_include_result* result) {
   delete static_cast<Include*>(result->user_data);
 }
 
-std::string shaderc_version() {
-  unsigned version = 0, revision = 0;
-  shaderc_get_spv_version(&version, &revision);
-  return "shaderc (SPIR-V " + std::to_string(version >> 16) + "." +
-         std::to_string((version >> 8) & 0xff) + ")";
-}
+// What compiled it, for reports (shaderc has no version query; Debian's package is named).
+constexpr const char* kShaderc = "shaderc (Vulkan 1.1, SPIR-V 1.3)";
 
 CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, const char* field) {
   std::string bytes;
@@ -82,6 +79,30 @@ CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, c
   return out;
 }
 
+// spirv-val's rules for the module's SPIR-V version under Vulkan (1.3 and older: Vulkan 1.1).
+spv_target_env validation_env(std::uint32_t version) {
+  const std::uint32_t minor = (version >> 8) & 0xff;
+  if (minor >= 6) return SPV_ENV_VULKAN_1_3;
+  if (minor == 5) return SPV_ENV_VULKAN_1_2;
+  if (minor == 4) return SPV_ENV_VULKAN_1_1_SPIRV_1_4;
+  return SPV_ENV_VULKAN_1_1;
+}
+
+// Runs the SPIR-V validator over the module, so a bad ready-made .spv is named here rather than
+// crashing a driver. Throws DeclarationError with the validator's message.
+void validate(const PairDeclaration& decl, const std::string& path, const CompiledSpirv& spv) {
+  const spv_context context =
+      spvContextCreate(validation_env(spv.words.size() > 1 ? spv.words[1] : 0));
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t r =
+      spvValidateBinary(context, spv.words.data(), spv.words.size(), &diagnostic);
+  std::string message = diagnostic && diagnostic->error ? diagnostic->error : "";
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  if (r != SPV_SUCCESS)
+    throw DeclarationError(decl.file + ": SPIR-V validation failed: " + path + ":\n" + message);
+}
+
 template <typename T, void (*Release)(T*)>
 struct Releaser {
   void operator()(T* p) const { Release(p); }
@@ -91,25 +112,33 @@ struct Releaser {
 
 CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
   if (binding != Binding::descriptor && binding != Binding::bda)
-    throw Error(decl.file + ": a GLSL shader binds by descriptor or bda, not " + binding_name(binding));
+    throw Error(decl.file + ": a GLSL shader binds by descriptor or bda, not " +
+                binding_name(binding));
   const bool bda = binding == Binding::bda;
   if (bda && !supports_bda(decl))
-    throw DeclarationError(decl.file + ": glsl: the shader declares no bda form (glsl.bda_defines, "
+    throw DeclarationError(decl.file +
+                           ": glsl: the shader declares no bda form (glsl.bda_defines, "
                            "glsl.bda_source or glsl.bda_spirv)");
   CompiledSpirv out;
   if (!bda && !decl.glsl.spirv.empty()) out = read_spirv(decl, decl.glsl.spirv, "glsl.spirv");
-  if (bda && !decl.glsl.bda_spirv.empty()) out = read_spirv(decl, decl.glsl.bda_spirv, "glsl.bda_spirv");
+  if (bda && !decl.glsl.bda_spirv.empty())
+    out = read_spirv(decl, decl.glsl.bda_spirv, "glsl.bda_spirv");
   out.binding = binding;
-  if (!out.words.empty()) return out;
+  if (!out.words.empty()) {
+    validate(decl, bda ? decl.glsl.bda_spirv : decl.glsl.spirv, out);
+    return out;
+  }
 
-  const std::string path = bda && !decl.glsl.bda_source.empty() ? decl.glsl.bda_source : decl.glsl.source;
+  const std::string path =
+      bda && !decl.glsl.bda_source.empty() ? decl.glsl.bda_source : decl.glsl.source;
   const char* field = bda && !decl.glsl.bda_source.empty() ? "glsl.bda_source" : "glsl.source";
   std::string source;
   if (!read_file(path, &source))
     throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
   std::unique_ptr<shaderc_compiler, Releaser<shaderc_compiler, shaderc_compiler_release>> compiler(
       shaderc_compiler_initialize());
-  std::unique_ptr<shaderc_compile_options, Releaser<shaderc_compile_options, shaderc_compile_options_release>>
+  std::unique_ptr<shaderc_compile_options,
+                  Releaser<shaderc_compile_options, shaderc_compile_options_release>>
       options(shaderc_compile_options_initialize());
   if (!compiler || !options) throw Error(decl.file + ": shaderc could not be initialised");
   shaderc_compile_options_set_target_env(options.get(), shaderc_target_env_vulkan,
@@ -124,23 +153,27 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
                                                  value.c_str(), value.size());
   }
   const auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<shaderc_compilation_result, Releaser<shaderc_compilation_result, shaderc_result_release>>
+  std::unique_ptr<shaderc_compilation_result,
+                  Releaser<shaderc_compilation_result, shaderc_result_release>>
       result(shaderc_compile_into_spv(compiler.get(), source.data(), source.size(),
-                                      shaderc_compute_shader, path.c_str(),
-                                      decl.glsl.entry.c_str(), options.get()));
+                                      shaderc_compute_shader, path.c_str(), decl.glsl.entry.c_str(),
+                                      options.get()));
   out.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  out.compiler = shaderc_version();
+  out.compiler = kShaderc;
   out.entry = decl.glsl.entry;
   const char* message = result ? shaderc_result_get_error_message(result.get()) : "no result";
   out.log = message ? message : "";
   while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
-  if (!result || shaderc_result_get_compilation_status(result.get()) != shaderc_compilation_status_success)
+  if (!result ||
+      shaderc_result_get_compilation_status(result.get()) != shaderc_compilation_status_success)
     throw DeclarationError(decl.file + ": GLSL compile failed: " + path + " (" + out.compiler +
-                           (bda ? ", bda form" : "") + ")" + (out.log.empty() ? "" : ":\n" + out.log));
+                           (bda ? ", bda form" : "") + ")" +
+                           (out.log.empty() ? "" : ":\n" + out.log));
   const std::size_t bytes = shaderc_result_get_length(result.get());
   out.words.resize(bytes / 4);
   std::memcpy(out.words.data(), shaderc_result_get_bytes(result.get()), out.words.size() * 4);
+  validate(decl, path, out);
   return out;
 }
 

@@ -39,7 +39,8 @@ std::vector<PtxParam> ptx_params(const PairDeclaration& decl, const CompiledCuda
     if (item.find(".param") == std::string::npos) continue;
     PtxParam p;
     p.text = item.substr(item.find(".param"));
-    while (!p.text.empty() && std::isspace(static_cast<unsigned char>(p.text.back()))) p.text.pop_back();
+    while (!p.text.empty() && std::isspace(static_cast<unsigned char>(p.text.back())))
+      p.text.pop_back();
     // .param .align A .b8 name[N]: N bytes (a struct by value).
     const std::size_t bracket = p.text.find('[');
     if (p.text.find(".b8") != std::string::npos && bracket != std::string::npos) {
@@ -47,7 +48,8 @@ std::vector<PtxParam> ptx_params(const PairDeclaration& decl, const CompiledCuda
     } else {
       for (const char* t : {".u", ".s", ".f", ".b"}) {
         const std::size_t k = p.text.find(t, 6);
-        if (k == std::string::npos || !std::isdigit(static_cast<unsigned char>(p.text[k + 2]))) continue;
+        if (k == std::string::npos || !std::isdigit(static_cast<unsigned char>(p.text[k + 2])))
+          continue;
         p.kind = t[1];
         p.bytes = static_cast<std::uint32_t>(std::strtoul(p.text.c_str() + k + 2, nullptr, 10)) / 8;
         break;
@@ -63,11 +65,11 @@ void check_cuda(const PairDeclaration& decl, const CompiledCuda& cuda) {
   const std::string entry = decl.file + ": cuda.entry '" + decl.cuda.entry + "'";
   const std::size_t want = decl.buffers.size() + decl.scalars.size();
   if (params.size() != want)
-    throw DeclarationError(entry + " takes " + std::to_string(params.size()) +
-                           " parameters; the declaration has " + std::to_string(decl.buffers.size()) +
-                           " buffers + " + std::to_string(decl.scalars.size()) +
-                           " scalars = " + std::to_string(want) +
-                           " (convention: buffer pointers in order, then scalars in order)");
+    throw DeclarationError(
+        entry + " takes " + std::to_string(params.size()) + " parameters; the declaration has " +
+        std::to_string(decl.buffers.size()) + " buffers + " + std::to_string(decl.scalars.size()) +
+        " scalars = " + std::to_string(want) +
+        " (convention: buffer pointers in order, then scalars in order)");
   for (std::size_t i = 0; i < decl.buffers.size(); ++i)
     if (params[i].bytes != 8)
       throw DeclarationError(entry + ": parameter " + std::to_string(i) + " is '" + params[i].text +
@@ -156,26 +158,40 @@ Element buffer_element(const spirv::Module& m, std::uint32_t struct_type) {
 }
 
 // "" when the shader's element fits the declared buffer, else what the shader has.
-std::string element_mismatch(const spirv::Module& m, const BufferDecl& b, std::uint32_t struct_type) {
+std::string element_mismatch(const spirv::Module& m, const BufferDecl& b,
+                             std::uint32_t struct_type) {
   const Element e = buffer_element(m, struct_type);
   if (!e.base) return "";
   using K = spirv::Type::Kind;
   const bool is_f = e.base->kind == K::float_, is_i = e.base->kind == K::int_;
   bool ok = true;
   switch (b.type) {
-    case ElementType::f32: ok = is_f && e.base->width == 32; break;
-    case ElementType::f64: ok = is_f && e.base->width == 64; break;
+    case ElementType::f32:
+      ok = is_f && e.base->width == 32;
+      break;
+    case ElementType::f64:
+      ok = is_f && e.base->width == 64;
+      break;
     case ElementType::i32:
-    case ElementType::u32: ok = is_i && e.base->width == 32; break;
-    case ElementType::raw16: ok = ((is_f || is_i) && e.base->width == 16) || (is_i && e.base->width == 32); break;
-    case ElementType::bytes: ok = e.stride == 0 || e.stride == b.element_bytes; break;
+    case ElementType::u32:
+      ok = is_i && e.base->width == 32;
+      break;
+    case ElementType::raw16:
+      ok = ((is_f || is_i) && e.base->width == 16) || (is_i && e.base->width == 32);
+      break;
+    case ElementType::bytes:
+      ok = e.stride == 0 || e.stride == b.element_bytes;
+      break;
   }
   if (ok) return "";
-  return "elements of " + e.name + (e.stride ? " (array stride " + std::to_string(e.stride) + ")" : "");
+  return "elements of " + e.name +
+         (e.stride ? " (array stride " + std::to_string(e.stride) + ")" : "");
 }
 
-[[noreturn]] void spirv_fail(const PairDeclaration& decl, Binding binding, const std::string& what) {
-  throw DeclarationError(decl.file + ": SPIR-V (" + binding_name(binding) + " form) vs declaration: " + what);
+[[noreturn]] void spirv_fail(const PairDeclaration& decl, Binding binding,
+                             const std::string& what) {
+  throw DeclarationError(decl.file + ": SPIR-V (" + binding_name(binding) +
+                         " form) vs declaration: " + what);
 }
 
 std::string buffer_label(const PairDeclaration& decl, std::size_t i) {
@@ -192,9 +208,11 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
   const spirv::Type* s = push ? m.type(push->struct_type) : nullptr;
   const std::size_t have = s ? s->members.size() : 0;
   if (have != want)
-    spirv_fail(decl, binding, "the push-constant block has " + std::to_string(have) + " members; the declaration has " +
-                                  std::to_string(decl.scalars.size()) + " scalars" +
-                                  (bda ? " + " + std::to_string(decl.buffers.size()) + " buffer addresses" : ""));
+    spirv_fail(decl, binding,
+               "the push-constant block has " + std::to_string(have) +
+                   " members; the declaration has " + std::to_string(decl.scalars.size()) +
+                   " scalars" +
+                   (bda ? " + " + std::to_string(decl.buffers.size()) + " buffer addresses" : ""));
   const ScalarLayout l = scalar_layout(decl);
   using K = spirv::Type::Kind;
   for (std::size_t j = 0; j < decl.scalars.size(); ++j) {
@@ -202,23 +220,29 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
     const spirv::Member& mem = s->members[j];
     const spirv::Type* t = m.type(mem.type);
     const bool fl = sc.type == ScalarType::f32 || sc.type == ScalarType::f64;
-    const bool type_ok = t && (fl ? t->kind == K::float_ : t->kind == K::int_) && t->width == scalar_bytes(sc.type) * 8;
+    const bool type_ok = t && (fl ? t->kind == K::float_ : t->kind == K::int_) &&
+                         t->width == scalar_bytes(sc.type) * 8;
     if (!type_ok || mem.offset.value_or(~0u) != l.offsets[j])
-      spirv_fail(decl, binding, "scalar[" + std::to_string(j) + "] '" + sc.name + "' is " + scalar_type_name(sc.type) +
-                                    " at offset " + std::to_string(l.offsets[j]) + "; push-constant member " +
-                                    std::to_string(j) + " '" + mem.name + "' is " + m.type_name(mem.type) +
-                                    " at offset " + (mem.offset ? std::to_string(*mem.offset) : "?"));
+      spirv_fail(decl, binding,
+                 "scalar[" + std::to_string(j) + "] '" + sc.name + "' is " +
+                     scalar_type_name(sc.type) + " at offset " + std::to_string(l.offsets[j]) +
+                     "; push-constant member " + std::to_string(j) + " '" + mem.name + "' is " +
+                     m.type_name(mem.type) + " at offset " +
+                     (mem.offset ? std::to_string(*mem.offset) : "?"));
   }
   for (std::size_t i = 0; bda && i < decl.buffers.size(); ++i) {
     const spirv::Member& mem = s->members[decl.scalars.size() + i];
     const spirv::Type* t = m.type(mem.type);
     if (!t || t->kind != K::pointer || t->storage_class != spirv::kPhysicalStorageBuffer ||
         mem.offset.value_or(~0u) != bda_address_offset(decl, i))
-      spirv_fail(decl, binding, buffer_label(decl, i) + " needs a buffer_reference at push-constant offset " +
-                                    std::to_string(bda_address_offset(decl, i)) + "; member '" + mem.name +
-                                    "' is " + m.type_name(mem.type));
+      spirv_fail(decl, binding,
+                 buffer_label(decl, i) + " needs a buffer_reference at push-constant offset " +
+                     std::to_string(bda_address_offset(decl, i)) + "; member '" + mem.name +
+                     "' is " + m.type_name(mem.type));
     const std::string bad = element_mismatch(m, decl.buffers[i], t->element);
-    if (!bad.empty()) spirv_fail(decl, binding, buffer_label(decl, i) + ": the shader's reference '" + mem.name + "' has " + bad);
+    if (!bad.empty())
+      spirv_fail(decl, binding,
+                 buffer_label(decl, i) + ": the shader's reference '" + mem.name + "' has " + bad);
   }
 }
 
@@ -227,18 +251,31 @@ void check_descriptors(const PairDeclaration& decl, const spirv::Module& m, Bind
   for (const auto& b : m.blocks) {
     if (b.storage_class != spirv::kStorageBuffer && b.storage_class != spirv::kUniform) continue;
     const std::uint32_t set = b.set.value_or(0), bind = b.binding.value_or(0);
-    const std::string where = "'" + b.variable + "' (set " + std::to_string(set) + ", binding " + std::to_string(bind) + ")";
-    if (binding == Binding::bda) spirv_fail(decl, binding, "the bda form binds no descriptors, but the shader has " + where);
+    const spirv::Type* block_type = m.type(b.struct_type);
+    const std::string label = b.variable.empty() && block_type ? block_type->name : b.variable;
+    const std::string where =
+        "'" + label + "' (set " + std::to_string(set) + ", binding " + std::to_string(bind) + ")";
+    if (binding == Binding::bda)
+      spirv_fail(decl, binding, "the bda form binds no descriptors, but the shader has " + where);
     if (set != 0 || bind >= decl.buffers.size())
-      spirv_fail(decl, binding, "the shader binds " + where + "; the declaration's " +
-                                    std::to_string(decl.buffers.size()) + " buffers are set 0, bindings 0.." +
-                                    std::to_string(decl.buffers.size() - 1));
+      spirv_fail(decl, binding,
+                 "the shader binds " + where + "; the declaration's " +
+                     std::to_string(decl.buffers.size()) + " buffers are set 0, bindings 0.." +
+                     std::to_string(decl.buffers.size() - 1));
     at[bind] = &b;
   }
   for (std::size_t i = 0; i < at.size() && binding == Binding::descriptor; ++i) {
-    if (!at[i]) spirv_fail(decl, binding, buffer_label(decl, i) + ": the shader has no storage buffer at set 0, binding " + std::to_string(i));
+    if (!at[i])
+      spirv_fail(decl, binding,
+                 buffer_label(decl, i) + ": the shader has no storage buffer at set 0, binding " +
+                     std::to_string(i));
     const std::string bad = element_mismatch(m, decl.buffers[i], at[i]->struct_type);
-    if (!bad.empty()) spirv_fail(decl, binding, buffer_label(decl, i) + ": the shader's '" + at[i]->variable + "' has " + bad);
+    const spirv::Type* block_type = m.type(at[i]->struct_type);
+    const std::string label =
+        at[i]->variable.empty() && block_type ? block_type->name : at[i]->variable;
+    if (!bad.empty())
+      spirv_fail(decl, binding,
+                 buffer_label(decl, i) + ": the shader's '" + label + "' has " + bad);
   }
 }
 
@@ -248,19 +285,23 @@ void check_spirv(const PairDeclaration& decl, const CompiledSpirv& spirv) {
   if (std::find(e.entries.begin(), e.entries.end(), spirv.entry) == e.entries.end()) {
     std::string list;
     for (const auto& n : e.entries) list += (list.empty() ? "" : ", ") + n;
-    spirv_fail(decl, spirv.binding, "glsl.entry '" + spirv.entry + "' is not a compute entry point (the module has: " +
-                                        (list.empty() ? "none" : list) + ")");
+    spirv_fail(decl, spirv.binding,
+               "glsl.entry '" + spirv.entry + "' is not a compute entry point (the module has: " +
+                   (list.empty() ? "none" : list) + ")");
   }
   if (!e.spec_x)
-    spirv_fail(decl, spirv.binding, "the workgroup size must come from specialization constant 0: declare "
-                                    "`layout(local_size_x_id = 0) in;`" + (e.fixed.empty() ? "" : " (the shader has " + e.fixed + ")"));
+    spirv_fail(decl, spirv.binding,
+               "the workgroup size must come from specialization constant 0: declare "
+               "`layout(local_size_x_id = 0) in;`" +
+                   (e.fixed.empty() ? "" : " (the shader has " + e.fixed + ")"));
   check_descriptors(decl, m, spirv.binding);
   check_push_constants(decl, m, spirv.binding);
 }
 
 }  // namespace
 
-void check_interfaces(const PairDeclaration& decl, const CompiledCuda* cuda, const CompiledSpirv* spirv) {
+void check_interfaces(const PairDeclaration& decl, const CompiledCuda* cuda,
+                      const CompiledSpirv* spirv) {
   if (cuda) check_cuda(decl, *cuda);
   if (spirv) check_spirv(decl, *spirv);
 }

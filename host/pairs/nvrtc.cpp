@@ -51,6 +51,7 @@ struct Nvrtc {
 };
 
 std::vector<std::string> candidates() {
+  if (const char* only = std::getenv("CUVK_NVRTC"); only && *only) return {only};
   std::vector<std::string> c = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* root = std::getenv(var); root && *root)
@@ -73,24 +74,25 @@ void load(Nvrtc& n) {
                     "; install the CUDA toolkit or set CUDA_HOME)";
     return;
   }
-  const bool ok = n.sym(n.error_string, "nvrtcGetErrorString") && n.sym(n.version, "nvrtcVersion") &&
-                  n.sym(n.create, "nvrtcCreateProgram") && n.sym(n.destroy, "nvrtcDestroyProgram") &&
-                  n.sym(n.add_name, "nvrtcAddNameExpression") &&
-                  n.sym(n.compile, "nvrtcCompileProgram") &&
-                  n.sym(n.log_size, "nvrtcGetProgramLogSize") && n.sym(n.log, "nvrtcGetProgramLog") &&
-                  n.sym(n.ptx_size, "nvrtcGetPTXSize") && n.sym(n.ptx, "nvrtcGetPTX") &&
-                  n.sym(n.cubin_size, "nvrtcGetCUBINSize") && n.sym(n.cubin, "nvrtcGetCUBIN") &&
-                  n.sym(n.lowered, "nvrtcGetLoweredName") &&
-                  n.sym(n.num_archs, "nvrtcGetNumSupportedArchs") &&
-                  n.sym(n.archs, "nvrtcGetSupportedArchs");
+  const bool ok =
+      n.sym(n.error_string, "nvrtcGetErrorString") && n.sym(n.version, "nvrtcVersion") &&
+      n.sym(n.create, "nvrtcCreateProgram") && n.sym(n.destroy, "nvrtcDestroyProgram") &&
+      n.sym(n.add_name, "nvrtcAddNameExpression") && n.sym(n.compile, "nvrtcCompileProgram") &&
+      n.sym(n.log_size, "nvrtcGetProgramLogSize") && n.sym(n.log, "nvrtcGetProgramLog") &&
+      n.sym(n.ptx_size, "nvrtcGetPTXSize") && n.sym(n.ptx, "nvrtcGetPTX") &&
+      n.sym(n.cubin_size, "nvrtcGetCUBINSize") && n.sym(n.cubin, "nvrtcGetCUBIN") &&
+      n.sym(n.lowered, "nvrtcGetLoweredName") && n.sym(n.num_archs, "nvrtcGetNumSupportedArchs") &&
+      n.sym(n.archs, "nvrtcGetSupportedArchs");
   Dl_info info{};
   if (n.version && dladdr(reinterpret_cast<void*>(n.version), &info) && info.dli_fname)
     n.path = info.dli_fname;
   if (!ok) {
-    n.unavailable = "NVRTC unavailable: " + n.path + " lacks an entry point cuvk needs (CUDA 11.1+)";
+    n.unavailable =
+        "NVRTC unavailable: " + n.path + " lacks an entry point cuvk needs (CUDA 11.1+)";
     return;
   }
-  if (n.version(&n.major, &n.minor) != kNvrtcSuccess) n.unavailable = "NVRTC unavailable: nvrtcVersion failed";
+  if (n.version(&n.major, &n.minor) != kNvrtcSuccess)
+    n.unavailable = "NVRTC unavailable: nvrtcVersion failed";
 }
 
 Nvrtc& nvrtc() {
@@ -123,8 +125,7 @@ std::string read_text(const PairDeclaration& decl, const std::string& path) {
 }
 
 void check(Nvrtc& n, nvrtcResult r, const char* call, const PairDeclaration& decl) {
-  if (r != kNvrtcSuccess)
-    throw Error(decl.file + ": " + call + " failed: " + n.error_string(r));
+  if (r != kNvrtcSuccess) throw Error(decl.file + ": " + call + " failed: " + n.error_string(r));
 }
 
 std::string program_log(Nvrtc& n, nvrtcProgram p) {
@@ -134,6 +135,16 @@ std::string program_log(Nvrtc& n, nvrtcProgram p) {
   if (n.log(p, log.data()) != kNvrtcSuccess) return {};
   log.resize(log.find_last_not_of(std::string("\n\0", 2)) + 1);
   return log;
+}
+
+// NVRTC's log without ptxas -v's lines (those go to ptxas_log: they are not warnings).
+void split_log(const std::string& log, CompiledCuda* out) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string& to = line.rfind("ptxas", 0) == 0 ? out->ptxas_log : out->log;
+    to += (to.empty() ? "" : "\n") + line;
+  }
 }
 
 // The architectures this NVRTC compiles for, as "sm_75, sm_80, ...", and whether `arch` is one.
@@ -152,7 +163,9 @@ bool supports_arch(Nvrtc& n, int arch, std::string* list) {
 
 }  // namespace
 
-std::string nvrtc_unavailable() { return nvrtc().unavailable; }
+std::string nvrtc_unavailable() {
+  return nvrtc().unavailable;
+}
 
 CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   Nvrtc& n = nvrtc();
@@ -163,8 +176,8 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   out.compiler = "NVRTC " + std::to_string(n.major) + "." + std::to_string(n.minor);
   std::string archs;
   if (!supports_arch(n, sm_arch, &archs))
-    throw Error(decl.file + ": " + out.compiler + " cannot compile for sm_" + std::to_string(sm_arch) +
-                " (it supports " + archs + ")");
+    throw Error(decl.file + ": " + out.compiler + " cannot compile for sm_" +
+                std::to_string(sm_arch) + " (it supports " + archs + ")");
   const std::string source = read_text(decl, decl.cuda.source);
   nvrtcProgram raw = nullptr;
   check(n, n.create(&raw, source.c_str(), decl.cuda.source.c_str(), 0, nullptr, nullptr),
@@ -172,8 +185,9 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   Program prog(n, raw);
   const std::string name_expr = "&" + decl.cuda.entry;
   check(n, n.add_name(prog.get(), name_expr.c_str()), "nvrtcAddNameExpression", decl);
-  std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch), "--std=c++17",
-                                   "-I" + fs::path(decl.cuda.source).parent_path().string()};
+  std::vector<std::string>& opts = out.options;
+  opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch), "--std=c++17", "--ptxas-options=-v",
+          "-I" + fs::path(decl.cuda.source).parent_path().string()};
   // The toolkit's headers (cuda_fp16.h, ...) beside the library: <root>/lib64/libnvrtc.so.
   const fs::path include = fs::path(n.path).parent_path().parent_path() / "include";
   std::error_code ec;
@@ -183,7 +197,7 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   for (const auto& o : opts) argv.push_back(o.c_str());
   const auto t0 = std::chrono::steady_clock::now();
   const nvrtcResult r = n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
-  out.log = program_log(n, prog.get());
+  split_log(program_log(n, prog.get()), &out);
   if (r != kNvrtcSuccess)
     throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
                            out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +

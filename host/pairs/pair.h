@@ -84,10 +84,10 @@ struct BufferDecl {
   std::uint32_t element_bytes = 4;  // f32/i32/u32: 4, f64: 8, raw16: 2, struct: `bytes`
   std::string count;                // expression in n (elements)
   BufferInit init;
-  bool output = false;      // compared across APIs (and against `expected`) after the run
-  Tolerance tolerance;      // output buffers only
-  std::string expected;     // optional expected-output file (.npy or raw), absolute path
-  int line = 0;             // where the [[buffer]] table starts in the file (0: unknown)
+  bool output = false;   // compared across APIs (and against `expected`) after the run
+  Tolerance tolerance;   // output buffers only
+  std::string expected;  // optional expected-output file (.npy or raw), absolute path
+  int line = 0;          // where the [[buffer]] table starts in the file (0: unknown)
 };
 
 enum class ScalarType { i32, u32, f32, i64, u64, f64 };
@@ -105,11 +105,11 @@ struct ScalarDecl {
 };
 
 struct LaunchDecl {
-  std::string threads;                 // expression in n and block; "" when `grid` is given
-  std::vector<std::string> grid;       // 1 or 2 expressions (blocks in x, y); empty: use threads
+  std::string threads;            // expression in n and block; "" when `grid` is given
+  std::vector<std::string> grid;  // 1 or 2 expressions (blocks in x, y); empty: use threads
   std::vector<std::uint32_t> block_sizes;  // empty: the run's block-size sweep applies
-  std::string shared_bytes = "0";      // CUDA dynamic shared memory, expression in n and block
-  int line = 0;                        // of the [launch] table
+  std::string shared_bytes = "0";          // CUDA dynamic shared memory, expression in n and block
+  int line = 0;                            // of the [launch] table
 };
 
 struct CudaDecl {
@@ -130,9 +130,9 @@ struct GlslDecl {
 };
 
 struct PairDeclaration {
-  std::string name;         // the row's test name
-  std::string description;  // optional
-  std::string file;         // the declaration file as given
+  std::string name;            // the row's test name
+  std::string description;     // optional
+  std::string file;            // the declaration file as given
   std::uint64_t n = 1u << 24;  // default problem size (`n`), overridden by the run's --n
   std::string useful_bytes;    // expression in n: bytes the kernel must move (GB/s)
   CudaDecl cuda;
@@ -144,6 +144,7 @@ struct PairDeclaration {
 
 inline constexpr std::size_t kMaxBuffers = 32;
 inline constexpr std::size_t kMaxScalars = 32;
+inline constexpr std::uint32_t kMaxPushConstantBytes = 128;  // what every Vulkan device offers
 
 bool supports_bda(const PairDeclaration& decl);
 
@@ -186,14 +187,16 @@ std::vector<std::uint8_t> load_buffer_file(const PairDeclaration& decl, const Bu
 // ---- run-time compilers ----
 
 struct CompiledCuda {
-  std::string ptx;                  // PTX text
-  std::vector<std::uint8_t> cubin;  // SASS for `arch` (an ELF)
-  std::string entry;                // as declared
-  std::string lowered_name;         // the symbol in PTX and cubin (cuModuleGetFunction)
-  std::string log;                  // NVRTC's log (warnings), "" when silent
-  double compile_ms = 0.0;          // host wall time of nvrtcCompileProgram and the outputs
-  int arch = 0;                     // e.g. 90 for sm_90
-  std::string compiler;             // "NVRTC 13.0"
+  std::string ptx;                   // PTX text
+  std::vector<std::uint8_t> cubin;   // SASS for `arch` (an ELF)
+  std::string entry;                 // as declared
+  std::string lowered_name;          // the symbol in PTX and cubin (cuModuleGetFunction)
+  std::string log;                   // NVRTC's log (warnings), "" when silent
+  std::string ptxas_log;             // ptxas -v: registers, stack, spills (host/inspect reads it)
+  std::vector<std::string> options;  // every NVRTC option used, in order
+  double compile_ms = 0.0;           // host wall time of nvrtcCompileProgram and the outputs
+  int arch = 0;                      // e.g. 90 for sm_90
+  std::string compiler;              // "NVRTC 13.0"
 };
 
 struct CompiledSpirv {
@@ -202,13 +205,14 @@ struct CompiledSpirv {
   std::string log;          // the compiler's warnings, "" when silent or read from a file
   double compile_ms = 0.0;  // 0 when read from a .spv file
   Binding binding = Binding::descriptor;
-  std::string compiler;     // "shaderc <version>" or "file"
+  std::string compiler;  // "shaderc <version>" or "file"
 };
 
 // The architecture compile_cuda() uses when no CUDA device says which (no GPU: said so).
 inline constexpr int kDefaultCudaArch = 90;
 
-// "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>".
+// "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>". $CUVK_NVRTC, when set, names
+// the one library to load (tests use it to see the unavailable path).
 std::string nvrtc_unavailable();
 // Compiles the CUDA source for sm_<arch> with NVRTC (loaded at run time: libnvrtc.so.13 /
 // libnvrtc.so, also from $CUDA_HOME, $CUDA_PATH and /usr/local/cuda). Throws DeclarationError

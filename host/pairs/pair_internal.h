@@ -18,8 +18,9 @@ namespace cuvk::pairs {
 
 namespace fs = std::filesystem;
 
-
-inline int line_of(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+inline int line_of(const toml::node& node) {
+  return static_cast<int>(node.source().begin.line);
+}
 
 // One TOML table being read: every key taken is remembered, finish() refuses the others.
 class Fields {
@@ -35,7 +36,9 @@ class Fields {
     if (line > 0) w += ":" + std::to_string(line);
     return w + ": " + field(key);
   }
-  std::string field(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+  std::string field(const std::string& key) const {
+    return prefix_.empty() ? key : prefix_ + "." + key;
+  }
   int line(const std::string& key) const {
     const toml::node* n = t_.get(key);
     return n ? line_of(*n) : line_of(t_);
@@ -52,7 +55,8 @@ class Fields {
       if (required) fail(key, "missing (a string)");
       return std::nullopt;
     }
-    if (!n->is_string()) fail(key, std::string("must be a string, not ") + type_of(*n), line_of(*n));
+    if (!n->is_string())
+      fail(key, std::string("must be a string, not ") + type_of(*n), line_of(*n));
     const std::string s = **n->as_string();
     if (s.empty()) fail(key, "must not be empty", line_of(*n));
     return s;
@@ -73,11 +77,14 @@ class Fields {
   std::optional<std::int64_t> integer(const std::string& key, std::int64_t lo, std::int64_t hi) {
     const toml::node* n = node(key);
     if (!n) return std::nullopt;
-    if (!n->is_integer()) fail(key, std::string("must be an integer, not ") + type_of(*n), line_of(*n));
+    if (!n->is_integer())
+      fail(key, std::string("must be an integer, not ") + type_of(*n), line_of(*n));
     const std::int64_t v = **n->as_integer();
     if (v < lo || v > hi)
-      fail(key, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-                    std::to_string(hi) + "]", line_of(*n));
+      fail(key,
+           std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+               std::to_string(hi) + "]",
+           line_of(*n));
     return v;
   }
   std::optional<double> number(const std::string& key) {
@@ -97,7 +104,8 @@ class Fields {
   std::optional<bool> boolean(const std::string& key) {
     const toml::node* n = node(key);
     if (!n) return std::nullopt;
-    if (!n->is_boolean()) fail(key, std::string("must be true or false, not ") + type_of(*n), line_of(*n));
+    if (!n->is_boolean())
+      fail(key, std::string("must be true or false, not ") + type_of(*n), line_of(*n));
     return **n->as_boolean();
   }
   std::vector<std::string> strings(const std::string& key) {
@@ -128,13 +136,20 @@ class Fields {
 
   static const char* type_of(const toml::node& n) {
     switch (n.type()) {
-      case toml::node_type::table: return "a table";
-      case toml::node_type::array: return "an array";
-      case toml::node_type::string: return "a string";
-      case toml::node_type::integer: return "an integer";
-      case toml::node_type::floating_point: return "a float";
-      case toml::node_type::boolean: return "a boolean";
-      default: return "a date or time";
+      case toml::node_type::table:
+        return "a table";
+      case toml::node_type::array:
+        return "an array";
+      case toml::node_type::string:
+        return "a string";
+      case toml::node_type::integer:
+        return "an integer";
+      case toml::node_type::floating_point:
+        return "a float";
+      case toml::node_type::boolean:
+        return "a boolean";
+      default:
+        return "a date or time";
     }
   }
 
@@ -145,17 +160,20 @@ class Fields {
 };
 
 // A path in the declaration: relative to the declaration's folder; must name a readable file.
-inline std::string resolve(Fields& f, const std::string& key, const std::string& value, const fs::path& dir) {
+inline std::string resolve(Fields& f, const std::string& key, const std::string& value,
+                           const fs::path& dir) {
   const fs::path p = fs::path(value).is_absolute() ? fs::path(value) : dir / value;
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) f.fail(key, "'" + p.string() + "' is not a readable file", f.line(key));
+  if (!fs::is_regular_file(p, ec))
+    f.fail(key, "'" + p.string() + "' is not a readable file", f.line(key));
   return p.lexically_normal().string();
 }
 
 inline bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 // root[key] as a table; an empty table when absent and not required.
@@ -172,6 +190,7 @@ void check_buffer_file(const PairDeclaration& d, const BufferDecl& b, const std:
                        std::uint64_t count);
 // Evaluates every expression at the default n (and each declared block size); `root_line` gives
 // the line of a root-level field.
-void validate_expressions(const PairDeclaration& d, const std::function<int(const std::string&)>& root_line);
+void validate_expressions(const PairDeclaration& d,
+                          const std::function<int(const std::string&)>& root_line);
 
 }  // namespace cuvk::pairs
