@@ -41,7 +41,9 @@ void round_trip(Backend& b, bool expect_registration) {
     ASSERT_EQ(plain[i], static_cast<float>(i + 8)) << i;
   }
   EXPECT_TRUE(std::equal(plain.begin(), plain.end(), back));
-  std::unique_ptr<HostRegistration> direct = b.register_host(all.data(), 1 << 21);
+  HostMemory other(1 << 20);  // apart: CUDA refuses to pin a range twice
+  const std::unique_ptr<HostRegistration> direct =
+      b.register_host(other.touch(1 << 20).data(), kHostRegisterAlign);
   EXPECT_EQ(direct != nullptr, expect_registration);
 }
 

@@ -210,7 +210,9 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
   b.set.vulkan = b.vulkan.get();
   if (b.cuda || b.vulkan) {
     const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
-    b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
+    b.clocks = devices.take_early_clocks(d.uuid, b.set.clocks_reason);
+    if (!b.clocks && b.set.clocks_reason.empty())
+      b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
     b.set.clocks = b.clocks.get();
   }
   b.clocks_s = seconds_since(clocks_t0);
@@ -233,10 +235,17 @@ std::optional<Format> console_format(const RunArgs& a) {
 }  // namespace
 
 struct InventoryOnce::Early {
+  ~Early() {  // the threads write the members below: they end first
+    if (cuda.valid()) cuda.wait();
+    if (vulkan.valid()) vulkan.wait();
+  }
   bool copy_queues = false;
   std::future<std::unique_ptr<Backend>> cuda, vulkan;
   double cuda_s = 0.0, vulkan_s = 0.0;
   std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
+  std::unique_ptr<ClockMonitor> clocks;    // for the early CUDA device's GPU
+  Uuid clocks_uuid{};
+  std::string clocks_why;
 };
 
 const DeviceInventory& InventoryOnce::get() {
@@ -265,11 +274,24 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   };
   for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
     if (api == Api::cuda)
-      early->cuda = std::async(std::launch::async, open(api, BackendOptions{}, &early->cuda_s));
+      early->cuda = std::async(std::launch::async, [open, e = early.get()] {
+        std::unique_ptr<Backend> b = open(Api::cuda, BackendOptions{}, &e->cuda_s)();
+        if (b) {  // NVML too, for that GPU (the run's clock monitor where it is the one chosen)
+          e->clocks_uuid = b->info().uuid;
+          e->clocks = open_clock_monitor(e->clocks_uuid, &e->clocks_why);
+        }
+        return b;
+      });
     else
       early->vulkan = std::async(std::launch::async, open(api, vk_options, &early->vulkan_s));
   }
   early_ = std::move(early);
+}
+
+std::unique_ptr<ClockMonitor> InventoryOnce::take_early_clocks(const Uuid& uuid, std::string& why) {
+  if (!early_ || early_->cuda.valid() || early_->clocks_uuid != uuid) return nullptr;
+  if (!early_->clocks) why = early_->clocks_why;
+  return std::move(early_->clocks);
 }
 
 std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,

@@ -11,6 +11,7 @@
 
 #include "backends.h"
 #include "commands.h"
+#include "nvml.h"
 #include "run_printer.h"
 #include "run_reader.h"
 
@@ -50,6 +51,8 @@ class InventoryOnce {
   // (null otherwise: the caller opens its own); `open_s`: how long its opening took.
   std::unique_ptr<Backend> take_early(Api api, int index, const BackendOptions& vk_options,
                                       double& open_s);
+  // The clock monitor opened beside the early CUDA device, if it is the GPU with `uuid`.
+  std::unique_ptr<ClockMonitor> take_early_clocks(const Uuid& uuid, std::string& why);
   // The first point's inputs, started with open_early (sized for a GPU where an NVIDIA device node
   // exists): the run takes them where they fit its first point (EarlyInputs::take_for).
   std::shared_ptr<EarlyInputs> early_inputs;
