@@ -131,9 +131,11 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   for (std::uint32_t b : doc.config.block_sizes)
     blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
   out << bullet << "n = " << doc.outcome.n << " (" << doc.outcome.n_rule << "), block " << blocks
-      << "; per point " << doc.config.warmup << " warm-up, then batches of " << doc.config.reps
-      << " until the median's 95% CI is within " << fmt("%.2g", 100.0 * doc.config.target_ci)
-      << "% (or " << fmt("%.3g", doc.outcome.max_time_s)
+      << '\n'
+      << bullet << "per point " << doc.config.warmup << " warm-up, then batches of "
+      << doc.config.reps << " until the median's 95% CI is within "
+      << fmt("%.2g", 100.0 * doc.config.target_ci) << "% (or "
+      << fmt("%.3g", doc.outcome.max_time_s)
       << " s); GPU timers (CUDA events / Vulkan timestamps)\n";
   out << bullet << "clocks: " << doc.outcome.clock_monitor;
   if (doc.outcome.clocks_after_settle)
@@ -216,15 +218,17 @@ const std::vector<std::size_t>& stream_widths() {
   return widths;
 }
 
-std::string stream_line(const std::vector<std::string>& cells, bool md, bool header) {
+std::string stream_line(const std::vector<std::string>& all_cells, bool md, bool header,
+                        const std::vector<std::size_t>& columns) {
   const std::vector<std::size_t>& w = stream_widths();
   std::string line;
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    const std::string cell = printable(cells[c]);
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::size_t c = columns[i];
+    const std::string cell = printable(all_cells[c]);
     const bool right =
         !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && c >= 4;
     const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
-    line += md ? "| " : (c > 0 ? "  " : "");
+    line += md ? "| " : (i > 0 ? "  " : "");
     line += right ? pad + cell : cell + pad;
     if (md) line += ' ';
   }
@@ -233,19 +237,26 @@ std::string stream_line(const std::vector<std::string>& cells, bool md, bool hea
 
 }  // namespace
 
+std::vector<std::string> run_table_headers() {
+  return header_cells();
+}
+
 std::string stream_head(const RunDocument& doc, Format format) {
   if (format == Format::csv) return csv_header();
   const bool md = format == Format::md;
+  const std::vector<std::size_t> columns = column_indices(header_cells(), doc.columns);
   std::string out = md ? "## cuvk results\n\n" : "";
-  out += preamble(doc, md) + '\n' + stream_line(header_cells(), md, true);
+  out += preamble(doc, md) + '\n' + stream_line(header_cells(), md, true, columns);
   std::vector<std::string> rule;
   for (std::size_t w : stream_widths()) rule.push_back(std::string(w, '-'));
-  return out + stream_line(rule, md, true);
+  return out + stream_line(rule, md, true, columns);
 }
 
-std::string stream_row(const ResultRow& row, Format format) {
+std::string stream_row(const ResultRow& row, Format format,
+                       const std::vector<std::string>& columns) {
   if (format == Format::csv) return csv_row(row);
-  return stream_line(row_cells(row), format == Format::md, false);
+  return stream_line(row_cells(row), format == Format::md, false,
+                     column_indices(header_cells(), columns));
 }
 
 std::string stream_tail(const RunDocument& doc, Format format) {
@@ -288,8 +299,9 @@ std::string format_run(const RunDocument& doc, Format format) {
     case Format::table:
     case Format::md: {
       const bool md = format == Format::md;
-      std::vector<std::vector<std::string>> rows = {header_cells()};
-      for (const ResultRow& r : doc.outcome.rows) rows.push_back(row_cells(r));
+      const std::vector<std::size_t> columns = column_indices(header_cells(), doc.columns);
+      std::vector<std::vector<std::string>> rows = {pick_cells(header_cells(), columns)};
+      for (const ResultRow& r : doc.outcome.rows) rows.push_back(pick_cells(row_cells(r), columns));
       std::ostringstream out;
       if (md) out << "## cuvk results\n\n";
       out << preamble(doc, md) << '\n' << format_text_table(rows, md) << summaries(doc, md);

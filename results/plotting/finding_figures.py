@@ -20,9 +20,9 @@ from .common import (API_STYLE, binding, bottom_legend, fig_width, median_ci, no
 N_COLORS = ["#1f5fbf", "#b3262d", "#3b7d00", "#7a3fb0", "#c77800", "#444444"]
 FAMILY_COLORS = ["#b3262d", "#7a3fb0", "#e07b39", "#1f5fbf", "#c77800", "#8c564b", "#555555"]
 FAMILY_MARKERS = ["s", "D", "v", "^", "P", "X", "*"]
-MISSING_SWEEP = "cuvk run --tests copy --block-sizes 64,128,256,512,1024\n--vk-binding descriptor,bda"
-MISSING_ENGINE = "cuvk run --tests copy_engine\n--copy-mibs 1,4,16,64,256,1024"
-MISSING_TRACE = "cuvk trace copy [--block-size 128 | --variant grid]\n--output F.json"
+MISSING_SWEEP = "results/figures_run.sh: cuvk run --tests copy\n--block-sizes 64,128,256,512,1024 --vk-binding descriptor,bda"
+MISSING_ENGINE = "results/figures_run.sh: cuvk run --tests copy_engine\n--copy-mibs 1,4,16,64,256,1024"
+MISSING_TRACE = "results/figures_run.sh: cuvk trace copy\n[--block-size 128 | --variant grid] --output F.json"
 
 
 def by_gpu(sources, gpus):
@@ -51,6 +51,7 @@ def block_ratios(src, variant):
 
 
 def is_block_sweep(src):
+    block_ratios(src, "vec4")  # both variants readable (a KeyError leaves the file out)
     return bool(block_ratios(src, "scalar"))
 
 
@@ -170,7 +171,10 @@ def engine_rows(src):
 
 
 def is_engine_sweep(src):
-    return len({e[3] for e in engine_rows(src)}) >= 2
+    rows = engine_rows(src)
+    for r in rows:
+        float(r[4]), int(r[1] or 0)  # GB/s and queue family readable
+    return len({e[3] for e in rows}) >= 2
 
 
 def pick_per_gpu(sources, gpus, score):

@@ -45,6 +45,29 @@ def scan(root):
     return runs, traces
 
 
+def usable(test, src):
+    """test(src), False (with a note) when the file does not have the fields it needs: a file from
+    another cuvk version, or a hand-edited one, leaves its figure out instead of failing them all."""
+    try:
+        return bool(test(src))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        print(f"left out of the figures: {src.rel} ({type(e).__name__}: {e})")
+        return False
+
+
+def trace_ok(src):
+    """A trace whose lanes that traced have [sm, start, end] blocks and [t0, t1, per_sm] bins."""
+    for lane in trace_lanes(src.doc):
+        for b in lane.get("blocks") or []:
+            if len(b) != 3 or not all(v is None or isinstance(v, (int, float)) for v in b):
+                raise ValueError("a block is not [sm, start_ns, end_ns]")
+        for b in lane["summary"].get("residency") or []:
+            if len(b) != 3 or not all(isinstance(v, (int, float)) for v in b):
+                raise ValueError("a residency bin is not [t0_ns, t1_ns, per_sm]")
+        float(lane["summary"].get("resident_per_sm_mean") or 0)
+    return True
+
+
 def trace_name(rel):
     stem = rel[:-len(".json.gz")] if rel.endswith(".json.gz") else os.path.splitext(rel)[0]
     return "trace." + stem.replace("/", ".").replace(".traces.", ".") + ".png"
@@ -61,8 +84,9 @@ def draw_all(manifest, out_dir):
         src = by_rel.get(r["file"])
         if src is not None:
             indexed.append((src, r.get("parity") or {}))
-    block_sweeps = [s for s in runs if is_block_sweep(s)]
-    engine_sweeps = [s for s in runs if is_engine_sweep(s)]
+    block_sweeps = [s for s in runs if usable(is_block_sweep, s)]
+    engine_sweeps = [s for s in runs if usable(is_engine_sweep, s)]
+    traces = [t for t in traces if usable(trace_ok, t)]
     gpus = gpu_order([s.gpu for s, _ in indexed] + [s.gpu for s in block_sweeps + engine_sweeps + traces])
     primary = {}
     for src, parity in sorted(indexed, key=lambda t: t[0].rel):

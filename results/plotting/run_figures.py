@@ -269,6 +269,7 @@ def layouts_figure(gpus, out, drawn_by):
                 ratio = cells[(g, "aos")]["time_ms"]["median"] / cells[(g, "soa")]["time_ms"]["median"]
                 top = max(median_ci(cells[(g, l)])[2] for l in ("aos", "soa"))
                 ax.text(gi, top * 1.03, f"{ratio:.2f}×", ha="center", va="bottom", fontsize=7)
+        ax.set_xlim(-0.6, max(len(groups), 4) - 0.4)  # few groups: bars keep their usual width
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels([f"{tests[g[0]]}\n{g[1]}\n{series_style('vulkan' if g[2] else 'cuda', g[3])['label']}"
                             for g in groups], fontsize=6.5)
