@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <future>
 #include <iostream>
@@ -21,10 +22,16 @@
 #include "nvml.h"
 #include "run_printer.h"
 #include "backends.h"
+#include "pair_tests.h"
 
 namespace cuvk {
 
 namespace {
+
+constexpr double kMaxTimeoutS = 3600.0;  // --timeout
+// Backends whose launch never finished (execute_run), and why: the process ends without
+// tearing them down.
+std::vector<std::string> g_hung;
 
 // Checks a --layouts / --variants filter against what the catalogue has.
 std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
@@ -107,6 +114,12 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
+  sub.add_option("--pair", a.pairs,
+                 "run a kernel pair from its declaration file (docs/PAIRS.md); repeatable, and "
+                 "with --tests the built-in tests too");
+  sub.add_option("--timeout", a.timeout_s,
+                 "seconds to wait for a launch before reporting it as never finishing (default "
+                 "120); the rows measured so far are kept and the exit code is 1");
   sub.add_option("--tolerance", a.tolerance,
                  "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
@@ -116,7 +129,8 @@ namespace {
 // The options as a run configuration: values parsed here, judged by validate_config.
 RunConfig config_of(const RunArgs& a) {
   RunConfig cfg;
-  cfg.tests = parse_tests(a.tests);
+  // With --pair alone only the pairs run (execute_run adds them once compiled).
+  if (a.pairs.empty() || !a.tests.empty()) cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
   cfg.vk_bindings = parse_vk_bindings(a.vk_bindings);
   cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
@@ -160,9 +174,11 @@ bool has_copy_queue_points(const RunConfig& cfg) {
 
 // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
 // compute queue alone (fewer queues to create, buffers exclusive to it).
-BackendOptions vulkan_options(const RunConfig& cfg) {
+// `timeout_s` bounds every wait for the GPU (--timeout).
+BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
   BackendOptions opts;
   opts.copy_queues = has_copy_queue_points(cfg);
+  opts.timeout_s = timeout_s;
   return opts;
 }
 
@@ -247,6 +263,7 @@ struct InventoryOnce::Early {
     if (vulkan.valid()) vulkan.wait();
   }
   bool copy_queues = false;
+  double timeout_s = 120.0;  // --timeout of the run that opened them
   std::future<std::unique_ptr<Backend>> cuda, vulkan;
   double cuda_s = 0.0, vulkan_s = 0.0;
   std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
@@ -267,6 +284,7 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
   auto early = std::make_shared<Early>();
   early->copy_queues = vk_options.copy_queues;
+  early->timeout_s = vk_options.timeout_s;
   const auto open = [](Api api, BackendOptions opts, double* open_s) {
     return [api, opts, open_s]() -> std::unique_ptr<Backend> {
       const auto t0 = std::chrono::steady_clock::now();
@@ -282,7 +300,9 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
     if (api == Api::cuda)
       early->cuda = std::async(std::launch::async, [open, e = early.get()] {
-        std::unique_ptr<Backend> b = open(Api::cuda, BackendOptions{}, &e->cuda_s)();
+        BackendOptions cuda_opts;
+        cuda_opts.timeout_s = e->timeout_s;
+        std::unique_ptr<Backend> b = open(Api::cuda, cuda_opts, &e->cuda_s)();
         if (b) {  // NVML too, for that GPU (the run's clock monitor where it is the one chosen)
           e->clocks_uuid = b->info().uuid;
           e->clocks = open_clock_monitor(e->clocks_uuid, &e->clocks_why);
@@ -315,12 +335,16 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
     return nullptr;
   open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
   const bool fits = index == 0 && !vk_options.validation &&
+                    vk_options.timeout_s == early_->timeout_s &&
                     (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
   return fits ? std::move(b) : nullptr;
 }
 
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
+  if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
+    throw UsageError("--timeout must be between 0 and " + std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
+  if (!a.pairs.empty()) return;  // the pairs are read, and the selection judged, by execute_run
   validate_config(cfg);
   parse_format(a.format);
   parse_tolerance(a.tolerance);
@@ -329,11 +353,11 @@ void check_run_args(const RunArgs& a) {
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg = config_of(a);
-  validate_config(cfg);    // fail on a bad value before any device is opened
+  check_run_args(a);
   parse_format(a.format);  // fail on a bad format before running anything
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
-  BackendOptions vk_opts = vulkan_options(cfg);
+  BackendOptions vk_opts = vulkan_options(cfg, a.timeout_s);
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;
@@ -348,6 +372,11 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
   if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
+  // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
+  const auto pairs = prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
+                                   a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
+  for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
+  validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
   const auto wants = [&cfg](Api api) {
@@ -367,6 +396,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   OpenBackends backends;
   const double opening_s = seconds_since_launch();
   open_backends(cfg, vk_opts, doc.choice, devices, backends);
+  load_pairs(pairs, backends.cuda.get(), backends.vulkan.get());
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
@@ -386,6 +416,13 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
+  // A launch that never finished: its device cannot be torn down (that would wait for it), so
+  // the backends are left to the process's end, which comes without waiting (run_command).
+  for (std::unique_ptr<Backend>* b : {&backends.cuda, &backends.vulkan})
+    if (*b && !(*b)->hung().empty()) {
+      g_hung.push_back(std::string(api_name((*b)->info().api)) + ": " + (*b)->hung());
+      static_cast<void>(b->release());
+    }
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.
@@ -444,7 +481,7 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   if (a.device.empty() && !a.validation) {  // the usual pair, opened beside everything before it
     try {
       const RunConfig cfg = config_of(a);
-      devices.open_early(cfg.apis, vulkan_options(cfg));
+      devices.open_early(cfg.apis, vulkan_options(cfg, a.timeout_s));
       if (cfg.n == 0)  // sizes given: checked against the chosen devices first (execute_run)
         devices.early_inputs = start_first_inputs(cfg, access("/dev/nvidiactl", F_OK) == 0);
     } catch (const UsageError&) {  // execute_run says what is wrong, before opening anything
@@ -457,7 +494,16 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);
-  return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
+  const int exit_code =
+      base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
+  if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device
+    for (const std::string& h : g_hung)
+      std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(worse_exit(exit_code, kExitFailed));
+  }
+  return exit_code;
 }
 
 Command add_run_command(CLI::App& app, const std::string& cmdline) {

@@ -14,10 +14,16 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
   const auto seconds = [](Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
-  if (!slot || slot->input.capacity() < plan.in_words || slot->expected.capacity() < plan.out_words)
-    slot = std::make_shared<HostSlot>(plan.in_words, plan.out_words);
   Inputs in;
   auto t0 = Clock::now();
+  if (plan.user) {  // a pair: its declared contents; no CPU reference (the APIs check each other)
+    in.user = plan.user->contents(splitmix64(run_seed) + index);
+    in.reference = std::make_shared<UserReference>();
+    in.made_s.emplace_back("pair contents", seconds(t0));
+    return in;
+  }
+  if (!slot || slot->input.capacity() < plan.in_words || slot->expected.capacity() < plan.out_words)
+    slot = std::make_shared<HostSlot>(plan.in_words, plan.out_words);
   const Span<float> input = slot->input.touch(plan.in_words);
   random_input_into(input, splitmix64(run_seed) + index);
   in.made_s.emplace_back("random inputs", seconds(t0));
@@ -54,7 +60,8 @@ EarlyInputs::~EarlyInputs() {
 }
 
 std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::uint64_t run_seed) {
-  const bool fits = inputs_.valid() && run_seed == seed_ && plan.kernel == plan_.kernel &&
+  const bool fits = inputs_.valid() && run_seed == seed_ && !plan.user && !plan_.user &&
+                    plan.kernel == plan_.kernel &&
                     plan.in_words == plan_.in_words && plan.out_words == plan_.out_words &&
                     std::memcmp(&plan.params, &plan_.params, sizeof plan.params) == 0;
   if (!fits) return std::nullopt;
