@@ -95,6 +95,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
                 "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+  sub.add_flag("--counters", a.counters,
+               "hardware counters beside every row (CUPTI, after the timed repetitions): "
+               "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
+               "and CTAs per SM; see docs/COUNTERS.md");
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
@@ -135,6 +139,7 @@ RunConfig config_of(const RunArgs& a) {
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
   cfg.seed = a.seed;
+  cfg.counters = a.counters;
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
@@ -153,6 +158,7 @@ bool has_copy_queue_points(const RunConfig& cfg) {
 struct OpenBackends {
   std::unique_ptr<Backend> cuda, vulkan;
   std::unique_ptr<ClockMonitor> clocks;
+  std::unique_ptr<CounterSession> counters;
   BackendSet set;
 };
 
@@ -183,6 +189,11 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
     b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
     b.set.clocks = b.clocks.get();
+    if (cfg.counters && d.is_cpu)
+      b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
+    else if (cfg.counters)
+      b.counters = open_counters(d.uuid, &b.set.counters_reason);
+    b.set.counters = b.counters.get();
   }
   b.set.cuda_reason = choice.cuda_reason;
   b.set.vulkan_reason = choice.vulkan_reason;
@@ -265,7 +276,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.on_row = [&](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format));
+    if (live_format) live.print(stream_row(row, *live_format, cfg.counters));
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);

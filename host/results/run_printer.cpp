@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "counters_report.h"
 #include "run_summary.h"
 #include "util.h"
 #include "verdicts.h"
@@ -17,18 +18,23 @@ std::string status_cell(const ResultRow& r) {
 }
 
 // The columns every textual format shares, one vector of cells per row.
-std::vector<std::string> header_cells() {
-  return {"test",       "layout",   "variant",   "point",  "block",    "api",     "binding",
-          "median ms",  "±CI %",    "min ms",    "max ms", "spread %", "samples", "useful GB/s",
-          "moved GB/s", "sect/req", "% ceiling", "status", "flags"};
+// `counters`: the counter columns follow (counters_report.h).
+std::vector<std::string> header_cells(bool counters) {
+  std::vector<std::string> h = {
+      "test",       "layout",   "variant",   "point",  "block",    "api",     "binding",
+      "median ms",  "±CI %",    "min ms",    "max ms", "spread %", "samples", "useful GB/s",
+      "moved GB/s", "sect/req", "% ceiling", "status", "flags"};
+  if (counters)
+    for (const std::string& c : counter_header_cells()) h.push_back(c);
+  return h;
 }
 
-std::vector<std::string> row_cells(const ResultRow& r) {
+std::vector<std::string> row_cells(const ResultRow& r, bool counters) {
   const bool ok = r.status == Status::ok;
   auto num = [ok](const char* f, double v) { return ok ? fmt(f, v) : std::string("-"); };
   std::string flags;
   for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
-  return {r.test,
+  std::vector<std::string> cells = {r.test,
           dash(r.layout),
           variant_label(r),
           point_label(r).empty() ? "-" : point_label(r),
@@ -48,6 +54,9 @@ std::vector<std::string> row_cells(const ResultRow& r) {
           r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
           status_cell(r),
           flags.empty() ? "-" : flags};
+  if (counters)
+    for (const std::string& c : counter_cells(r)) cells.push_back(c);
+  return cells;
 }
 
 std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
@@ -143,6 +152,11 @@ std::string preamble(const RunDocument& doc, bool markdown) {
     out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
   out << '\n';
   out << bullet << l2_line(doc) << '\n';
+  if (doc.config.counters)
+    out << bullet << "counters: " << printable(doc.outcome.counters_source)
+        << "; meas = measured (s/r: CUPTI range profiler, CUDA; MB per dispatch, GB/s, SM %, "
+           "warps and CTAs per SM: PM sampling of back-to-back dispatches, both APIs); model MB "
+           "= the sector model's moved bytes\n";
   out << bullet
       << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
       << "over the same API's copy vec4\n";
@@ -205,19 +219,17 @@ std::string summaries(const RunDocument& doc, bool md) {
 
 // Streamed table columns: wide enough for the header and the usual values; a wider value pushes
 // the rest of its row along rather than holding the row back.
-const std::vector<std::size_t>& stream_widths() {
-  static const std::vector<std::size_t> widths = [] {
-    const std::vector<std::size_t> typical = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
-    std::vector<std::size_t> w = typical;
-    const std::vector<std::string> head = header_cells();
-    for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
-    return w;
-  }();
-  return widths;
+std::vector<std::size_t> stream_widths(bool counters) {
+  std::vector<std::size_t> w = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
+  if (counters)
+    for (std::size_t c : counter_widths()) w.push_back(c);
+  const std::vector<std::string> head = header_cells(counters);
+  for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
+  return w;
 }
 
 std::string stream_line(const std::vector<std::string>& cells, bool md, bool header) {
-  const std::vector<std::size_t>& w = stream_widths();
+  const std::vector<std::size_t> w = stream_widths(cells.size() > header_cells(false).size());
   std::string line;
   for (std::size_t c = 0; c < cells.size(); ++c) {
     const std::string cell = printable(cells[c]);
@@ -237,15 +249,15 @@ std::string stream_head(const RunDocument& doc, Format format) {
   if (format == Format::csv) return csv_header();
   const bool md = format == Format::md;
   std::string out = md ? "## cuvk results\n\n" : "";
-  out += preamble(doc, md) + '\n' + stream_line(header_cells(), md, true);
+  out += preamble(doc, md) + '\n' + stream_line(header_cells(doc.config.counters), md, true);
   std::vector<std::string> rule;
-  for (std::size_t w : stream_widths()) rule.push_back(std::string(w, '-'));
+  for (std::size_t w : stream_widths(doc.config.counters)) rule.push_back(std::string(w, '-'));
   return out + stream_line(rule, md, true);
 }
 
-std::string stream_row(const ResultRow& row, Format format) {
+std::string stream_row(const ResultRow& row, Format format, bool counters) {
   if (format == Format::csv) return csv_row(row);
-  return stream_line(row_cells(row), format == Format::md, false);
+  return stream_line(row_cells(row, counters), format == Format::md, false);
 }
 
 std::string stream_tail(const RunDocument& doc, Format format) {
@@ -279,8 +291,9 @@ std::string format_run(const RunDocument& doc, Format format) {
     case Format::table:
     case Format::md: {
       const bool md = format == Format::md;
-      std::vector<std::vector<std::string>> rows = {header_cells()};
-      for (const ResultRow& r : doc.outcome.rows) rows.push_back(row_cells(r));
+      const bool counters = doc.config.counters;
+      std::vector<std::vector<std::string>> rows = {header_cells(counters)};
+      for (const ResultRow& r : doc.outcome.rows) rows.push_back(row_cells(r, counters));
       std::ostringstream out;
       if (md) out << "## cuvk results\n\n";
       out << preamble(doc, md) << '\n' << format_text_table(rows, md) << summaries(doc, md);

@@ -15,7 +15,8 @@ std::string format_run(const RunDocument& doc, Format format);
 // settled, each row as soon as it is measured, the tail (notes, summaries, host cost, wall time
 // and where it went) at the end. Table columns have fixed widths so rows line up as they come.
 std::string stream_head(const RunDocument& doc, Format format);
-std::string stream_row(const ResultRow& row, Format format);
+// `counters`: with the counter columns (a --counters run; counters_report.h).
+std::string stream_row(const ResultRow& row, Format format, bool counters = false);
 std::string stream_tail(const RunDocument& doc, Format format);
 
 }  // namespace cuvk
