@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make git pkg-config
           libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
           libcli11-dev nlohmann-json3-dev libgtest-dev libzstd-dev libxxhash-dev
+          libtomlplusplus-dev libshaderc-dev
           mesa-vulkan-drivers vulkan-validationlayers)
 missing=()
 for p in "${packages[@]}"; do

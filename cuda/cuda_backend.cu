@@ -12,6 +12,7 @@
 #include "libcuda_probe.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
+#include "timestamps.h"
 
 namespace cuvk {
 namespace {
@@ -236,7 +237,7 @@ class CudaBackend final : public Backend {
     for (std::size_t r = 0; r < start.size(); ++r) {
       float ms = 0.0f;
       CUVK_CUDA_CHECK(cudaEventElapsedTime(&ms, start[r].get(), stop[r].get()));
-      times_ms.push_back(static_cast<double>(ms));
+      times_ms.push_back(timing::event_interval_ms(ms));  // order checked (timestamps.h)
     }
     return times_ms;
   }

@@ -12,14 +12,17 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 R=$(mktemp -d)
 cuvk=./build/cuvk
 
-# trace GROUP TAG ARGS...: the text, JSON and SVG of one `cuvk trace` into $R/GROUP, and its key
-# lines on stdout. Each group comes back as one archive (a trace of 262144 blocks is ~5 MB of JSON).
+# trace GROUP TAG ARGS...: the text and the gzipped JSON of one `cuvk trace` into $R/GROUP, and its
+# key lines on stdout. Each group comes back as one archive (a trace of 262144 blocks is ~5 MB of
+# JSON, 1.9 MB gzipped). Published under results/NAME/traces/, the JSON files are drawn by
+# `cuvk report --index results` (the residency figure and one figure per trace; docs/PUBLISHING.md).
 trace() {
   local group=$1 tag=$2
   shift 2
   mkdir -p "$R/$group"
-  $cuvk trace "$@" --output "$R/$group/$tag.json" --plot "$R/$group/$tag.svg" > "$R/$group/$tag.txt" 2>&1
+  $cuvk trace "$@" --output "$R/$group/$tag.json" > "$R/$group/$tag.txt" 2>&1
   echo "== $tag (cuvk trace $*): rc=$?"
+  [ -f "$R/$group/$tag.json" ] && gzip -n -9 "$R/$group/$tag.json"
   grep -E "^(cuda|vulkan) |SMs seen|launch rate|resident per|refill|tail |span |tracing cost|FAILED|error" \
     "$R/$group/$tag.txt" | sed -E 's/ +/ /g' | cut -c1-140
 }

@@ -6,9 +6,9 @@
 #   errors:   file names and schema values with control characters: one escaped `error:` line
 #   rows:     a row whose min is above its max, whose GB/s contradicts its bytes and time: refused
 #             with one line naming the row and the field, exit 2
-set -u
+set -euo pipefail
 case_name=$1 cuvk=$2 sample=$3
-dir=$(mktemp -d)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_hostile.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 # A control byte other than newline (and tab), DEL, or a UTF-8 C1 control.
@@ -17,8 +17,8 @@ raw_control() { LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1
 expect_error() {
   local want=$1 regex=$2
   shift 2
-  "$@" >"$dir/out" 2>"$dir/err"
-  local got=$?
+  local got=0
+  "$@" >"$dir/out" 2>"$dir/err" || got=$?
   [ "$got" -eq "$want" ] || { cat "$dir/err"; fail "$*: exit $got, expected $want"; }
   [ "$(grep -c '' "$dir/err")" -eq 1 ] || { cat -v "$dir/err"; fail "$*: not one line on stderr"; }
   raw_control "$dir/err" && { cat -v "$dir/err"; fail "$*: raw control character on stderr"; }
@@ -37,8 +37,9 @@ case "$case_name" in
       raw_control "$dir/out" && fail "report --format $format: raw control character"
       grep -q 'EVIL\\x1b\[2J\\x07GPU\\r\\nfake line\\u009b31m' "$dir/out" ||
         [ "$format" = csv ] || fail "report --format $format: the name is not shown escaped"
-      "$cuvk" parity --from "$run" --format "$format" >"$dir/out"
-      [ $? -le 1 ] || fail "parity --from --format $format failed"
+      got=0
+      "$cuvk" parity --from "$run" --format "$format" >"$dir/out" || got=$?
+      [ "$got" -le 1 ] || fail "parity --from --format $format failed"
       raw_control "$dir/out" && fail "parity --from --format $format: raw control character"
     done
     "$cuvk" report --fleet "$dir/runs" --format table >"$dir/out" || fail "report --fleet: exit $?"

@@ -2,9 +2,9 @@
 # output_targets.sh CASE CUVK: what `cuvk run --output TARGET` does to the file system, one case
 # at a time, in a fresh folder. Exit 77 = skipped. The device-node case uses a copy of /dev/null
 # made with mknod (root only), so a regression cannot damage the machine's own /dev/null.
-set -u
+set -euo pipefail
 case_name=$1 cuvk=$2
-dir=$(mktemp -d)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_targets.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 run() { "$cuvk" run --api vulkan --tests copy --variants scalar --n 1k --settle-ms 0 --reps 2 \

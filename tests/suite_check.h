@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "runner.h"
 
 namespace cuvk::suite {
@@ -23,6 +26,13 @@ inline RunConfig small_suite(Api api) {
   cfg.settle_ms = 1.0;
   cfg.host_cost_samples = 5;
   return cfg;
+}
+
+// CI sets CUVK_REQUIRE_VALIDATION=1 (.ci/run): there, a Vulkan device with the Khronos validation
+// layer must exist, and its absence fails the validated tests instead of skipping them.
+inline bool validation_required() {
+  const char* v = std::getenv("CUVK_REQUIRE_VALIDATION");
+  return v != nullptr && std::string(v) == "1";
 }
 
 inline void expect_all_ok(const RunOutcome& out, Api api) {

@@ -35,7 +35,7 @@ PmSample sample(std::uint64_t start, double active, double gbps, std::uint64_t n
   s.values[kPmDramRead] = gbps * 1e9 * static_cast<double>(ns) * 1e-9;
   s.values[kPmDramWrite] = s.values[kPmDramRead] / 2;
   s.values[kPmCtasActive] = active * 6;
-  s.values[kPmWarpsActiveTpc] = active * 96;
+  s.values[kPmWarpsActive] = active * 96;
   s.values[kPmSmThroughput] = active * 50;
   return s;
 }
@@ -77,7 +77,7 @@ TEST(CounterAttribution, BusySpanAndBytesPerDispatch) {
   EXPECT_NEAR(c.dram_read_bytes_per_dispatch, 0.8e9, 0.8e9 * 1e-4);
   EXPECT_NEAR(c.sm_active_pct, 90, 1e-9);
   EXPECT_NEAR(c.ctas_per_sm, 5.4, 1e-9);
-  EXPECT_NEAR(c.warps_per_sm, 0.9 * 96 / kSmsPerTpc, 1e-9);
+  EXPECT_NEAR(c.warps_per_sm, 0.9 * 96, 1e-9);
   EXPECT_EQ(c.series.size(), 200u);
   EXPECT_DOUBLE_EQ(c.series.front().t_us, 0.0);
 }

@@ -171,8 +171,8 @@ TEST(Fleet, PrintsFailedTasksAndMergedTables) {
 }
 
 TEST(Fleet, ReadsAFolderOfRunsAndMarkers) {
-  char tmpl[] = "/tmp/cuvk_fleet_XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string tmpl = ::testing::TempDir() + "cuvk_fleet_XXXXXX";  // $TMPDIR, else /tmp
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
   const std::string dir = tmpl;
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir + "/" + name) << text;

@@ -149,7 +149,8 @@ TEST(HostileText, EveryPrinterEscapesTextFromTheFile) {
   IndexInputs index;
   index.runs = {run};
   index.docs = {"notes\x1b[1m.md"};
-  index.plots = {"plots/hostile\x1b[1m.offsets.png"};
+  index.figures = {{"plots/hostile\x1b[1m.png", "title\x1b[2J]", "caption\n\x07", {{"run\x1b[1m.json", "ab", "rev\x1b"}}}};
+  index.figures_note = "skipped\x1b[2J\nnext";
   outputs.push_back(format_index(index));
   for (const std::string& out : outputs) {
     EXPECT_FALSE(has_raw_control(out, out.rfind("{", 0) == 0)) << out;

@@ -29,6 +29,13 @@ bool has_check(const std::vector<LayoutCheck>& checks, const std::string& where_
   });
 }
 
+// The embedded module of that name; null when it is gone (renamed), which the callers assert.
+const SpirvModule* module_named(const std::string& name) {
+  for (const SpirvModule& m : spirv_modules())
+    if (name == m.name) return &m;
+  return nullptr;
+}
+
 spirv::Module mismatch_module() {
   return spirv::reflect(cuvk_spirv_layout_mismatch,
                         sizeof(cuvk_spirv_layout_mismatch) / sizeof(std::uint32_t));
@@ -118,24 +125,25 @@ TEST(Layout, WrongCppExpectationIsReportedAsAMismatch) {
       l.members[1].offset = 8;
       l.size = 20;
     }
-  for (const SpirvModule& m : spirv_modules()) {
-    if (std::string(m.name) != "read_x_aos") continue;
-    const std::vector<LayoutCheck> checks = check_layouts(spirv::reflect(m.code, m.words), m.name, wrong);
-    const std::string report = failures(checks);
-    EXPECT_NE(report.find("CuvkIn.particles[] array stride: GLSL 16, C++ 20"), std::string::npos) << report;
-    EXPECT_NE(report.find(".y offset: GLSL 4, C++ 8"), std::string::npos) << report;
-  }
+  const SpirvModule* m = module_named("read_x_aos");
+  ASSERT_NE(m, nullptr) << "no embedded SPIR-V module read_x_aos";
+  const std::vector<LayoutCheck> checks =
+      check_layouts(spirv::reflect(m->code, m->words), m->name, wrong);
+  const std::string report = failures(checks);
+  EXPECT_NE(report.find("CuvkIn.particles[] array stride: GLSL 16, C++ 20"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find(".y offset: GLSL 4, C++ 8"), std::string::npos) << report;
 }
 
 TEST(Layout, TypeWithoutCppTwinIsAFailure) {
   std::vector<CppLayout> none;
   for (const CppLayout& l : cpp_layouts())
     if (l.glsl_name != "vec4") none.push_back(l);
-  for (const SpirvModule& m : spirv_modules()) {
-    if (std::string(m.name) != "copy_vec4") continue;
-    const std::string report = failures(check_layouts(spirv::reflect(m.code, m.words), m.name, none));
-    EXPECT_NE(report.find("element type: GLSL vec4, C++ no C++ twin"), std::string::npos) << report;
-  }
+  const SpirvModule* m = module_named("copy_vec4");
+  ASSERT_NE(m, nullptr) << "no embedded SPIR-V module copy_vec4";
+  const std::string report =
+      failures(check_layouts(spirv::reflect(m->code, m->words), m->name, none));
+  EXPECT_NE(report.find("element type: GLSL vec4, C++ no C++ twin"), std::string::npos) << report;
 }
 
 // A struct of 32-bit scalars needs no hand-kept twin: its C layout (member k at 4*k) is derived,
@@ -144,14 +152,14 @@ TEST(Layout, ScalarStructWithoutTwinGetsADerivedTwin) {
   std::vector<CppLayout> without;
   for (const CppLayout& l : cpp_layouts())
     if (l.glsl_name != "CuvkParticle") without.push_back(l);
-  for (const SpirvModule& m : spirv_modules()) {
-    if (std::string(m.name) != "read_x_aos") continue;
-    const std::vector<LayoutCheck> checks = check_layouts(spirv::reflect(m.code, m.words), m.name, without);
-    EXPECT_EQ(failures(checks), "");
-    EXPECT_TRUE(std::any_of(checks.begin(), checks.end(), [](const LayoutCheck& c) {
-      return c.cpp.find("derived") != std::string::npos;
-    }));
-  }
+  const SpirvModule* m = module_named("read_x_aos");
+  ASSERT_NE(m, nullptr) << "no embedded SPIR-V module read_x_aos";
+  const std::vector<LayoutCheck> checks =
+      check_layouts(spirv::reflect(m->code, m->words), m->name, without);
+  EXPECT_EQ(failures(checks), "");
+  EXPECT_TRUE(std::any_of(checks.begin(), checks.end(), [](const LayoutCheck& c) {
+    return c.cpp.find("derived") != std::string::npos;
+  }));
 }
 
 TEST(Layout, NotSpirvIsAnError) {

@@ -1,5 +1,6 @@
 // The results reader: every bad input is one UsageError line naming the file and the problem.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -114,7 +115,8 @@ TEST(ResultsReader, FileErrors) {
               "/nonexistent/dir/run.json: cannot open: No such file or directory");
   }
   EXPECT_THROW(read_results(::testing::TempDir()), UsageError);  // a directory
-  const std::string path = ::testing::TempDir() + "cuvk_reader_truncated.json";
+  const std::string path =
+      ::testing::TempDir() + "cuvk_reader_truncated_" + std::to_string(getpid()) + ".json";
   {
     std::ofstream f(path);
     f << valid_text().substr(0, 100);
@@ -157,7 +159,7 @@ TEST(ResultsReader, HostileFilesAreRefusedWithoutReadingThemWhole) {
       EXPECT_NE(std::string(e.what()).find("binary data, not JSON"), std::string::npos) << e.what();
     }
   }
-  const std::string big = ::testing::TempDir() + "cuvk_big.json";
+  const std::string big = ::testing::TempDir() + "cuvk_big_" + std::to_string(getpid()) + ".json";
   {
     std::ofstream f(big);
     f << "{\"schema\": \"cuvk.results/1\", \"pad\": \"";

@@ -89,6 +89,7 @@ class FakeBackend final : public Backend {
 
   void set_l2_bytes(std::uint64_t b) { info_.l2_bytes = b; }
   void set_bus_bits(std::uint32_t b) { info_.memory_bus_bits = b; }
+  void set_max_buffer_bytes(std::uint64_t b) { info_.max_buffer_bytes = b; }
 
   std::uint64_t free_bytes = 1ull << 40;
   std::string lost_on, copies_input;
@@ -127,6 +128,14 @@ RunConfig config(std::vector<std::string> tests) {
   return cfg;
 }
 
+// Rows a run of `cfg` must give per API: its points, derived from the catalogue, not the runner.
+std::size_t points(const RunConfig& cfg) {
+  std::size_t n = 0;
+  for (const std::string& t : cfg.tests)
+    n += points_of(*find_test(t), cfg.n, cfg.axis_values, cfg.layouts, cfg.variants).size();
+  return n;
+}
+
 RunOutcome run(FakeBackend& fake, const RunConfig& cfg) {
   BackendSet set;
   set.vulkan = &fake;
@@ -157,6 +166,9 @@ TEST(Runner, ACorrectKernelIsVerifiedAndTimed) {
   const auto ok = std::count_if(out.rows.begin(), out.rows.end(),
                                 [](const ResultRow& r) { return r.status == Status::ok; });
   EXPECT_EQ(ok, 1);  // the fake executes only the kernel named "copy"; vec4 and engine fail
+  EXPECT_EQ(std::count_if(out.rows.begin(), out.rows.end(),
+                          [](const ResultRow& r) { return r.variant == "scalar"; }),
+            1);
   for (const ResultRow& r : out.rows)
     if (r.variant == "scalar") {
       EXPECT_TRUE(r.verified);
@@ -194,6 +206,7 @@ TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
   cfg.first_inputs = start_first_inputs(cfg, false);  // the fake is a CPU device
   const RunOutcome early = run(with, cfg);
   ASSERT_EQ(early.rows.size(), plain.rows.size());
+  ASSERT_EQ(plain.rows.size(), points(cfg));
   for (std::size_t i = 0; i < plain.rows.size(); ++i) {
     EXPECT_EQ(early.rows[i].status, plain.rows[i].status) << i;
     EXPECT_EQ(early.rows[i].output_hash, plain.rows[i].output_hash) << i;
@@ -210,14 +223,20 @@ TEST(Runner, DeviceLostInOneRowLeavesTheOthersRunning) {
   fake.lost_on = "read_offset";
   fake.copies_input = "stride";
   const RunOutcome out = run(fake, config({"read_offset", "stride"}));
+  std::size_t lost = 0, stride_1 = 0;
   for (const ResultRow& r : out.rows) {
     if (r.test == "read_offset") {
+      ++lost;
       EXPECT_EQ(r.status, Status::failed);
       EXPECT_NE(r.reason.find("VK_ERROR_DEVICE_LOST"), std::string::npos);
     } else if (r.axes.get("stride") == 1) {
+      ++stride_1;
       EXPECT_EQ(r.status, Status::ok) << r.reason;
     }
   }
+  EXPECT_EQ(lost, points(config({"read_offset"})));  // offsets 0 and 1: every row, none lost
+  EXPECT_EQ(stride_1, 1u);                           // the one stride-1 point ran on
+  EXPECT_EQ(out.rows.size(), points(config({"read_offset", "stride"})));
 }
 
 TEST(Runner, OutOfMemoryIsRefusedBeforeAllocatingWithBytesNeededAndFree) {
@@ -233,12 +252,31 @@ TEST(Runner, OutOfMemoryIsRefusedBeforeAllocatingWithBytesNeededAndFree) {
   }
 }
 
+// The index check itself, not the buffer cap: the fake allows buffers far beyond 2^32 floats, so
+// only the 32-bit index check can refuse n + offset = 4.4e9 > 2^32 - 1.
 TEST(Runner, SizesThatOverflow32BitIndicesAreRefused) {
   FakeBackend fake;
+  fake.set_max_buffer_bytes(std::uint64_t{1} << 40);  // 1 TiB: 2^38 floats
   RunConfig cfg = config({"read_offset"});
   cfg.n = 4000000000u;
   cfg.axis_values["offset"] = {400000000u};
-  EXPECT_THROW(run(fake, cfg), UsageError);
+  try {
+    run(fake, cfg);
+    FAIL() << "n + offset beyond 2^32 ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("4400000000 elements overflow 32-bit indices"),
+              std::string::npos)
+        << e.what();
+  }
+  cfg.axis_values["offset"] = {294967295u};  // n + offset = 2^32 - 1: the largest that fits
+  cfg.n = 4000000000u;
+  fake.free_bytes = 0;  // refused later, for memory, past the index check
+  try {
+    run(fake, cfg);
+    FAIL() << "expected the memory check";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("overflow"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Runner, BuffersLargerThanTheDeviceAllowsAreRefused) {
@@ -269,11 +307,14 @@ TEST(Runner, UnavailableApiRowsCarryTheReason) {
   set.vulkan = &fake;
   set.cuda_reason = "no CUDA driver found";
   const RunOutcome out = run_suite(cfg, set);
+  std::size_t cuda_rows = 0;
   for (const ResultRow& r : out.rows)
     if (r.api == Api::cuda) {
+      ++cuda_rows;
       EXPECT_EQ(r.status, Status::unavailable);
       EXPECT_EQ(r.reason, "no CUDA driver found");
     }
+  EXPECT_EQ(cuda_rows, points(cfg));  // one per point, as on Vulkan
 }
 
 TEST(Runner, AnInterruptStopsAtTheNextMeasurementAndKeepsWhatCompleted) {
@@ -406,6 +447,9 @@ TEST(RunnerFlags, AMedianThatDidNotConvergeIsFlagged) {
   cfg.max_time_s = 0.01;
   const RunOutcome out = run(fake, cfg);
   EXPECT_TRUE(has(flags_of(out, "copy"), "ci_not_met"));
+  ASSERT_EQ(std::count_if(out.rows.begin(), out.rows.end(),
+                          [](const ResultRow& r) { return r.kernel == "copy"; }),
+            1);
   for (const ResultRow& r : out.rows) {
     if (r.kernel == "copy") {
       EXPECT_EQ(r.stop_reason, "time_budget");
@@ -687,6 +731,7 @@ TEST(RunnerQueues, CopyEngineSweepIsOffWithoutSizes) {
   cfg.variants = {"scalar"};
   cfg.axis_values["copy_mib"] = {};
   const RunOutcome out = run(fake, cfg);
+  ASSERT_EQ(out.rows.size(), 1u);  // copy scalar alone: copy_engine has no points
   for (const ResultRow& r : out.rows) EXPECT_EQ(r.test, "copy");
   cfg.tests = {"copy_engine"};
   try {

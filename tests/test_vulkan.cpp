@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <numeric>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@ class VulkanValidated : public ::testing::Test {
     try {
       devices_ = vulkan_devices(options_);
     } catch (const std::exception& e) {
+      if (suite::validation_required())
+        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
       GTEST_SKIP() << "no Vulkan: " << e.what();
     }
     backend_ = make_vulkan_backend(0, options_);
@@ -117,6 +121,28 @@ TEST_F(VulkanValidated, FlushKernelBehavesTheSameInBothBindingModes) {
   }
 }
 
+// The timestamp period applied once, and the right way: the GPU times of a batch cannot add up
+// to more than the wall time the batch took from submission to completion (a physical bound,
+// not a timing: a faster or slower machine keeps it). A period scaled 2x breaks it on lavapipe,
+// whose copies fill nearly all of a batch's wall time. (The arithmetic itself: test_timestamps.)
+TEST_F(VulkanValidated, GpuTimesOfABatchFitInItsWallTime) {
+  constexpr std::uint32_t n = 4u << 20;  // 16 MiB each way: milliseconds a copy on lavapipe
+  auto in = backend_->allocate(n * sizeof(float));
+  auto out = backend_->allocate(n * sizeof(float));
+  backend_->fill(*in, 0x3F800000u);
+  const Launch copy{"copy", Geometry{256, n / 256, 1}, CuvkParams{n, 0, 1, 0}, in.get(), out.get(),
+                    Binding::descriptor};
+  backend_->run(copy, RunOptions{1, nullptr});  // pipeline made, memory touched
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<double> times = backend_->run(copy, RunOptions{20, nullptr});
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(times.size(), 20u);
+  const double gpu_ms = std::accumulate(times.begin(), times.end(), 0.0);
+  EXPECT_GT(gpu_ms, 0.0);
+  EXPECT_LE(gpu_ms, wall_ms) << "20 copies' GPU times add up to more than the wall time";
+}
+
 TEST_F(VulkanValidated, BindingModesAreReported) {
   EXPECT_EQ(backend_->binding_unsupported(Binding::descriptor), "");
   EXPECT_NE(backend_->binding_unsupported(Binding::pointer), "");
@@ -155,12 +181,14 @@ TEST_F(VulkanValidated, OtherBlockSizesAndTinyProblems) {
 TEST_F(VulkanValidated, FillPoisonsEveryWord) {
   auto in = backend_->allocate(1024 * sizeof(float));
   auto out = backend_->allocate(1024 * sizeof(float));
+  // Non-poison content first, so a fill that writes only part of the buffer is seen.
+  std::vector<std::uint32_t> host(1024);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::uint32_t>(i) + 1;
+  backend_->upload(*out, host.data(), host.size() * sizeof(std::uint32_t));
   backend_->fill(*out, kPoisonWord);
-  std::vector<float> host(1024);
-  backend_->download(*out, host.data(), host.size() * sizeof(float));
-  std::uint32_t word;
-  std::memcpy(&word, &host[17], sizeof word);
-  EXPECT_EQ(word, kPoisonWord);
+  std::fill(host.begin(), host.end(), 0u);
+  backend_->download(*out, host.data(), host.size() * sizeof(std::uint32_t));
+  EXPECT_EQ(std::count(host.begin(), host.end(), kPoisonWord), 1024) << "of 1024 words";
 }
 
 TEST_F(VulkanValidated, BlockSizeAboveTheLimitIsRefused) {

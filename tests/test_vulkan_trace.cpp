@@ -10,6 +10,7 @@
 #include "host_data.h"
 #include "params.h"
 #include "runner.h"
+#include "suite_check.h"
 #include "trace_summary.h"
 #include "vulkan_backend.h"
 
@@ -26,6 +27,8 @@ class VulkanTraced : public ::testing::Test {
     try {
       vulkan_devices(options_);
     } catch (const std::exception& e) {
+      if (suite::validation_required())
+        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
       GTEST_SKIP() << "no Vulkan: " << e.what();
     }
     backend_ = make_vulkan_backend(0, options_);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "error.h"
+#include "timestamps.h"
 #include "vk_check.h"
 #include "vk_util.h"
 
@@ -52,8 +53,6 @@ std::vector<double> Timer::run(const ResolvedLaunch& timed, const ResolvedLaunch
   VkPipelineStageFlags stages = timed.stage;  // what the serialising barriers must cover
   if (flush != nullptr) stages |= flush->stage;
 
-  const std::uint32_t bits = queue_.timestamp_valid_bits;
-  const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   std::vector<double> times_ms;
   times_ms.reserve(static_cast<std::size_t>(reps));
   std::vector<std::uint64_t> stamps;
@@ -74,10 +73,10 @@ std::vector<double> Timer::run(const ResolvedLaunch& timed, const ResolvedLaunch
             stamps.size() * sizeof(std::uint64_t), stamps.data(), sizeof(std::uint64_t),
             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     for (std::uint32_t rep = 0; rep < static_cast<std::uint32_t>(count); ++rep) {
-      const std::uint64_t start = stamps[kQueriesPerRep * rep] & mask;
-      const std::uint64_t end = stamps[kQueriesPerRep * rep + 1] & mask;
-      const std::uint64_t ticks = (end - start) & mask;  // modulo the counter width: wrap-safe
-      times_ms.push_back(static_cast<double>(ticks) * queue_.timestamp_period_ns / kNsPerMs);
+      // Masked to the valid bits, modulo the counter's width, order checked (timestamps.h).
+      times_ms.push_back(timing::timestamp_interval_ms(
+          stamps[kQueriesPerRep * rep], stamps[kQueriesPerRep * rep + 1],
+          queue_.timestamp_valid_bits, queue_.timestamp_period_ns));
     }
   }
   return times_ms;

@@ -21,7 +21,6 @@ constexpr VkPipelineStageFlagBits kTimestampStage = VK_PIPELINE_STAGE_BOTTOM_OF_
 // Repetitions recorded into one command buffer (two timestamp queries each).
 constexpr int kMaxRepsPerBatch = 1024;
 constexpr std::uint32_t kQueriesPerRep = 2;
-constexpr double kNsPerMs = 1e6;
 
 // The queue a Timer times work on: its family and how to read that family's timestamps.
 struct TimedQueue {

@@ -12,12 +12,14 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <system_error>
 #include <unordered_set>
 
 #include "build_info.h"
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "host_data.h"  // host_memory_limit_note
 #include "json_check.h"  // one_line
 #include "standard_output.h"
 
@@ -276,8 +278,14 @@ int run_guarded(int argc, char** argv) {
         << "error: out of host memory while running `" << one_line(argc > 1 ? argv[1] : "", 40)
         << "` (std::bad_alloc): the input or the run is larger than this process may allocate\n";
     return kExitEnvironment;
+  } catch (const std::system_error& e) {  // std::thread, std::async: no thread could start
+    const bool thread = e.code() == std::errc::resource_unavailable_try_again;
+    std::cerr << "error: "
+              << (thread ? "cannot start a thread (out of host memory or the thread limit): " : "")
+              << one_line(e.what(), kMaxErrorLine) << '\n';
+    return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << host_memory_limit_note() << '\n';
     return kExitEnvironment;
   } catch (...) {
     std::cerr << "error: internal error: an unknown exception\n";
@@ -297,8 +305,9 @@ void parse_command_line(const std::vector<std::string>& args) {
 }
 
 int cli_main(int argc, char** argv) {
+  ErrorLineWatch errors;  // every non-zero exit says why on stderr, in one `error:` line
   StandardOutput out;
-  return out.finish(run_guarded(argc, argv));
+  return errors.finish(out.finish(run_guarded(argc, argv)));
 }
 
 }  // namespace cuvk

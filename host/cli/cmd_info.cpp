@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "devices.h"
+#include "host_data.h"
+#include "json_check.h"  // one_line
 #include "runner.h"
 #include "backends.h"
 
@@ -74,7 +76,13 @@ int do_devices(const std::string& spec) {
   for (const DeviceInfo& d : inv.vulkan) print_device(d);
   const DeviceChoice c = choose_devices(inv, spec);
   print("Pair: %s\n", c.note.empty() ? "none: no device can run" : printable(c.note).c_str());
-  return (inv.cuda.empty() && inv.vulkan.empty()) ? kExitEnvironment : kExitOk;
+  if (!inv.cuda.empty() || !inv.vulkan.empty()) return kExitOk;
+  std::cerr << "error: "
+            << one_line("no CUDA or Vulkan device: CUDA: " + inv.cuda_error +
+                            "; Vulkan: " + inv.vulkan_error,
+                        kMaxErrorLine)
+            << host_memory_limit_note() << '\n';
+  return kExitEnvironment;
 }
 
 }  // namespace

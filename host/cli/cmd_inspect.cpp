@@ -491,6 +491,25 @@ void print_sass_source(const DeviceChoice& choice, SassTarget& target) {
               << target.arch_source << ")\n";
 }
 
+// The layout checks of one kernel's Vulkan sides that failed.
+std::ptrdiff_t layout_mismatches(const std::vector<VulkanSide>& vks) {
+  std::ptrdiff_t n = 0;
+  for (const VulkanSide& v : vks)
+    n +=
+        std::count_if(v.layout.begin(), v.layout.end(), [](const LayoutCheck& l) { return !l.ok; });
+  return n;
+}
+
+// A shader whose std430 layout differs from the C++ struct reads the wrong bytes: exit 1, with
+// one `error:` line after the report that shows where.
+int layout_verdict(const std::string& test, std::ptrdiff_t mismatches) {
+  if (mismatches == 0) return kExitOk;
+  std::cout.flush();
+  std::cerr << "error: " << test << ": " << mismatches
+            << " std430 layout checks differ from C++ (see 'std430 layout vs C++')\n";
+  return kExitFailed;
+}
+
 int do_inspect(const InspectArgs& a) {
   const TestCase* test = find_test(a.test);
   if (test == nullptr) {
@@ -569,7 +588,7 @@ int do_inspect(const InspectArgs& a) {
             << (spirv::have_disassembler() ? "SPIRV-Tools"
                                            : "unavailable (built without SPIRV-Tools)")
             << '\n';
-
+  std::ptrdiff_t mismatches = 0;  // failed layout checks, every kernel and binding
   for (const std::string& kernel : kernels) {
     if (kernel == kCopyEngine) continue;
     const CudaSide c = cuda_side(kernel, cuda.get(), cuda_reason, blocks);
@@ -587,8 +606,9 @@ int do_inspect(const InspectArgs& a) {
       limits_source = "limits of " + c.runtime->device;
     }
     print_kernel(kernel, c, vks, blocks, limits, limits_source, !a.no_listings);
+    mismatches += layout_mismatches(vks);
   }
-  return kExitOk;
+  return layout_verdict(test->name, mismatches);
 }
 
 }  // namespace

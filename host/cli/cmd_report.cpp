@@ -18,6 +18,9 @@
 #include "fleet.h"
 #include "index_page.h"
 #include "merge_printer.h"
+#include "parity.h"
+#include "parity_printer.h"
+#include "plotter.h"
 #include "run_reader.h"
 #include "verdicts.h"
 
@@ -27,7 +30,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> files;
   std::string index_dir, format = "md", output, tolerance = "3";
-  bool fleet = false;
+  bool fleet = false, no_plots = false;
 };
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -72,6 +75,48 @@ bool is_derived_report(const std::string& path) {
          schema.rfind("cuvk.fleet/", 0) == 0 || schema.rfind("cuvk.trace/", 0) == 0;
 }
 
+// Every figure of the folder, drawn by the plotter into DIR/plots (figures.json lists them); ""
+// when drawn, else why they were skipped. The runs' parity verdicts are cuvk's, handed over.
+std::string draw_figures(const std::string& dir, const IndexInputs& in) {
+  const Plotter plotter;
+  if (!plotter.usable()) return plotter.skipped();
+  nlohmann::json runs = nlohmann::json::array();
+  for (const RunFile& r : in.runs)
+    runs.push_back({{"file", r.name}, {"parity", parity_json(r, compare_apis(r.rows, in.tolerance))}});
+  const nlohmann::json manifest = {
+      {"dir", dir}, {"drawn_by", plotter_name()}, {"tolerance", in.tolerance}, {"runs", runs}};
+  const std::string path = plotter.folder() + "/manifest.json";
+  std::ofstream(path) << manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  const int status = plotter.run({"index", path}, out);
+  if (status != 0)
+    throw Error("--index " + dir + ": the plotter failed (exit " + std::to_string(status) + "): " +
+                printable(out.substr(out.size() > 2000 ? out.size() - 2000 : 0)));
+  std::istringstream lines(out);  // "drew plots/NAME.png" per figure
+  for (std::string line; std::getline(lines, line);) std::cout << printable(line) << '\n';
+  return "";
+}
+
+// plots/figures.json, the plotter's list of the figures it drew; none when absent or unreadable.
+std::vector<Figure> read_figures(const std::string& path) {
+  std::ifstream f(path);
+  const nlohmann::json doc = nlohmann::json::parse(f, nullptr, false);
+  std::vector<Figure> out;
+  if (!doc.is_object() || !doc.contains("figures") || !doc["figures"].is_array()) return out;
+  auto text = [](const nlohmann::json& o, const char* key) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  for (const nlohmann::json& j : doc["figures"]) {
+    if (!j.is_object()) continue;
+    Figure fig{text(j, "file"), text(j, "title"), text(j, "caption"), {}};
+    if (j.contains("sources") && j["sources"].is_array())
+      for (const nlohmann::json& s : j["sources"])
+        if (s.is_object()) fig.sources.push_back({text(s, "file"), text(s, "sha256"), text(s, "revision")});
+    if (!fig.file.empty()) out.push_back(std::move(fig));
+  }
+  return out;
+}
+
 int write_index(const ReportArgs& a) {
   std::string dir = a.index_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -94,8 +139,6 @@ int write_index(const ReportArgs& a) {
   in.runs = read_all_results(paths);  // all checked before anything is written
   for (std::size_t i = 0; i < names.size(); ++i)
     in.runs[i].name = names[i];  // links relative to dir
-  for (const std::string& p : files_in(dir + "/plots", {".png", ".svg"}))
-    in.plots.push_back("plots/" + p);
   for (const std::string& m : files_in(dir, {".md"}))
     if (m == "SCHEMA.md") {
       in.schema_page = true;
@@ -107,10 +150,18 @@ int write_index(const ReportArgs& a) {
     }
   in.docs.insert(in.docs.end(), derived.begin(), derived.end());
   in.command = "cuvk report --index " + dir;
+  const std::string skipped = a.no_plots ? "" : draw_figures(dir, in);
+  in.figures = read_figures(dir + "/plots/figures.json");
+  if (!skipped.empty())
+    in.figures_note = "These figures were not redrawn by the last `" + in.command + "`: " + skipped;
   write_output_file(output, format_index(in), what);
-  std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.plots.size()
-            << " plots)\n";
+  std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.figures.size()
+            << " figures)\n";
   for (const std::string& d : derived) std::cout << "not a run, left out: " << printable(d) << '\n';
+  if (!skipped.empty()) {
+    std::cerr << "error: figures skipped: " << skipped << '\n';
+    return kExitEnvironment;
+  }
   return kExitOk;
 }
 
@@ -154,8 +205,10 @@ Command add_report_command(CLI::App& app) {
   sub->add_option("files", a->files, "run files written by `cuvk run --format json --output FILE`");
   sub->add_option(
       "--index", a->index_dir,
-      "write DIR/README.md: an index of every run file in DIR, its parity table, the plots "
-      "in DIR/plots and the merged tables");
+      "write DIR/README.md and draw every figure in DIR/plots (matplotlib): an index of every run "
+      "file in DIR, the figures with their sources, its parity table and the merged tables");
+  sub->add_flag("--no-plots", a->no_plots,
+                "--index: write README.md only; its figures are those DIR/plots/figures.json lists");
   sub->add_flag(
       "--fleet", a->fleet,
       "a fleet: FILES may be folders (their *.json runs and *.failed task markers); "

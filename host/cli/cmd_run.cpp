@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <iostream>
 #include <limits>
@@ -160,7 +161,12 @@ struct OpenBackends {
   std::unique_ptr<ClockMonitor> clocks;
   std::unique_ptr<CounterSession> counters;
   BackendSet set;
+  double cuda_s = 0.0, vulkan_s = 0.0, clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
                    OpenBackends& b) {
@@ -169,6 +175,12 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
   // CUDA's context is created on another thread while Vulkan creates its device.
   auto cuda_started = std::async(std::launch::async, [&] {
     if (!want_cuda || !choice.cuda) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    struct Timed {
+      std::chrono::steady_clock::time_point t0;
+      double& s;
+      ~Timed() { s = seconds_since(t0); }
+    } timed{t0, b.cuda_s};
     try {
       b.cuda = make_backend(Api::cuda, choice.cuda->index, opts);
     } catch (const std::exception& e) {
@@ -176,13 +188,16 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     }
   });
   if (want_vk && choice.vulkan) {
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
     } catch (const std::exception& e) {
       choice.vulkan_reason = e.what();
     }
+    b.vulkan_s = seconds_since(t0);
   }
   cuda_started.get();
+  const auto clocks_t0 = std::chrono::steady_clock::now();
   b.set.cuda = b.cuda.get();
   b.set.vulkan = b.vulkan.get();
   if (b.cuda || b.vulkan) {
@@ -195,6 +210,7 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
       b.counters = open_counters(d.uuid, &b.set.counters_reason);
     b.set.counters = b.counters.get();
   }
+  b.clocks_s = seconds_since(clocks_t0);
   b.set.cuda_reason = choice.cuda_reason;
   b.set.vulkan_reason = choice.vulkan_reason;
   if (!b.cuda && !b.vulkan)
@@ -242,8 +258,10 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
     vk_opts.on_message = [&vk_messages](const std::string& m) { vk_messages.push_back(m); };
   }
   RunDocument doc;
+  const double command_s = seconds_since_launch();
   // With --validation the enumeration itself runs under the layer, its messages kept.
   doc.choice = choose_devices(a.validation ? take_inventory(vk_opts) : devices.get(), a.device);
+  const double devices_s = seconds_since_launch();
   // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
@@ -255,11 +273,13 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.first_inputs = start_first_inputs(
       cfg, (wants(Api::cuda) && doc.choice.cuda) ||
-               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu));
+               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu),
+      doc.choice);
   doc.command_line = cmdline;
   doc.date_utc = now_utc();
   doc.host = hostname();
   OpenBackends backends;
+  const double opening_s = seconds_since_launch();
   open_backends(cfg, vk_opts, doc.choice, backends);
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
@@ -280,11 +300,25 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
-  // From launch to the suite: options, baseline, device enumeration, contexts, clock monitor.
-  doc.outcome.phase_s.insert(doc.outcome.phase_s.begin(), {"start-up", start_up_s});
+  const double suite_s = seconds_since_launch();
+  // From launch to the suite: the command (options, baseline), device enumeration, the devices
+  // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.
+  const std::vector<std::pair<std::string, double>> start_up = {
+      {"start-up: command", command_s},
+      {"start-up: devices", devices_s - command_s},
+      {"start-up: open", start_up_s - opening_s - backends.clocks_s},
+      {"start-up: clock monitor", backends.clocks_s},
+      {"start-up: other", opening_s - devices_s}};
+  doc.outcome.phase_s.insert(doc.outcome.phase_s.begin(), start_up.begin(), start_up.end());
+  if (backends.cuda_s > 0 && backends.vulkan_s > 0) {  // concurrent: each one's share is stated
+    doc.outcome.background_s.insert(doc.outcome.background_s.begin(),
+                                    {{"open cuda (beside vulkan)", backends.cuda_s},
+                                     {"open vulkan (beside cuda)", backends.vulkan_s}});
+  }
   cfg.first_inputs.reset();  // unused when the devices planned another first point
   live.finish();
   doc.wall_s = seconds_since_launch();
+  doc.outcome.phase_s.emplace_back("finish", doc.wall_s - suite_s);
   doc.streamed = live_format.has_value();
   doc.validation_messages = std::move(vk_messages);
   return doc;

@@ -55,6 +55,16 @@ int emit_baseline(const RunDocument& doc, const RunFile& base, const RunArgs& a)
   else
     for (const std::string& n : b.notes)
       std::cerr << "note: " << printable(n) << '\n';  // --quiet: notes only
+  if (b.exit_code == kExitNotCompared)  // the table says which rows; this line says why
+    std::cerr << "error: "
+              << one_line("no row of this run could be compared with a row of the baseline " +
+                              a.baseline + " (" + std::to_string(b.not_compared) +
+                              " rows not comparable: other points or APIs, or not ok)",
+                          kMaxErrorLine)
+              << '\n';
+  else if (b.exit_code == kExitDiffers)
+    std::cerr << "error: against the baseline " << one_line(a.baseline, kMaxErrorLine) << ": "
+              << b.slower << " rows SLOWER, " << b.uncertain << " UNCERTAIN\n";
   return b.exit_code;
 }
 

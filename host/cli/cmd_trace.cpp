@@ -3,11 +3,12 @@
 // host/contract/params.h) once into a fresh trace buffer and a poisoned output, the output checked
 // against the CPU reference and every record checked, then the traced twin timed too: the tracing
 // cost. The records are summarised (host/core/trace_summary.h) and printed, and optionally written
-// as JSON
-// ("cuvk.trace/1") and drawn as an SVG.
+// as JSON ("cuvk.trace/1") and drawn by the plotter (--plot: PNG, SVG or PDF; host/cli/plotter.h).
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "host_data.h"
 #include "json_check.h"  // printable
 #include "l2_flush.h"
+#include "plotter.h"
 #include "runner.h"
 #include "trace_file.h"
 
@@ -31,7 +33,7 @@ struct TraceArgs {
   std::string test, layout, variant = "scalar", api = "both", binding = "descriptor", device;
   std::string n, output, plot, l2 = "cold";
   std::uint32_t block = 256;
-  int reps = 0, warmup = 0;  // 0: the run's defaults for the device (GPU or CPU)
+  std::optional<int> reps, warmup;  // unset: the run's defaults for the device (GPU or CPU)
   std::uint64_t seed = 1;
   bool validation = false;
 };
@@ -55,6 +57,16 @@ Point trace_point(const TraceArgs& a, const TestCase& t, std::uint32_t n) {
   if (!known(t.variants, a.variant))
     throw UsageError("--variant: " + t.name + " has no variant '" + a.variant + "'");
   return make_point(layout, a.variant, n);
+}
+
+// The variants of `t` that run a kernel (every one but the copy engine), comma-separated.
+std::string traceable_variants(const TestCase& t) {
+  std::string out;
+  for (const std::string& v : t.variants) {
+    const Point p = make_point(t.layouts.empty() ? "" : t.layouts.front(), v, 1);
+    if (t.plan(p).kernel != kCopyEngine) out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "none" : out;
 }
 
 std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
@@ -168,6 +180,34 @@ void trace_apis_on(const TraceArgs& a, const BackendOptions& opts, const DeviceC
   }
 }
 
+// --plot's format, from its name: the plotter writes PNG, SVG or PDF.
+std::string plot_extension(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+  if (ext == ".png" || ext == ".svg" || ext == ".pdf") return ext;
+  throw UsageError("--plot " + printable(path) + ": name a .png, .svg or .pdf file");
+}
+
+// --plot: the trace's JSON drawn by the plotter; "" when drawn, else why it was skipped.
+std::string draw_trace(const TraceArgs& a, const std::string& json) {
+  const Plotter plotter;
+  if (!plotter.usable()) return plotter.skipped();
+  const std::string source = plotter.folder() + "/trace.json";
+  const std::string figure = plotter.folder() + "/figure" + plot_extension(a.plot);
+  std::ofstream(source, std::ios::binary) << json;
+  const std::string name = a.output.empty() ? "cuvk trace without --output" : a.output;
+  std::string out;
+  const int status =
+      plotter.run({"trace", source, figure, "--name", name, "--drawn-by", plotter_name()}, out);
+  std::ifstream f(figure, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (status != 0 || bytes.empty())
+    throw Error("--plot: the plotter failed (exit " + std::to_string(status) +
+                "): " + printable(out.substr(out.size() > 2000 ? out.size() - 2000 : 0)));
+  write_output_file(a.plot, bytes, "--plot");
+  return "";
+}
+
 int run_trace(const TraceArgs& a, const std::string& command_line) {
   const auto started = std::chrono::steady_clock::now();
   const TestCase* test = find_test(a.test);
@@ -177,12 +217,22 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (a.block == 0 || a.block > 1024) throw UsageError("--block-size must be between 1 and 1024");
   if (a.l2 != "cold" && a.l2 != "warm")
     throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
-  if (a.reps < 0 || a.reps > kMaxReps || a.warmup < 0 || a.warmup > kMaxWarmup)
-    throw UsageError("--reps must be 0.." + std::to_string(kMaxReps) + ", --warmup 0.." +
+  if (a.reps && (*a.reps < 1 || *a.reps > kMaxReps))
+    throw UsageError("--reps " + std::to_string(*a.reps) + ": must be between 1 and " +
+                     std::to_string(kMaxReps));
+  if (a.warmup && (*a.warmup < 0 || *a.warmup > kMaxWarmup))
+    throw UsageError("--warmup " + std::to_string(*a.warmup) + ": must be between 0 and " +
                      std::to_string(kMaxWarmup));
-  trace_point(a, *test, 1);  // a bad --layout or --variant before any device is opened
+  // A bad --layout or --variant before any device is opened; the copy engine runs no kernel.
+  if (test->plan(trace_point(a, *test, 1)).kernel == kCopyEngine)
+    throw UsageError("--variant " + quoted(a.variant) + ": " + test->name +
+                     " " + a.variant + " is the API's own buffer copy, which runs no kernel to "
+                     "trace; trace variants of " + test->name + ": " + traceable_variants(*test));
   if (!a.output.empty()) check_writable(a.output);
-  if (!a.plot.empty()) check_writable(a.plot, "--plot");
+  if (!a.plot.empty()) {
+    plot_extension(a.plot);
+    check_writable(a.plot, "--plot");
+  }
 
   BackendOptions opts;
   opts.trace = true;
@@ -201,8 +251,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.test = test->name;
   doc.block_size = a.block;
   doc.n = static_cast<std::uint32_t>(n);
-  doc.reps = a.reps ? a.reps : (cpu ? kDefaultCpuReps : kDefaultGpuReps);
-  doc.warmup = a.warmup ? a.warmup : (cpu ? kDefaultCpuWarmup : kDefaultGpuWarmup);
+  doc.reps = a.reps.value_or(cpu ? kDefaultCpuReps : kDefaultGpuReps);
+  doc.warmup = a.warmup.value_or(cpu ? kDefaultCpuWarmup : kDefaultGpuWarmup);
   doc.command_line = command_line;
   doc.date_utc = now_utc();
   doc.host = hostname();
@@ -220,6 +270,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   TraceJob job;
   job.plan = test->plan(point);
   doc.kernel = job.plan.kernel;
+  // Sizes against the devices and the host before any allocation: a usage error, exit 2.
+  check_plan(test->name, doc.n, job.plan, max_buffer_of(choice, trace_apis(a.api)));
   job.input = random_input(job.plan.in_words, a.seed);
   job.expected.assign(job.plan.out_words, poison_float());
   job.plan.reference(job.input, job.expected);
@@ -228,16 +280,33 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   doc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << trace_text(doc);
   for (const std::string& m : messages) std::cerr << "validation: " << printable(m) << '\n';
-  if (!a.output.empty()) write_output_file(a.output, trace_json(doc).dump() + "\n");
-  if (!a.plot.empty()) write_output_file(a.plot, trace_svg(doc), "--plot");
+  const std::string json = trace_json(doc).dump() + "\n";
+  if (!a.output.empty()) write_output_file(a.output, json);
+  std::string plot_skipped;
+  if (!a.plot.empty()) plot_skipped = draw_trace(a, json);
+  if (!plot_skipped.empty()) std::cerr << "error: --plot skipped: " << plot_skipped << '\n';
 
   bool any = false, failed = !messages.empty();
+  std::string why, wrong;
   for (const TraceLane& l : doc.lanes) {
     any = any || l.unavailable.empty();
-    failed = failed || (l.unavailable.empty() && !lane_ok(l));
+    why += (why.empty() ? "" : "; ") + std::string(api_name(l.api)) + ": " + l.unavailable;
+    if (l.unavailable.empty() && !lane_ok(l)) {
+      failed = true;
+      wrong += (wrong.empty() ? "" : ", ") + std::string(api_name(l.api));
+    }
   }
-  if (failed) return kExitFailed;
-  return any ? kExitOk : kExitEnvironment;
+  if (failed) {
+    std::cerr << "error: trace " << test->name << ": "
+              << (wrong.empty() ? std::to_string(messages.size()) + " validation messages"
+                                : "wrong output or trace records on " + wrong)
+              << " (see the output above)\n";
+    return kExitFailed;
+  }
+  if (!any)
+    std::cerr << "error: " << one_line("no API could trace " + test->name + ": " + why, kMaxErrorLine)
+              << '\n';
+  return any && plot_skipped.empty() ? kExitOk : kExitEnvironment;
 }
 
 }  // namespace
@@ -261,7 +330,9 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
                   "repetition) or warm");
   sub->add_option("--device", args->device, "as for `run`");
   sub->add_option("--output", args->output, "write the trace as JSON (schema cuvk.trace/1)");
-  sub->add_option("--plot", args->plot, "draw the trace as SVG");
+  sub->add_option("--plot", args->plot,
+                  "draw the trace (.png, .svg or .pdf) with matplotlib: blocks on their SMs over "
+                  "time, then blocks resident per SM; skipped (exit 3) without python3-matplotlib");
   sub->add_flag("--validation", args->validation,
                 "Khronos validation layer on; any message fails the command");
   return {sub, [args, command_line] { return run_trace(*args, command_line); }};

@@ -72,7 +72,87 @@ class FdBuffer final : public std::streambuf {
   std::array<char, kBufferBytes> data_{};
 };
 
+// Forwards to std::cerr's own buffer and notes whether any line began with "error:".
+class WatchBuffer final : public std::streambuf {
+ public:
+  explicit WatchBuffer(std::streambuf* to) : to_(to) {}
+  bool saw() const { return saw_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    note(&ch, 1);
+    return to_->sputc(ch);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    note(s, static_cast<std::size_t>(n));
+    return to_->sputn(s, n);
+  }
+  int sync() override { return to_->pubsync(); }
+
+ private:
+  void note(const char* s, std::size_t n) {
+    static constexpr char kTag[] = "error:";
+    for (std::size_t i = 0; i < n; ++i) {
+      if (s[i] == '\n') {
+        at_ = 0;
+        continue;
+      }
+      if (at_ < 0) continue;  // past the tag or not matching: until the next line
+      if (s[i] != kTag[at_]) {
+        at_ = -1;
+        continue;
+      }
+      if (++at_ == static_cast<int>(sizeof kTag - 1)) {
+        saw_ = true;
+        at_ = -1;
+      }
+    }
+  }
+  std::streambuf* to_;
+  int at_ = 0;  // characters of "error:" matched at the start of this line; -1: none will be
+  bool saw_ = false;
+};
+
 }  // namespace
+
+const char* exit_code_meaning(int code) {
+  switch (code) {
+    case kExitFailed:
+      return "exit 1: a verification failed, or a comparison found a difference or a slower row "
+             "(see the output above)";
+    case kExitUsage:
+      return "exit 2: nothing could be compared, or the input was not usable (see the output above)";
+    case kExitEnvironment:
+      return "exit 3: nothing could run (no usable device or API), or an I/O error (see the output "
+             "above)";
+    case kExitInterrupted:
+      return "interrupted by a signal (exit 130)";
+    default:
+      return "exited with a non-zero code";
+  }
+}
+
+ErrorLineWatch::ErrorLineWatch()
+    : buffer_(std::make_unique<WatchBuffer>(std::cerr.rdbuf())), previous_(std::cerr.rdbuf()) {
+  std::cerr.rdbuf(buffer_.get());
+}
+
+ErrorLineWatch::~ErrorLineWatch() {
+  std::cerr.flush();
+  std::cerr.rdbuf(previous_);
+}
+
+bool ErrorLineWatch::saw_error_line() const {
+  return static_cast<const WatchBuffer&>(*buffer_).saw();
+}
+
+int ErrorLineWatch::finish(int code) {
+  if (code != kExitOk && !saw_error_line()) std::cerr << "error: " << exit_code_meaning(code) << '\n';
+  std::cerr.flush();
+  return code;
+}
 
 StandardOutput::StandardOutput() : buffer_(std::make_unique<FdBuffer>(STDOUT_FILENO)) {
   std::fflush(stdout);  // whatever stdio holds goes first

@@ -27,4 +27,25 @@ class StandardOutput {
   std::streambuf* previous_ = nullptr;
 };
 
+// Standard error, watched: every non-zero exit says why in one `error:` line (issue 23, class 8).
+// Where a command ends non-zero without having printed such a line, finish() prints one that
+// names the exit code's meaning (README "Exit codes").
+class ErrorLineWatch {
+ public:
+  ErrorLineWatch();   // installs a watching buffer in front of std::cerr's
+  ~ErrorLineWatch();  // puts std::cerr's own buffer back
+  ErrorLineWatch(const ErrorLineWatch&) = delete;
+  ErrorLineWatch& operator=(const ErrorLineWatch&) = delete;
+
+  bool saw_error_line() const;
+  int finish(int code);  // prints the fallback line where needed; returns `code`
+
+ private:
+  std::unique_ptr<std::streambuf> buffer_;
+  std::streambuf* previous_ = nullptr;
+};
+
+// The fallback line's text for a non-zero exit code (one line, no "error: " prefix).
+const char* exit_code_meaning(int code);
+
 }  // namespace cuvk

@@ -1,7 +1,14 @@
 #include "host_data.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <limits>
+#include <utility>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 // Header-only (the Debian package libxxhash-dev): the binary needs no libxxhash.so where it runs.
@@ -21,10 +28,18 @@ void parallel_for(std::uint64_t count, F&& body) {
   const unsigned workers = std::max(1u, std::min(kMaxWorkers, std::thread::hardware_concurrency()));
   const std::uint64_t chunk = ceil_div<std::uint64_t>(count, workers);
   std::vector<std::thread> threads;
+  threads.reserve(workers);
+  // A thread that cannot be started (out of memory, a thread limit) is no reason to stop: the
+  // calling thread does that chunk itself. The started threads are always joined, so no joinable
+  // std::thread is ever destroyed (which would call std::terminate).
   for (unsigned w = 0; w < workers; ++w) {
     const std::uint64_t lo = w * chunk, hi = std::min(count, lo + chunk);
     if (lo >= hi) break;
-    threads.emplace_back([lo, hi, &body] { body(lo, hi); });
+    try {
+      threads.emplace_back([lo, hi, &body] { body(lo, hi); });
+    } catch (const std::system_error&) {
+      body(lo, hi);
+    }
   }
   for (std::thread& t : threads) t.join();
 }
@@ -49,6 +64,40 @@ std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
     }
   });
   return v;
+}
+
+std::uint64_t host_memory_limit_bytes(std::string* why) {
+  std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
+  std::string name = "no limit";
+  const auto take = [&](std::uint64_t v, const char* what) {
+    if (v < limit) {
+      limit = v;
+      name = what;
+    }
+  };
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0)
+    take(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page), "physical memory");
+  rlimit r{};
+  if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+    take(r.rlim_cur, "the address-space limit (ulimit -v)");
+  if (getrlimit(RLIMIT_DATA, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+    take(r.rlim_cur, "the data-size limit (ulimit -d)");
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+  std::uint64_t cg = 0;
+  if (cgroup >> cg) take(cg, "the cgroup's memory.max");  // "max" reads as no number
+  if (why) *why = name;
+  return limit;
+}
+
+std::string host_memory_limit_note() {
+  for (const auto& [resource, flag] : {std::pair{RLIMIT_AS, "-v"}, std::pair{RLIMIT_DATA, "-d"}}) {
+    rlimit r{};
+    if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+      return " (host memory is limited to " + std::to_string(r.rlim_cur >> 20) + " MiB by ulimit " +
+             flag + ": likely out of host memory)";
+  }
+  return {};
 }
 
 float poison_float() {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "row.h"
@@ -15,6 +16,15 @@ namespace cuvk {
 std::vector<float> random_input(std::uint64_t words, std::uint64_t seed);
 
 std::uint64_t splitmix64(std::uint64_t x);
+
+// The host memory this process may use at most: the least of the physical memory, the address
+// space and data limits (ulimit -v, -d) and the cgroup's memory.max, where each is known.
+// `why` (when given) names the limit that decided ("ulimit -v", "physical memory", ...).
+std::uint64_t host_memory_limit_bytes(std::string* why = nullptr);
+// "" without an address-space or data limit (ulimit -v, -d); else a clause for an environment
+// error's line: " (host memory is limited to N MiB by ulimit -v: likely out of host memory)".
+// A driver that cannot map its code under such a limit reports an unrelated error.
+std::string host_memory_limit_note();
 
 float poison_float();  // kPoisonWord as a float: a NaN no kernel produces from the inputs
 

@@ -1,5 +1,6 @@
 #include "input_pipeline.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "host_data.h"
@@ -7,10 +8,18 @@
 namespace cuvk {
 
 Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t index) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
   Inputs in;
+  auto t0 = Clock::now();
   in.input = random_input(plan.in_words, splitmix64(run_seed) + index);
+  in.made_s.emplace_back("random inputs", seconds(t0));
+  t0 = Clock::now();
   in.expected.assign(plan.out_words, poison_float());
   plan.reference(in.input, in.expected);
+  in.made_s.emplace_back("references", seconds(t0));
   const float* data = in.expected.data();  // the vector's buffer moves with it, unchanged
   const std::size_t bytes = in.expected.size() * sizeof(float);
   in.expected_hash = std::async(std::launch::async, [data, bytes] { return hash_output(data, bytes); }).share();

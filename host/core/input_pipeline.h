@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <future>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "catalogue.h"
@@ -17,6 +19,8 @@ namespace cuvk {
 // not write) and its hash: an output that matches it bit for bit has that hash too.
 struct Inputs {
   std::vector<float> input, expected;
+  // Seconds the preparing thread spent per kind of work ("inputs: random", "inputs: reference").
+  std::vector<std::pair<std::string, double>> made_s;
   // Computed on its own thread, beside the upload: wanted only once a row has verified.
   // Declared last, so it is destroyed first: its destructor waits for the thread that reads
   // `expected`. (The runner takes each point's Inputs into a fresh object.)

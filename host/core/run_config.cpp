@@ -1,10 +1,13 @@
 // validate_config (runner.h): every run option judged once, before any device is touched.
+#include <algorithm>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 #include <string>
 
 #include "axes.h"
 #include "error.h"
+#include "host_data.h"
 #include "runner.h"
 
 namespace cuvk {
@@ -61,6 +64,52 @@ void validate_config(const RunConfig& cfg) {
       if (v < axis->min_value)
         throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
                          " is not allowed (at least " + std::to_string(axis->min_value) + ")");
+  }
+}
+
+void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
+                std::uint64_t max_buffer_bytes) {
+  const std::string at = test + " at n=" + std::to_string(n);
+  if (plan.params.n == 0 || plan_launch_threads(plan) == 0 || plan.in_words == 0 ||
+      plan.out_words == 0)
+    throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
+  for (std::uint64_t words : {plan.in_words, plan.out_words}) {
+    if (words > kMaxIndexWords)
+      throw UsageError(at + ": " + std::to_string(words) + " elements overflow 32-bit indices");
+    if (words * sizeof(float) > max_buffer_bytes)
+      throw UsageError(at + " needs a buffer of " + std::to_string(words * sizeof(float)) +
+                       " bytes; the device allows " + std::to_string(max_buffer_bytes));
+  }
+  const std::uint64_t host = host_bytes_of(plan);
+  std::string limit_name;
+  const std::uint64_t limit = host_memory_limit_bytes(&limit_name);
+  if (host > limit)
+    throw UsageError(at + " needs about " + std::to_string(host) +
+                     " bytes of host memory (inputs, expected and downloaded outputs of two "
+                     "points); " + limit_name + " allows " + std::to_string(limit));
+}
+
+std::uint64_t host_bytes_of(const Plan& plan) {
+  // The point's input and expected output, the next point's (prepared meanwhile) and the
+  // downloaded output: words are at most 2^33 each, so this cannot overflow.
+  return (2 * (plan.in_words + plan.out_words) + plan.out_words) * sizeof(float);
+}
+
+std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis) {
+  std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
+  for (Api api : apis) {
+    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    if (d && d->max_buffer_bytes != 0) m = std::min(m, d->max_buffer_bytes);
+  }
+  return m;
+}
+
+void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_buffer_bytes) {
+  for (const std::string& name : cfg.tests) {
+    const TestCase* t = find_test(name);
+    if (!t) continue;  // an unknown test is named by parse_tests and plan_jobs
+    for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants))
+      check_plan(name, n, t->plan(p), max_buffer_bytes);
   }
 }
 

@@ -25,7 +25,6 @@ namespace {
 
 using namespace runner_detail;
 
-constexpr std::uint64_t kIndexLimit = std::uint64_t{1} << 32;  // kernels index with 32-bit uints
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
 constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with the clock at max
 // Settling stops after kSettleWallFactor x --settle-ms + kSettleWallSlackS of wall time whatever
@@ -116,15 +115,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
         off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       Plan plan = t->plan(p);
-      for (std::uint64_t words : {plan.in_words, plan.out_words}) {
-        if (words > kIndexLimit)
-          throw UsageError(name + " at n=" + std::to_string(n) + ": " + std::to_string(words) +
-                           " elements overflow 32-bit indices");
-        if (words * sizeof(float) > lim.max_buffer)
-          throw UsageError(name + " at n=" + std::to_string(n) + " needs a buffer of " +
-                           std::to_string(words * sizeof(float)) + " bytes; the device allows " +
-                           std::to_string(lim.max_buffer));
-      }
+      check_plan(name, n, plan, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
       jobs.push_back({t, p, std::move(plan)});
     }
   }
@@ -265,6 +256,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
   std::size_t next = 0;
   bool stopped = false;
   auto emit_ready = [&](bool all) {
+    PhaseTimer t(out.phase_s, "rows out");
     for (; next < rows.size() && (done[next] || all); ++next) {
       ResultRow& r = rows[next];
       if (r.test.empty() || (r.status == Status::unavailable && stopped)) continue;
@@ -283,8 +275,10 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     stopped = interrupted();
     if (stopped) break;
     if (cfg.progress && lane.state->backend &&
-        lane.state->backend->binding_unsupported(lane.binding).empty())
+        lane.state->backend->binding_unsupported(lane.binding).empty()) {
+      PhaseTimer t(out.phase_s, "rows out");
       cfg.progress(step - 1, steps, progress_what(rows[k]));
+    }
     run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
     if (interrupted()) {  // during this lane: its row is unfinished unless it completed
       stopped = true;
@@ -354,9 +348,12 @@ std::string point_label(const ResultRow& row) {
 }
 
 
-std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu) {
-  Limits lim;  // buffer sizes are checked against the devices by run_suite
+std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu,
+                                                const DeviceChoice& choice) {
+  Limits lim;  // run_suite checks again against the devices that opened
   lim.any_gpu = on_gpu;
+  lim.max_buffer = max_buffer_of(choice, cfg.apis);
+  if (cfg.n != 0) check_run_sizes(cfg, cfg.n, lim.max_buffer);  // before any allocation
   try {
     validate_config(cfg);
     std::vector<Job> jobs = plan_jobs(cfg, lim, cfg.n ? cfg.n : (on_gpu ? kDefaultGpuN : kDefaultCpuN));
@@ -388,17 +385,21 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   // The first point's inputs: prepared while the devices opened, or now while settling.
   InputPipeline inputs(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
   {
-    PhaseTimer t(out.phase_s, "settle");
     std::vector<const Backend*> settled;
     for (ApiState& a : apis) {
       if (!a.backend) continue;
-      prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      {
+        PhaseTimer t(out.phase_s, "flush scratch");
+        prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+      }
+      PhaseTimer t(out.phase_s, "settle");
       a.families = a.backend->copy_queue_families();
       if (std::none_of(settled.begin(), settled.end(),
                        [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
         settle_clocks(a, cfg, set.clocks, out);
       settled.push_back(a.backend);
     }
+    PhaseTimer t(out.phase_s, "settle");
     if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
   }
   if (interrupted()) {
@@ -415,11 +416,14 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
       PhaseTimer t(out.phase_s, "inputs (waiting)");
       in = inputs.take(j);
     }
+    for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
     for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi)
       if (!run_point(jobs[j], j + bi, cfg.block_sizes[bi], in, lanes, cfg, set, lim, step, steps, out)) {
         out.interrupted = true;
         return out;
       }
+    PhaseTimer t(out.phase_s, "inputs (free)");
+    const Inputs done = std::move(in);  // its hash thread ends before the buffers go
   }
   {
     PhaseTimer t(out.phase_s, "host cost");
@@ -430,7 +434,10 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
 
 Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
                          std::uint32_t max_y) {
-  const std::uint64_t groups = std::max<std::uint64_t>(1, ceil_div<std::uint64_t>(threads, block));
+  if (threads == 0 || block == 0)
+    throw UsageError("a launch of " + std::to_string(threads) + " threads in blocks of " +
+                     std::to_string(block) + " would do no work");
+  const std::uint64_t groups = ceil_div<std::uint64_t>(threads, block);
   Geometry g;
   g.block_size = block;
   const std::uint64_t gy = ceil_div<std::uint64_t>(groups, max_x);

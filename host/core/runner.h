@@ -68,7 +68,23 @@ Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32
 std::uint32_t plan_launch_threads(const Plan& plan);
 // Starts preparing the inputs of the run's first point, as run_suite will plan it on a GPU
 // (`on_gpu`) or a CPU device; null when the configuration does not plan (run_suite says why).
-std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& config, bool on_gpu);
+// Every point's sizes are first checked against `choice`'s devices and the host's memory
+// (check_run_sizes): an impossible size is a UsageError before any allocation or thread starts.
+std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& config, bool on_gpu,
+                                                const DeviceChoice& choice = {});
+
+// One planned point against the limits (UsageError naming the test, n and the limit): some work
+// to do (threads, buffers), element counts within 32-bit indices, each buffer within
+// `max_buffer_bytes`, and the host memory of host_bytes_of() within host_memory_limit_bytes().
+// Every run, `cuvk trace` and the early inputs call it before allocating anything.
+void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
+                std::uint64_t max_buffer_bytes);
+std::uint64_t host_bytes_of(const Plan& plan);  // the host memory one point takes, at most
+// check_plan for every point the configuration selects at problem size n.
+void check_run_sizes(const RunConfig& config, std::uint32_t n, std::uint64_t max_buffer_bytes);
+// The smallest largest-buffer of the chosen devices of `apis` (no limit where none is known).
+std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis);
+constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
 
 // Checks every value of the configuration that needs no device (throws UsageError naming the
 // option and, for a bounded value, the bound). run_suite calls it; it is the one place each
@@ -116,6 +132,9 @@ struct RunOutcome {
   // Host wall time per phase of the driver, seconds, in the order the phases first ran (plan,
   // inputs, settle, upload, correctness run, download, verify, measure, host cost).
   std::vector<std::pair<std::string, double>> phase_s;
+  // Host work on other threads while the phases above run (each point's inputs, expected output
+  // and its hash are made ahead): seconds per kind of work, overlapping phase_s.
+  std::vector<std::pair<std::string, double>> background_s;
   // With RunConfig::counters: what measured the counters ("CUPTI on GH100") or why nothing did,
   // and the PM-sampling metrics and interval in use.
   std::string counters_source;

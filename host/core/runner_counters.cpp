@@ -54,6 +54,7 @@ void collect_counters(const ApiState& a, const Launch& launch, const Launch* flu
   Backend& b = *a.backend;
   c.kernel_unavailable = kernel_why(a, launch);
   if (c.kernel_unavailable.empty()) try {
+      PhaseTimer t(out.phase_s, "counters: range profiler");
       c.kernel = s->profile_kernel(
           [&] {
             if (flush) b.run(*flush, RunOptions{1, nullptr});
@@ -68,6 +69,7 @@ void collect_counters(const ApiState& a, const Launch& launch, const Launch* flu
   const int reps = batch_dispatches(row.time_ms.median);
   double batch_ms = 0;
   if (c.sampled_unavailable.empty()) try {
+      PhaseTimer t(out.phase_s, "counters: PM sampling");
       std::vector<double> times;
       const std::vector<PmSample> samples = s->sample([&] {
         times = b.run(launch, RunOptions{reps, nullptr});

@@ -34,25 +34,40 @@ const char* stop_name(StopReason r) {
 // checked. Returns false (row failed) on a mismatch.
 bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
                      ResultRow& row, RunOutcome& out) {
+  const Api api = b.info().api;
   {
-    PhaseTimer t(out.phase_s, "upload");
+    PhaseTimer t(out.phase_s, api_phase(api, "upload"));
     b.upload(inbuf, in.input.data(), in.input.size() * sizeof(float));
+  }
+  {
+    PhaseTimer t(out.phase_s, api_phase(api, "poison"));
     b.fill(*launch.out, kPoisonWord);
   }
   {
-    PhaseTimer t(out.phase_s, "correctness run");
+    PhaseTimer t(out.phase_s, api_phase(api, "correctness run"));
     b.run(launch, RunOptions{1, nullptr});
   }
-  std::vector<float> got(in.expected.size());
+  std::vector<float> got;
   {
-    PhaseTimer t(out.phase_s, "download");
+    PhaseTimer t(out.phase_s, api_phase(api, "host buffer"));
+    got.resize(in.expected.size());
+  }
+  {
+    PhaseTimer t(out.phase_s, api_phase(api, "download"));
     b.download(*launch.out, got.data(), got.size() * sizeof(float));
   }
-  PhaseTimer t(out.phase_s, "verify");
-  verify(got, in.expected, row);
-  // Bit-identical to the expected output, so the same hash; only a wrong output is hashed anew.
-  row.output_hash =
-      row.verified ? in.expected_hash.get() : hash_output(got.data(), got.size() * sizeof(float));
+  {
+    PhaseTimer t(out.phase_s, api_phase(api, "verify"));
+    verify(got, in.expected, row);
+  }
+  {
+    PhaseTimer t(out.phase_s, api_phase(api, "hash"));
+    // Bit-identical to the expected output, so the same hash; only a wrong output is hashed anew.
+    row.output_hash =
+        row.verified ? in.expected_hash.get() : hash_output(got.data(), got.size() * sizeof(float));
+  }
+  PhaseTimer t(out.phase_s, api_phase(api, "host buffer"));  // the host buffer's release
+  got = {};
   if (row.verified) return true;
   row.status = Status::failed;
   row.reason = std::to_string(row.mismatches) + " of " + std::to_string(row.checked) +
@@ -110,7 +125,7 @@ class Batches {
 // An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
-  PhaseTimer timer(out.phase_s, "measure");
+  PhaseTimer timer(out.phase_s, api_phase(b.info().api, "measure"));
   const StopRule rule{static_cast<std::size_t>(cfg.reps),
                       std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
                       out.max_time_s};
@@ -207,19 +222,27 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
   // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.
   const bool no_flush = lane.family != nullptr && !lane.family->compute;
   Backend& b = *a.backend;
+  std::unique_ptr<DeviceBuffer> inbuf, outbuf;
   try {
-    auto inbuf = b.allocate(job.plan.in_words * sizeof(float));
-    auto outbuf = b.allocate(job.plan.out_words * sizeof(float));
+    {
+      PhaseTimer t(out.phase_s, api_phase(a.api, "allocate"));
+      inbuf = b.allocate(job.plan.in_words * sizeof(float));
+      outbuf = b.allocate(job.plan.out_words * sizeof(float));
+    }
     Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
                   lane.binding};
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
-    if (!correctness_run(b, launch, *inbuf, in, row, out)) return;
-    const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
-    measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
-    if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
-      row.flags.push_back("l2_not_flushed");
-    if (cfg.counters && row.status == Status::ok)
-      collect_counters(a, launch, flush ? &a.flush : nullptr, out, row);
+    if (correctness_run(b, launch, *inbuf, in, row, out)) {
+      const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
+      measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
+      if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
+        row.flags.push_back("l2_not_flushed");
+      if (cfg.counters && row.status == Status::ok)
+        collect_counters(a, launch, flush ? &a.flush : nullptr, out, row);
+    }
+    PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
+    inbuf.reset();
+    outbuf.reset();
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();

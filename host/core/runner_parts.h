@@ -26,28 +26,37 @@ inline double seconds_since(WallClock::time_point t0) {
   return std::chrono::duration<double>(WallClock::now() - t0).count();
 }
 
+// Adds `s` seconds to the named phase (appended, in first-run order, when new).
+inline void add_phase(std::vector<std::pair<std::string, double>>& phases, const std::string& name,
+                      double s) {
+  for (auto& [phase, total] : phases)
+    if (phase == name) {
+      total += s;
+      return;
+    }
+  phases.emplace_back(name, s);
+}
+
 // Adds the wall time of its scope to the named phase of RunOutcome::phase_s.
 class PhaseTimer {
  public:
-  PhaseTimer(std::vector<std::pair<std::string, double>>& phases, const char* name)
-      : phases_(phases), name_(name), start_(WallClock::now()) {}
-  ~PhaseTimer() {
-    const double s = seconds_since(start_);
-    for (auto& [phase, total] : phases_)
-      if (phase == name_) {
-        total += s;
-        return;
-      }
-    phases_.emplace_back(name_, s);
-  }
+  PhaseTimer(std::vector<std::pair<std::string, double>>& phases, std::string name)
+      : phases_(phases), name_(std::move(name)), start_(WallClock::now()) {}
+  ~PhaseTimer() { add_phase(phases_, name_, seconds_since(start_)); }
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
 
  private:
   std::vector<std::pair<std::string, double>>& phases_;
-  const char* name_;
+  std::string name_;
   WallClock::time_point start_;
 };
+
+// A phase of one API's lanes ("cuda upload", "vulkan verify"): the APIs take turns, so each API's
+// phases are its own share of the wall time.
+inline std::string api_phase(Api api, const char* what) {
+  return std::string(api_name(api)) + " " + what;
+}
 
 // One API taking part in the run, with its L2-flush scratch (also the clock-settling work).
 struct ApiState {

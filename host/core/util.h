@@ -4,12 +4,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 namespace cuvk {
 
+// ceil(a / b) for unsigned a, b > 0, without the wrap of (a + b - 1) / b near the type's maximum
+// (ceil_div(4294967295u, 4u) is 1073741824, not 0).
 template <typename T>
 constexpr T ceil_div(T a, T b) {
-  return (a + b - 1) / b;
+  static_assert(std::is_unsigned_v<T>, "ceil_div: unsigned operands");
+  return a / b + (a % b != 0 ? 1 : 0);
 }
 
 constexpr double kBytesPerGB = 1e9;  // GB/s here is 10^9 bytes per second, as GPU vendors quote

@@ -104,10 +104,12 @@ const std::vector<PmMetric>& pm_metrics() {
        {"SM_B.TriageCompute.sm__ctas_active.avg.per_cycle_elapsed",
         "sm__ctas_active.avg.per_cycle_elapsed"},
        false},
-      // TPC.TriageCompute.tpc__warps_active_realtime fits the pass but disagreed with the CTAs
-      // resident on the H100 (7.76 "warps" per TPC for 7.76 CTAs of 8 warps per SM in CUDA's
-      // grid-stride copy, 90 in Vulkan's): not sampled until a one-pass warp metric is found.
-      {"warps_per_tpc", {}, false},
+      // Warps resident per SM: sm__warps_active.avg.per_cycle_elapsed, in a second configuration
+      // over a second, identical batch (cupti_session.cpp): on the GH100 it does not fit one pass
+      // with the CTAs resident. TPC.TriageCompute.tpc__warps_active_realtime does, but disagreed
+      // with the CTAs resident on the H100 (7.76 "warps" per TPC for 7.76 CTAs of 8 warps per SM
+      // in CUDA's grid-stride copy, 90 in Vulkan's).
+      {"warps_per_sm", {}, false},
       {"ctas_launched", {"FE_B.TriageCompute.gr__ctas_launched_realtime.sum"}, false},
       {"smem_kib_per_tpc",
        {"TPC.TriageCompute.tpc__l1tex_mem_shared_data_compute_kilobytes_configured_realtime.avg."
@@ -213,7 +215,7 @@ SampledCounters attribute(const std::vector<PmSample>& all, std::uint64_t interv
     weight += seconds(s[k]);
   }
   c.sm_active_pct = weight > 0 ? 100.0 * active / weight : 0;
-  c.warps_per_sm = mean_over(s, first, last, kPmWarpsActiveTpc) / kSmsPerTpc;
+  c.warps_per_sm = mean_over(s, first, last, kPmWarpsActive);
   c.ctas_per_sm = mean_over(s, first, last, kPmCtasActive);
   c.ctas_launched_per_dispatch = sum_over(s, 0, s.size() - 1, kPmCtasLaunched) / n;
   c.smem_kib_per_sm = mean_over(s, first, last, kPmSmemKib) / kSmsPerTpc;
@@ -227,7 +229,7 @@ SampledCounters attribute(const std::vector<PmSample>& all, std::uint64_t interv
     p.dram_read_gbps = sec > 0 ? finite_or_zero(value(x, kPmDramRead)) / sec / 1e9 : 0;
     p.dram_write_gbps = sec > 0 ? finite_or_zero(value(x, kPmDramWrite)) / sec / 1e9 : 0;
     p.sm_throughput_pct = finite_or_zero(value(x, kPmSmThroughput));
-    p.warps_per_sm = finite_or_zero(value(x, kPmWarpsActiveTpc)) / kSmsPerTpc;
+    p.warps_per_sm = finite_or_zero(value(x, kPmWarpsActive));
     p.ctas_per_sm = finite_or_zero(value(x, kPmCtasActive));
     c.series.push_back(p);
   }

@@ -62,7 +62,7 @@ enum PmIndex : std::size_t {
   kPmSmActiveCycles,  // SM active cycles, average SM
   kPmGpcCycles,       // GPC cycles elapsed
   kPmCtasActive,      // CTAs resident per SM (average over the sample)
-  kPmWarpsActiveTpc,  // warps resident per TPC (two SMs)
+  kPmWarpsActive,     // warps resident per SM (a second configuration, cupti_session.cpp)
   kPmCtasLaunched,    // CTAs launched GPU-wide (front end)
   kPmSmemKib,         // shared memory configured per TPC, KiB (the carve-out)
   kPmRegisters,       // registers allocated to compute per TPC

@@ -19,14 +19,14 @@ namespace cuvk::cupti {
 
 #define CUVK_CUPTI_FUNCTIONS(X)                                                                    \
   X(cuptiGetResultString)                                                                          \
-  X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize) X(cuptiProfilerDeviceSupported)          \
-      X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) X(                          \
-          cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize)                            \
-          X(cuptiProfilerHostGetBaseMetrics) X(cuptiProfilerHostConfigAddMetrics) X(               \
-              cuptiProfilerHostGetConfigImageSize) X(cuptiProfilerHostGetConfigImage)              \
-              X(cuptiProfilerHostGetNumOfPasses) X(cuptiProfilerHostEvaluateToGpuValues) X(        \
-                  cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)                           \
-                  X(cuptiRangeProfilerGetCounterDataSize) X(                                       \
+  X(cuptiProfilerInitialize)                                                                       \
+  X(cuptiProfilerDeInitialize) X(cuptiProfilerDeviceSupported) X(cuptiDeviceGetChipName)           \
+      X(cuptiProfilerGetCounterAvailability) X(cuptiProfilerHostInitialize)                        \
+          X(cuptiProfilerHostDeinitialize) X(cuptiProfilerHostGetBaseMetrics) X(                   \
+              cuptiProfilerHostConfigAddMetrics) X(cuptiProfilerHostGetConfigImageSize)            \
+              X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses) X(             \
+                  cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable)                \
+                  X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize) X(          \
                       cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig) \
                       X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(                      \
                           cuptiRangeProfilerPushRange) X(cuptiRangeProfilerPopRange)               \
@@ -40,10 +40,11 @@ namespace cuvk::cupti {
                                                       X(cuptiPmSamplingGetCounterDataInfo) X(      \
                                                           cuptiPmSamplingCounterDataGetSampleInfo)
 
-#define CUVK_CUDA_FUNCTIONS(X)                                                         \
-  X(cuInit)                                                                            \
-  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetUuid_v2) X(cuDevicePrimaryCtxRetain) \
-      X(cuDevicePrimaryCtxRelease_v2) X(cuGetErrorString)
+#define CUVK_CUDA_FUNCTIONS(X)                                                                     \
+  X(cuInit)                                                                                        \
+  X(cuDeviceGetCount)                                                                              \
+  X(cuDeviceGet) X(cuDeviceGetUuid_v2) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) \
+      X(cuGetErrorString)
 
 // libcupti (with libnvperf_host/_target loaded first, from the same place) and libcuda.
 struct Lib {

@@ -47,10 +47,11 @@ namespace {
 using namespace cupti;
 
 constexpr std::uint64_t kIntervalNs = 20000;  // 50 kHz: 100 samples in 2 ms
-// Samples per decode round: the counter data image holds about 60 KB per sample on the GH100, so
-// a small image is decoded in rounds (kMaxRounds x kMaxSamples: a 1.3 s window at 20 us).
-constexpr std::uint32_t kMaxSamples = 64;
-constexpr int kMaxRounds = 1024;
+// Samples one counter data image holds: the whole window of a batch (at least 4 ms of GPU time,
+// 200 samples, plus the host's time before and after it) must fit, since records that do not
+// fit are lost. About 60 KB per sample on the GH100: 61 MB per image.
+constexpr std::uint32_t kMaxSamples = 1024;
+constexpr int kMaxDecodeCalls = 64;
 constexpr std::size_t kHardwareBufferBytes = 256u << 20;
 constexpr int kMaxPasses = 32;  // range-profiler replays of one launch
 
@@ -104,7 +105,11 @@ class CuptiSession final : public CounterSession {
   }
 
   std::string chip() const override { return chip_; }
-  std::vector<std::string> pm_names() const override { return pm_names_; }
+  std::vector<std::string> pm_names() const override {
+    std::vector<std::string> n = pm_.names;
+    if (warps_.host) n[kPmWarpsActive] = warps_.names[kPmWarpsActive];
+    return n;
+  }
   std::uint64_t interval_ns() const override { return kIntervalNs; }
   std::string kernel_unavailable() const override { return kernel_why_; }
   std::string sampling_unavailable() const override { return pm_why_; }
@@ -116,6 +121,13 @@ class CuptiSession final : public CounterSession {
             double batch_gpu_ms) override;
 
  private:
+  struct PmConfig {
+    std::unique_ptr<Host> host;       // null: not configured
+    std::vector<std::string> names;   // per pm_metrics() entry; "" where not in this one
+    std::vector<std::string> used;    // the non-empty ones, in configuration order
+    std::vector<std::uint8_t> image;  // the config image
+    std::vector<std::uint8_t> blank;  // an initialized counter data image
+  };
   template <typename F>
   static void try_or_note(std::string& why, F f) {
     try {
@@ -131,8 +143,11 @@ class CuptiSession final : public CounterSession {
   void pm_disable();
   CUpti_RangeProfiler_Object* range_enable();
   void range_disable(CUpti_RangeProfiler_Object* obj);
-  std::vector<PmSample> decode_samples();
-  void decode_round(std::vector<PmSample>& out);
+  bool configure(PmConfig& c, std::vector<std::string> names, bool drop_optional);
+  void set_config(const PmConfig& c);
+  std::vector<PmSample> sample_once(const PmConfig& c, const std::function<void()>& work);
+  std::vector<PmSample> decode_samples(const PmConfig& c);
+  void decode_round(const PmConfig& c, std::vector<PmSample>& out);
 
   Lib& lib_;
   int ordinal_;
@@ -144,14 +159,17 @@ class CuptiSession final : public CounterSession {
   std::unique_ptr<Host> range_host_;
   std::size_t range_passes_ = 0;
   std::vector<double> range_values_;
-  // PM sampling
-  std::vector<std::uint8_t> pm_avail_, pm_config_, pm_data_, pm_data_blank_;
-  std::unique_ptr<Host> pm_host_;
-  std::vector<std::string> pm_names_;  // per pm_metrics() entry; "" where not sampled
-  std::vector<std::string> pm_used_;   // the non-empty ones, in configuration order
+  // PM sampling: one configuration of every metric but warps, and a second one for the warps
+  // resident (on the GH100 no metric of warps fits one pass with the CTAs resident).
+  std::vector<std::uint8_t> pm_avail_, pm_data_;
+  std::vector<std::string> chip_pm_metrics_;
+  PmConfig pm_, warps_;
   CUpti_PmSampling_Object* pm_obj_ = nullptr;
   std::vector<PmSample> pm_last_;
   std::size_t pm_round_first_ = 0;  // the first of pm_last_ that the image pm_data_ holds
+  std::vector<std::string> pm_data_metrics_;
+  std::uint32_t pm_data_samples_ =
+      0;  // samples a counter data image holds  // the metrics of the configuration pm_data_ is of
   bool pm_overflow_ = false;
 };
 
@@ -183,34 +201,47 @@ void CuptiSession::open_pm() {
   a.pCounterAvailabilityImage = pm_avail_.data();
   check(lib_, "cuptiPmSamplingGetCounterAvailability",
         lib_.cuptiPmSamplingGetCounterAvailability(&a));
-  std::vector<std::string> chip_metrics =
-      Host(lib_, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_, pm_avail_).base_metrics();
+  chip_pm_metrics_ = Host(lib_, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_, pm_avail_).base_metrics();
   // Each metric: the first of its names the chip has (checked against the chip's own list).
-  pm_names_.assign(pm_metrics().size(), "");
+  std::vector<std::string> names(pm_metrics().size());
   for (std::size_t i = 0; i < pm_metrics().size(); ++i) {
     for (const char* name : pm_metrics()[i].names)
-      if (unknown_metrics({name}, chip_metrics).empty()) {
-        pm_names_[i] = name;
+      if (unknown_metrics({name}, chip_pm_metrics_).empty()) {
+        names[i] = name;
         break;
       }
-    if (pm_names_[i].empty() && pm_metrics()[i].required)
+    if (names[i].empty() && pm_metrics()[i].required)
       throw Error("the " + chip_ + " cannot sample " + pm_metrics()[i].key);
   }
-  // All metrics in one configuration; optional ones dropped from the end until it fits one pass.
-  for (std::size_t drop = pm_names_.size();; --drop) {
-    pm_used_.clear();
-    for (const std::string& n : pm_names_)
-      if (!n.empty()) pm_used_.push_back(n);
-    pm_host_ = std::make_unique<Host>(lib_, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_, pm_avail_);
-    std::size_t passes = 0;
-    pm_config_ = pm_host_->config(pm_used_, &passes);
-    if (passes == 1) break;
-    while (drop > 0 && (pm_names_[drop - 1].empty() || pm_metrics()[drop - 1].required)) --drop;
-    if (drop == 0)
-      throw Error("the required PM metrics need " + std::to_string(passes) + " passes");
-    pm_names_[drop - 1].clear();
-  }
+  if (!configure(pm_, names, true)) throw Error("the required PM metrics need more than one pass");
+  // The warps resident, with what tells busy samples from idle ones (to align the two batches).
+  std::vector<std::string> w(pm_metrics().size());
+  for (std::size_t i : {kPmDramRead, kPmDramWrite, kPmGpcCycles}) w[i] = names[i];
+  w[kPmSmActiveCycles] = "sm__cycles_active.avg";
+  w[kPmWarpsActive] = "sm__warps_active.avg.per_cycle_elapsed";
+  if (!unknown_metrics({w[kPmSmActiveCycles], w[kPmWarpsActive]}, chip_pm_metrics_).empty() ||
+      !configure(warps_, w, false))
+    warps_.host.reset();
   pm_enable();
+}
+
+// `c` for `names` in one configuration (all in one ConfigAddMetrics call), if it fits one pass;
+// with `drop_optional`, optional metrics are dropped from the end until it does.
+bool CuptiSession::configure(PmConfig& c, std::vector<std::string> names, bool drop_optional) {
+  for (std::size_t drop = names.size();; --drop) {
+    c.used.clear();
+    for (const std::string& n : names)
+      if (!n.empty()) c.used.push_back(n);
+    c.host = std::make_unique<Host>(lib_, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_, pm_avail_);
+    std::size_t passes = 0;
+    c.image = c.host->config(c.used, &passes);
+    c.names = names;
+    if (passes == 1) return true;
+    if (!drop_optional) return false;
+    while (drop > 0 && (names[drop - 1].empty() || pm_metrics()[drop - 1].required)) --drop;
+    if (drop == 0) return false;
+    names[drop - 1].clear();
+  }
 }
 
 void CuptiSession::pm_enable() {
@@ -220,32 +251,37 @@ void CuptiSession::pm_enable() {
   if (CUptiResult r = lib_.cuptiPmSamplingEnable(&e); r != CUPTI_SUCCESS)
     throw Error(restricted_reason(lib_, "cuptiPmSamplingEnable", r));
   pm_obj_ = e.pPmSamplingObject;
+  for (PmConfig* c : {&warps_, &pm_}) {
+    if (!c->host || !c->blank.empty()) continue;
+    set_config(*c);
+    std::vector<const char*> names;
+    for (const std::string& n : c->used) names.push_back(n.c_str());
+    auto s = CUVK_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
+    s.pPmSamplingObject = pm_obj_;
+    s.pMetricNames = names.data();
+    s.numMetrics = names.size();
+    s.maxSamples = pm_data_samples_ = round_samples();
+    check(lib_, "cuptiPmSamplingGetCounterDataSize", lib_.cuptiPmSamplingGetCounterDataSize(&s));
+    c->blank.resize(s.counterDataSize);
+    auto i = CUVK_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
+    i.pPmSamplingObject = pm_obj_;
+    i.counterDataSize = c->blank.size();
+    i.pCounterData = c->blank.data();
+    check(lib_, "cuptiPmSamplingCounterDataImageInitialize",
+          lib_.cuptiPmSamplingCounterDataImageInitialize(&i));
+  }
+}
+
+void CuptiSession::set_config(const PmConfig& cfg) {
   auto c = CUVK_PARAMS(CUpti_PmSampling_SetConfig_Params);
   c.pPmSamplingObject = pm_obj_;
-  c.configSize = pm_config_.size();
-  c.pConfig = pm_config_.data();
+  c.configSize = cfg.image.size();
+  c.pConfig = cfg.image.data();
   c.hardwareBufferSize = kHardwareBufferBytes;
   c.samplingInterval = kIntervalNs;
   c.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   c.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
   check(lib_, "cuptiPmSamplingSetConfig", lib_.cuptiPmSamplingSetConfig(&c));
-  if (pm_data_blank_.empty()) {
-    std::vector<const char*> names;
-    for (const std::string& n : pm_used_) names.push_back(n.c_str());
-    auto s = CUVK_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
-    s.pPmSamplingObject = pm_obj_;
-    s.pMetricNames = names.data();
-    s.numMetrics = names.size();
-    s.maxSamples = round_samples();
-    check(lib_, "cuptiPmSamplingGetCounterDataSize", lib_.cuptiPmSamplingGetCounterDataSize(&s));
-    pm_data_blank_.resize(s.counterDataSize);
-    auto i = CUVK_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
-    i.pPmSamplingObject = pm_obj_;
-    i.counterDataSize = pm_data_blank_.size();
-    i.pCounterData = pm_data_blank_.data();
-    check(lib_, "cuptiPmSamplingCounterDataImageInitialize",
-          lib_.cuptiPmSamplingCounterDataImageInitialize(&i));
-  }
 }
 
 void CuptiSession::pm_disable() {
@@ -342,9 +378,41 @@ KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
   return decode_kernel(range_values_, range_passes_);
 }
 
+// Whether a sample saw the SMs busy (kBusySmActive of its cycles).
+bool sms_busy(const PmSample& x) {
+  const double cycles = x.values[kPmGpcCycles];
+  return cycles > 0 && x.values[kPmSmActiveCycles] / cycles >= kBusySmActive;
+}
+
+// Puts the warps resident that `warps` (a second batch, the same work) saw into `into`'s busy
+// samples, by position within each batch's busy samples; idle samples get 0.
+void merge_warps(std::vector<PmSample>& into, const std::vector<PmSample>& warps) {
+  std::vector<std::size_t> a, b;
+  for (std::size_t k = 1; k < into.size(); ++k)
+    if (sms_busy(into[k])) a.push_back(k);
+  for (std::size_t k = 1; k < warps.size(); ++k)
+    if (sms_busy(warps[k])) b.push_back(k);
+  for (PmSample& x : into) x.values[kPmWarpsActive] = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    into[a[i]].values[kPmWarpsActive] =
+        b.empty() ? std::nan("") : warps[b[i * b.size() / a.size()]].values[kPmWarpsActive];
+}
+
 std::vector<PmSample> CuptiSession::sample(const std::function<void()>& work) {
   if (!pm_why_.empty()) throw Error(pm_why_);
   pm_enable();
+  std::vector<PmSample> main = sample_once(pm_, work);
+  if (warps_.host) {
+    const std::vector<PmSample> warps = sample_once(warps_, work);
+    merge_warps(main, warps);
+  }
+  pm_last_ = main;
+  return pm_last_;
+}
+
+std::vector<PmSample> CuptiSession::sample_once(const PmConfig& c,
+                                                const std::function<void()>& work) {
+  set_config(c);
   auto start = CUVK_PARAMS(CUpti_PmSampling_Start_Params);
   start.pPmSamplingObject = pm_obj_;
   check(lib_, "cuptiPmSamplingStart", lib_.cuptiPmSamplingStart(&start));
@@ -359,36 +427,43 @@ std::vector<PmSample> CuptiSession::sample(const std::function<void()>& work) {
   auto stop = CUVK_PARAMS(CUpti_PmSampling_Stop_Params);
   stop.pPmSamplingObject = pm_obj_;
   check(lib_, "cuptiPmSamplingStop", lib_.cuptiPmSamplingStop(&stop));
-  pm_last_ = decode_samples();
-  return pm_last_;
+  return decode_samples(c);
 }
 
-// Decodes the hardware buffer in rounds of one counter data image each, until its end.
-std::vector<PmSample> CuptiSession::decode_samples() {
+// Decodes the hardware buffer into one counter data image, until its end.
+std::vector<PmSample> CuptiSession::decode_samples(const PmConfig& c) {
   pm_overflow_ = false;
+  pm_data_metrics_ = c.used;
   std::vector<PmSample> out;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    pm_data_ = pm_data_blank_;
+  pm_data_ = c.blank;
+  pm_round_first_ = 0;
+  for (int call = 0; call < kMaxDecodeCalls; ++call) {
     auto d = CUVK_PARAMS(CUpti_PmSampling_DecodeData_Params);
     d.pPmSamplingObject = pm_obj_;
     d.pCounterDataImage = pm_data_.data();
     d.counterDataImageSize = pm_data_.size();
     check(lib_, "cuptiPmSamplingDecodeData", lib_.cuptiPmSamplingDecodeData(&d));
     pm_overflow_ = pm_overflow_ || d.overflow;
-    pm_round_first_ = out.size();
-    decode_round(out);
-    // A full image or OTHER: more records may wait in the hardware buffer; an image that got no
-    // sample means there are none.
-    if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS ||
-        out.size() == pm_round_first_)
-      break;
+    if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) {
+      // Drain what is left, so that the next window starts from an empty hardware buffer.
+      for (int drain = 0; drain < kMaxDecodeCalls; ++drain) {
+        pm_data_ = c.blank;
+        if (lib_.cuptiPmSamplingDecodeData(&d) != CUPTI_SUCCESS ||
+            d.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
+          break;
+      }
+      throw Error("PM sampling: the window held more than " + std::to_string(pm_data_samples_) +
+                  " samples (the rest would be lost): not attributed");
+    }
+    if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) break;
   }
   if (pm_overflow_) throw Error("PM sampling: the hardware buffer overflowed");
+  decode_round(c, out);
   return out;
 }
 
 // Appends the samples of the counter data image as decoded (its completed ones).
-void CuptiSession::decode_round(std::vector<PmSample>& out) {
+void CuptiSession::decode_round(const PmConfig& c, std::vector<PmSample>& out) {
   auto info = CUVK_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
   info.pCounterDataImage = pm_data_.data();
   info.counterDataImageSize = pm_data_.size();
@@ -404,10 +479,10 @@ void CuptiSession::decode_round(std::vector<PmSample>& out) {
     PmSample x;
     x.start_ns = si.startTimestamp;
     x.end_ns = si.endTimestamp;
-    const std::vector<double> used = pm_host_->evaluate(pm_data_, k, pm_used_);
-    x.values.assign(pm_names_.size(), std::nan(""));
-    for (std::size_t i = 0, u = 0; i < pm_names_.size(); ++i)
-      if (!pm_names_[i].empty()) x.values[i] = used[u++];
+    const std::vector<double> used = c.host->evaluate(pm_data_, k, c.used);
+    x.values.assign(c.names.size(), std::nan(""));
+    for (std::size_t i = 0, u = 0; i < c.names.size(); ++i)
+      if (!c.names[i].empty()) x.values[i] = used[u++];
     out.push_back(std::move(x));
   }
 }
@@ -447,9 +522,13 @@ void CuptiSession::dump(const std::string& label, const std::string& what_ran,
         v.push_back(std::isfinite(x) ? nlohmann::json(x) : nlohmann::json());
       samples.push_back({{"start_ns", s.start_ns}, {"end_ns", s.end_ns}, {"values", v}});
     }
-    j["pm"] = {{"metrics", pm_names_},     {"interval_ns", kIntervalNs},
-               {"dispatches", dispatches}, {"batch_gpu_ms", batch_gpu_ms},
-               {"samples", samples},       {"data_bin_first_sample", pm_round_first_}};
+    j["pm"] = {{"metrics", pm_names()},
+               {"interval_ns", kIntervalNs},
+               {"dispatches", dispatches},
+               {"batch_gpu_ms", batch_gpu_ms},
+               {"samples", samples},
+               {"data_bin_first_sample", pm_round_first_},
+               {"data_bin_metrics", pm_data_metrics_}};
     if (raw) write_bytes(base + ".pm_data.bin", pm_data_);
     if (raw) write_bytes(base + ".pm_avail.bin", pm_avail_);
   }

@@ -308,7 +308,9 @@ int model_blocks_per_sm(int registers, std::uint32_t block_size, const SmLimits&
   int by_registers = l.max_blocks_per_sm;
   if (registers > 0) {
     const int regs_per_warp =
-        static_cast<int>(ceil_div(registers * l.warp_size, l.reg_alloc_unit) * l.reg_alloc_unit);
+        static_cast<int>(ceil_div<std::uint32_t>(static_cast<std::uint32_t>(registers * l.warp_size),
+                                                 static_cast<std::uint32_t>(l.reg_alloc_unit)) *
+                         static_cast<std::uint32_t>(l.reg_alloc_unit));
     if (regs_per_warp * warps > l.regs_per_block) return 0;
     const int warps_per_partition = (l.regs_per_sm / l.sub_partitions) / regs_per_warp;
     by_registers = warps_per_partition * l.sub_partitions / warps;

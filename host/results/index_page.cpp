@@ -12,15 +12,35 @@
 namespace cuvk {
 namespace {
 
-std::string basename_of(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+// Text for a link's or an image's text: printable, with no brackets that would end it.
+std::string md_text(const std::string& s) {
+  std::string out = printable(s);
+  for (char& c : out)
+    if (c == '[' || c == ']') c = c == '[' ? '(' : ')';
+  return out;
 }
 
-std::string stem_of(const std::string& path) {
-  const std::string base = basename_of(path);
-  const std::size_t dot = base.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+// Figures with their captions, each naming the files it was drawn from (`plot.py check` reads it).
+void format_figures(std::ostringstream& out, const IndexInputs& in) {
+  if (in.figures.empty() && in.figures_note.empty()) return;
+  out << "\n## Figures\n\n"
+      << "Drawn by `" << in.command
+      << "` with matplotlib (cuvk's plotter, results/plot.py in its source) from the files each "
+         "caption names; every figure keeps those files' SHA-256 in its own metadata (PNG text "
+         "`Source`), so a figure that no longer matches its run file fails `plot.py check`.\n";
+  if (!in.figures_note.empty()) out << "\n" << printable(in.figures_note) << "\n";
+  for (std::size_t i = 0; i < in.figures.size(); ++i) {
+    const Figure& f = in.figures[i];
+    out << "\n### Figure " << i + 1 << ": " << printable(f.title) << "\n\n![" << md_text(f.title)
+        << "](" << printable(f.file) << ")\n\n"
+        << printable(f.caption) << " Drawn from ";
+    for (std::size_t k = 0; k < f.sources.size(); ++k) {
+      const FigureSource& s = f.sources[k];
+      out << (k == 0 ? "" : k + 1 == f.sources.size() ? " and " : ", ") << "[" << md_text(s.file)
+          << "](" << printable(s.file) << ") (cuvk " << md_text(s.revision) << ")";
+    }
+    out << ".\n";
+  }
 }
 
 }  // namespace
@@ -48,6 +68,8 @@ std::string format_index(const IndexInputs& in) {
     if (in.findings.back() != '\n') out << '\n';
   }
 
+  format_figures(out, in);
+
   out << "\n## CUDA vs Vulkan parity\n";
   for (std::size_t i = 0; i < in.runs.size(); ++i) {
     const RunFile& r = in.runs[i];
@@ -58,42 +80,6 @@ std::string format_index(const IndexInputs& in) {
       continue;
     }
     out << parity_text(r, p, true, 0);  // under this run's heading, without its own
-  }
-
-  std::vector<std::string> used;
-  bool any_plot = false;
-  for (std::size_t i = 0; i < in.runs.size(); ++i) {
-    const std::string prefix = stem_of(in.runs[i].name) + ".";
-    std::vector<std::string> mine;
-    for (const std::string& p : in.plots)
-      if (basename_of(p).compare(0, prefix.size(), prefix) == 0) mine.push_back(p);
-    if (mine.empty()) continue;
-    // results/plot.py's charts in its own order; anything else after them, by name.
-    const std::vector<std::string> known = {".offsets.", ".stride.", ".layouts.", ".parity."};
-    auto chart_rank = [&known](const std::string& p) {
-      for (std::size_t k = 0; k < known.size(); ++k)
-        if (p.find(known[k]) != std::string::npos) return k;
-      return known.size();
-    };
-    std::stable_sort(mine.begin(), mine.end(),
-                     [&chart_rank](const std::string& x, const std::string& y) {
-                       return chart_rank(x) < chart_rank(y);
-                     });
-    if (!any_plot) out << "\n## Plots\n";
-    any_plot = true;
-    out << "\n### " << run_label(i) << ": " << printable(in.runs[i].name) << "\n\n";
-    for (const std::string& p : mine) {
-      out << "![" << printable(stem_of(p)) << "](" << printable(p) << ")\n\n";
-      used.push_back(p);
-    }
-  }
-  std::vector<std::string> rest;
-  for (const std::string& p : in.plots)
-    if (std::find(used.begin(), used.end(), p) == used.end()) rest.push_back(p);
-  if (!rest.empty()) {
-    out << (any_plot ? "\n### Other plots\n\n" : "\n## Plots\n\n");
-    for (const std::string& p : rest)
-      out << "![" << printable(stem_of(p)) << "](" << printable(p) << ")\n\n";
   }
 
   out << "\n## Comparison tables\n\n";

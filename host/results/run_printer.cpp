@@ -275,6 +275,15 @@ std::string stream_tail(const RunDocument& doc, Format format) {
     out += bullet + std::string("host wall time by phase:");
     for (const auto& [phase, s] : doc.outcome.phase_s) out += " " + phase + " " + fmt("%.2f", s) + " s;";
     out.back() = '\n';
+    if (doc.wall_s > 0)
+      out += bullet + std::string("the phases cover ") + fmt("%.1f", 100.0 * phase_cover(doc)) +
+             "% of the wall time (the APIs take turns: each API's phases are its own)\n";
+  }
+  if (!doc.outcome.background_s.empty()) {
+    out += bullet + std::string("beside them, on other threads (overlapping the phases):");
+    for (const auto& [phase, s] : doc.outcome.background_s)
+      out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    out.back() = '\n';
   }
   return out;
 }

@@ -27,6 +27,16 @@ json summary_json(const Summary& s) {
   return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"samples", s.samples}};
 }
 
+}  // namespace
+
+double phase_cover(const RunDocument& doc) {
+  double sum = 0.0;
+  for (const auto& [phase, s] : doc.outcome.phase_s) sum += s;
+  return doc.wall_s > 0 ? sum / doc.wall_s : 0.0;
+}
+
+namespace {
+
 json provenance_json(const RunDocument& doc) {
   return {{"tool", "cuvk"},
           {"version", build::kVersion},
@@ -40,6 +50,13 @@ json provenance_json(const RunDocument& doc) {
            [&doc] {
              json phases = json::object();  // host wall time per phase of the driver
              for (const auto& [phase, s] : doc.outcome.phase_s) phases[phase] = s;
+             return phases;
+           }()},
+          {"phase_cover", phase_cover(doc)},
+          {"background_phase_s",
+           [&doc] {
+             json phases = json::object();  // other threads' work, overlapping phase_s
+             for (const auto& [phase, s] : doc.outcome.background_s) phases[phase] = s;
              return phases;
            }()},
           {"build", build_json()}};

@@ -27,6 +27,9 @@ struct RunDocument {
   std::vector<std::string> validation_messages;  // only with --validation
 };
 
+// The share of wall_s that the phases (outcome.phase_s) account for; 0 without a wall time.
+double phase_cover(const RunDocument& doc);
+
 nlohmann::json device_json(const DeviceInfo& d);
 // How this cuvk was built (provenance.build of run and trace files).
 nlohmann::json build_json();

@@ -1,6 +1,7 @@
 // `cuvk trace`'s document: per API, the traced kernel's verification, its records and their
 // summary (host/core/trace_summary.h), and the tracing cost (traced vs untraced GPU time). Written
-// as JSON (schema "cuvk.trace/1", results/SCHEMA.md), as text, and as an SVG plot drawn here.
+// as JSON (schema "cuvk.trace/1", results/SCHEMA.md) and as text; `--plot` draws the JSON with the
+// plotter (host/cli/plotter.h).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,5 @@ bool lane_ok(const TraceLane& lane);
 
 nlohmann::json trace_json(const TraceDocument& doc);
 std::string trace_text(const TraceDocument& doc);  // the console summary
-std::string trace_svg(const TraceDocument& doc);   // one panel per traced API, stacked
 
 }  // namespace cuvk

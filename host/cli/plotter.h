@@ -1,0 +1,45 @@
+// cuvk's one plotting path: results/plot.py and results/plotting/ (matplotlib), embedded in the
+// binary at build time (cmake/EmbedPlotter.cmake) and run with a python3 that imports matplotlib.
+// Used by `cuvk report --index DIR` (every figure of a results folder) and `cuvk trace --plot`.
+// Without such a python3 the figures are skipped, with the reason and the install line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cuvk {
+
+struct PlotterFile {
+  const char* path;  // relative to results/, e.g. "plotting/common.py"
+  const char* text;
+};
+const std::vector<PlotterFile>& plotter_files();  // generated: plotter_files.cpp
+
+inline constexpr const char* kPlotInstallLine = "apt-get install python3-matplotlib";
+
+// A private copy of the embedded plotter in a temporary folder, removed on destruction, and the
+// python3 that runs it: $CUVK_PYTHON when set (only it), else `python3` on PATH or /usr/bin/python3,
+// the first that imports matplotlib. `usable()` false: `skipped` says why, with the install line.
+class Plotter {
+ public:
+  Plotter();
+  ~Plotter();
+  Plotter(const Plotter&) = delete;
+  Plotter& operator=(const Plotter&) = delete;
+
+  bool usable() const { return !python_.empty(); }
+  const std::string& skipped() const { return skipped_; }
+  const std::string& folder() const { return dir_; }  // the temporary folder (scratch space too)
+
+  // Runs `python3 plot.py ARGS...`; returns its exit status and sets `output` to its stdout and
+  // stderr together.
+  int run(const std::vector<std::string>& args, std::string& output) const;
+
+ private:
+  std::string dir_, python_, skipped_;
+};
+
+// The drawing program, for the figures' metadata: "cuvk <git revision> (results/plot.py)".
+std::string plotter_name();
+
+}  // namespace cuvk

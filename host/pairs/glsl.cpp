@@ -1,0 +1,180 @@
+// The Vulkan side of a pair: GLSL compiled at run time with shaderc (Debian: libshaderc-dev), for
+// Vulkan 1.1 / SPIR-V 1.3 as cuvk's own shaders are, or a ready SPIR-V file.
+#include <shaderc/shaderc.h>
+#include <spirv-tools/libspirv.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "pair.h"
+
+namespace cuvk::pairs {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint32_t kSpirvMagic = 0x07230203u;
+constexpr std::uint64_t kMaxSourceBytes = 16u << 20;
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  if (size > kMaxSourceBytes) return false;
+  in.seekg(0);
+  out->assign(size, '\0');
+  return static_cast<bool>(in.read(out->data(), static_cast<std::streamsize>(size)));
+}
+
+// #include "x" resolves against the including file's folder, #include <x> against the first
+// source's folder; each result owns its strings.
+struct Include {
+  shaderc_include_result result{};
+  std::string name, content;
+};
+
+shaderc_include_result* resolve_include(void* user, const char* requested, int type,
+                                        const char* requesting, std::size_t) {
+  const fs::path base = type == shaderc_include_type_relative
+                            ? fs::path(requesting).parent_path()
+                            : fs::path(static_cast<const char*>(user)).parent_path();
+  auto inc = std::make_unique<Include>();
+  const fs::path p = fs::path(requested).is_absolute() ? fs::path(requested) : base / requested;
+  if (read_file(p.string(), &inc->content)) {
+    inc->name = p.lexically_normal().string();
+  } else {
+    inc->content = "cannot read '" + p.string() + "'";  // shaderc reports it as the error
+  }
+  inc->result = {inc->name.c_str(), inc->name.size(), inc->content.c_str(), inc->content.size(),
+                 inc.get()};
+  return &inc.release()->result;
+}
+
+void release_include(void*, shaderc_include_result* result) {
+  delete static_cast<Include*>(result->user_data);
+}
+
+// What compiled it, for reports (shaderc has no version query; Debian's package is named).
+constexpr const char* kShaderc = "shaderc (Vulkan 1.1, SPIR-V 1.3)";
+
+CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, const char* field) {
+  std::string bytes;
+  if (!read_file(path, &bytes))
+    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  std::uint32_t magic = 0;
+  if (bytes.size() < 20 || bytes.size() % 4 != 0 ||
+      (std::memcpy(&magic, bytes.data(), 4), magic != kSpirvMagic))
+    throw DeclarationError(decl.file + ": " + field + ": '" + path +
+                           "' is not a SPIR-V module (size a multiple of 4, magic 0x07230203)");
+  CompiledSpirv out;
+  out.words.resize(bytes.size() / 4);
+  std::memcpy(out.words.data(), bytes.data(), bytes.size());
+  out.entry = decl.glsl.entry;
+  out.compiler = "file";
+  return out;
+}
+
+// spirv-val's rules for the module's SPIR-V version under Vulkan (1.3 and older: Vulkan 1.1).
+spv_target_env validation_env(std::uint32_t version) {
+  const std::uint32_t minor = (version >> 8) & 0xff;
+  if (minor >= 6) return SPV_ENV_VULKAN_1_3;
+  if (minor == 5) return SPV_ENV_VULKAN_1_2;
+  if (minor == 4) return SPV_ENV_VULKAN_1_1_SPIRV_1_4;
+  return SPV_ENV_VULKAN_1_1;
+}
+
+// Runs the SPIR-V validator over the module, so a bad ready-made .spv is named here rather than
+// crashing a driver. Throws DeclarationError with the validator's message.
+void validate(const PairDeclaration& decl, const std::string& path, const CompiledSpirv& spv) {
+  const spv_context context =
+      spvContextCreate(validation_env(spv.words.size() > 1 ? spv.words[1] : 0));
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t r =
+      spvValidateBinary(context, spv.words.data(), spv.words.size(), &diagnostic);
+  std::string message = diagnostic && diagnostic->error ? diagnostic->error : "";
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  if (r != SPV_SUCCESS)
+    throw DeclarationError(decl.file + ": SPIR-V validation failed: " + path + ":\n" + message);
+}
+
+template <typename T, void (*Release)(T*)>
+struct Releaser {
+  void operator()(T* p) const { Release(p); }
+};
+
+}  // namespace
+
+CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
+  if (binding != Binding::descriptor && binding != Binding::bda)
+    throw Error(decl.file + ": a GLSL shader binds by descriptor or bda, not " +
+                binding_name(binding));
+  const bool bda = binding == Binding::bda;
+  if (bda && !supports_bda(decl))
+    throw DeclarationError(decl.file +
+                           ": glsl: the shader declares no bda form (glsl.bda_defines, "
+                           "glsl.bda_source or glsl.bda_spirv)");
+  CompiledSpirv out;
+  if (!bda && !decl.glsl.spirv.empty()) out = read_spirv(decl, decl.glsl.spirv, "glsl.spirv");
+  if (bda && !decl.glsl.bda_spirv.empty())
+    out = read_spirv(decl, decl.glsl.bda_spirv, "glsl.bda_spirv");
+  out.binding = binding;
+  if (!out.words.empty()) {
+    validate(decl, bda ? decl.glsl.bda_spirv : decl.glsl.spirv, out);
+    return out;
+  }
+
+  const std::string path =
+      bda && !decl.glsl.bda_source.empty() ? decl.glsl.bda_source : decl.glsl.source;
+  const char* field = bda && !decl.glsl.bda_source.empty() ? "glsl.bda_source" : "glsl.source";
+  std::string source;
+  if (!read_file(path, &source))
+    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  std::unique_ptr<shaderc_compiler, Releaser<shaderc_compiler, shaderc_compiler_release>> compiler(
+      shaderc_compiler_initialize());
+  std::unique_ptr<shaderc_compile_options,
+                  Releaser<shaderc_compile_options, shaderc_compile_options_release>>
+      options(shaderc_compile_options_initialize());
+  if (!compiler || !options) throw Error(decl.file + ": shaderc could not be initialised");
+  shaderc_compile_options_set_target_env(options.get(), shaderc_target_env_vulkan,
+                                         shaderc_env_version_vulkan_1_1);
+  shaderc_compile_options_set_include_callbacks(options.get(), resolve_include, release_include,
+                                                const_cast<char*>(path.c_str()));
+  for (const auto& def : bda ? decl.glsl.bda_defines : decl.glsl.defines) {
+    const std::size_t eq = def.find('=');
+    const std::string name = def.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : def.substr(eq + 1);
+    shaderc_compile_options_add_macro_definition(options.get(), name.c_str(), name.size(),
+                                                 value.c_str(), value.size());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<shaderc_compilation_result,
+                  Releaser<shaderc_compilation_result, shaderc_result_release>>
+      result(shaderc_compile_into_spv(compiler.get(), source.data(), source.size(),
+                                      shaderc_compute_shader, path.c_str(), decl.glsl.entry.c_str(),
+                                      options.get()));
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.compiler = kShaderc;
+  out.entry = decl.glsl.entry;
+  const char* message = result ? shaderc_result_get_error_message(result.get()) : "no result";
+  out.log = message ? message : "";
+  while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
+  if (!result ||
+      shaderc_result_get_compilation_status(result.get()) != shaderc_compilation_status_success)
+    throw DeclarationError(decl.file + ": GLSL compile failed: " + path + " (" + out.compiler +
+                           (bda ? ", bda form" : "") + ")" +
+                           (out.log.empty() ? "" : ":\n" + out.log));
+  const std::size_t bytes = shaderc_result_get_length(result.get());
+  out.words.resize(bytes / 4);
+  std::memcpy(out.words.data(), shaderc_result_get_bytes(result.get()), out.words.size() * 4);
+  validate(decl, path, out);
+  return out;
+}
+
+}  // namespace cuvk::pairs

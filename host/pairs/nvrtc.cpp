@@ -1,0 +1,221 @@
+// The CUDA side of a pair compiled at run time with NVRTC, opened with dlopen so that cuvk builds
+// and runs without the CUDA toolkit (then every CUDA compile says why not).
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "pair.h"
+
+namespace cuvk::pairs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The NVRTC entry points cuvk uses, declared by their documented C ABI (nvrtc.h).
+using nvrtcResult = int;
+using nvrtcProgram = void*;
+constexpr nvrtcResult kNvrtcSuccess = 0;
+
+struct Nvrtc {
+  void* lib = nullptr;
+  std::string unavailable;  // "" when loaded
+  std::string path;         // the library loaded
+  int major = 0, minor = 0;
+  const char* (*error_string)(nvrtcResult) = nullptr;
+  nvrtcResult (*version)(int*, int*) = nullptr;
+  nvrtcResult (*create)(nvrtcProgram*, const char*, const char*, int, const char* const*,
+                        const char* const*) = nullptr;
+  nvrtcResult (*destroy)(nvrtcProgram*) = nullptr;
+  nvrtcResult (*add_name)(nvrtcProgram, const char*) = nullptr;
+  nvrtcResult (*compile)(nvrtcProgram, int, const char* const*) = nullptr;
+  nvrtcResult (*log_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*log)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*ptx_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*ptx)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*cubin_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*cubin)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*lowered)(nvrtcProgram, const char*, const char**) = nullptr;
+  nvrtcResult (*num_archs)(int*) = nullptr;
+  nvrtcResult (*archs)(int*) = nullptr;
+
+  template <typename F>
+  bool sym(F& f, const char* name) {
+    f = reinterpret_cast<F>(dlsym(lib, name));
+    return f != nullptr;
+  }
+};
+
+std::vector<std::string> candidates() {
+  if (const char* only = std::getenv("CUVK_NVRTC"); only && *only) return {only};
+  std::vector<std::string> c = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* root = std::getenv(var); root && *root)
+      for (const char* lib : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+        c.push_back(std::string(root) + "/lib64/" + lib);
+  for (const char* lib : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+    c.push_back(std::string("/usr/local/cuda/lib64/") + lib);
+  return c;
+}
+
+void load(Nvrtc& n) {
+  std::string tried;
+  for (const std::string& c : candidates()) {
+    n.lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (n.lib) break;
+    tried += (tried.empty() ? "" : ", ") + c;
+  }
+  if (!n.lib) {
+    n.unavailable = "NVRTC unavailable: no libnvrtc found (tried " + tried +
+                    "; install the CUDA toolkit or set CUDA_HOME)";
+    return;
+  }
+  const bool ok =
+      n.sym(n.error_string, "nvrtcGetErrorString") && n.sym(n.version, "nvrtcVersion") &&
+      n.sym(n.create, "nvrtcCreateProgram") && n.sym(n.destroy, "nvrtcDestroyProgram") &&
+      n.sym(n.add_name, "nvrtcAddNameExpression") && n.sym(n.compile, "nvrtcCompileProgram") &&
+      n.sym(n.log_size, "nvrtcGetProgramLogSize") && n.sym(n.log, "nvrtcGetProgramLog") &&
+      n.sym(n.ptx_size, "nvrtcGetPTXSize") && n.sym(n.ptx, "nvrtcGetPTX") &&
+      n.sym(n.cubin_size, "nvrtcGetCUBINSize") && n.sym(n.cubin, "nvrtcGetCUBIN") &&
+      n.sym(n.lowered, "nvrtcGetLoweredName") && n.sym(n.num_archs, "nvrtcGetNumSupportedArchs") &&
+      n.sym(n.archs, "nvrtcGetSupportedArchs");
+  Dl_info info{};
+  if (n.version && dladdr(reinterpret_cast<void*>(n.version), &info) && info.dli_fname)
+    n.path = info.dli_fname;
+  if (!ok) {
+    n.unavailable =
+        "NVRTC unavailable: " + n.path + " lacks an entry point cuvk needs (CUDA 11.1+)";
+    return;
+  }
+  if (n.version(&n.major, &n.minor) != kNvrtcSuccess)
+    n.unavailable = "NVRTC unavailable: nvrtcVersion failed";
+}
+
+Nvrtc& nvrtc() {
+  static Nvrtc n;
+  static std::once_flag once;
+  std::call_once(once, [] { load(n); });
+  return n;
+}
+
+// Destroys the program on every path.
+class Program {
+ public:
+  Program(Nvrtc& n, nvrtcProgram p) : n_(n), p_(p) {}
+  ~Program() { n_.destroy(&p_); }
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  nvrtcProgram get() const { return p_; }
+
+ private:
+  Nvrtc& n_;
+  nvrtcProgram p_;
+};
+
+std::string read_text(const PairDeclaration& decl, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (!in) throw DeclarationError(decl.file + ": cuda.source: cannot read '" + path + "'");
+  return s.str();
+}
+
+void check(Nvrtc& n, nvrtcResult r, const char* call, const PairDeclaration& decl) {
+  if (r != kNvrtcSuccess) throw Error(decl.file + ": " + call + " failed: " + n.error_string(r));
+}
+
+std::string program_log(Nvrtc& n, nvrtcProgram p) {
+  std::size_t size = 0;
+  if (n.log_size(p, &size) != kNvrtcSuccess || size <= 1) return {};
+  std::string log(size, '\0');
+  if (n.log(p, log.data()) != kNvrtcSuccess) return {};
+  log.resize(log.find_last_not_of(std::string("\n\0", 2)) + 1);
+  return log;
+}
+
+// NVRTC's log without ptxas -v's lines (those go to ptxas_log: they are not warnings).
+void split_log(const std::string& log, CompiledCuda* out) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string& to = line.rfind("ptxas", 0) == 0 ? out->ptxas_log : out->log;
+    to += (to.empty() ? "" : "\n") + line;
+  }
+}
+
+// The architectures this NVRTC compiles for, as "sm_75, sm_80, ...", and whether `arch` is one.
+bool supports_arch(Nvrtc& n, int arch, std::string* list) {
+  int count = 0;
+  if (n.num_archs(&count) != kNvrtcSuccess || count <= 0) return true;  // cannot say: let it try
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (n.archs(archs.data()) != kNvrtcSuccess) return true;
+  bool found = false;
+  for (int a : archs) {
+    *list += (list->empty() ? "sm_" : ", sm_") + std::to_string(a);
+    found = found || a == arch;
+  }
+  return found;
+}
+
+}  // namespace
+
+std::string nvrtc_unavailable() {
+  return nvrtc().unavailable;
+}
+
+CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
+  Nvrtc& n = nvrtc();
+  if (!n.unavailable.empty()) throw Error(decl.file + ": " + n.unavailable);
+  CompiledCuda out;
+  out.arch = sm_arch;
+  out.entry = decl.cuda.entry;
+  out.compiler = "NVRTC " + std::to_string(n.major) + "." + std::to_string(n.minor);
+  std::string archs;
+  if (!supports_arch(n, sm_arch, &archs))
+    throw Error(decl.file + ": " + out.compiler + " cannot compile for sm_" +
+                std::to_string(sm_arch) + " (it supports " + archs + ")");
+  const std::string source = read_text(decl, decl.cuda.source);
+  nvrtcProgram raw = nullptr;
+  check(n, n.create(&raw, source.c_str(), decl.cuda.source.c_str(), 0, nullptr, nullptr),
+        "nvrtcCreateProgram", decl);
+  Program prog(n, raw);
+  const std::string name_expr = "&" + decl.cuda.entry;
+  check(n, n.add_name(prog.get(), name_expr.c_str()), "nvrtcAddNameExpression", decl);
+  std::vector<std::string>& opts = out.options;
+  opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch), "--std=c++17", "--ptxas-options=-v",
+          "-I" + fs::path(decl.cuda.source).parent_path().string()};
+  // The toolkit's headers (cuda_fp16.h, ...) beside the library: <root>/lib64/libnvrtc.so.
+  const fs::path include = fs::path(n.path).parent_path().parent_path() / "include";
+  std::error_code ec;
+  if (!n.path.empty() && fs::is_directory(include, ec)) opts.push_back("-I" + include.string());
+  opts.insert(opts.end(), decl.cuda.options.begin(), decl.cuda.options.end());
+  std::vector<const char*> argv;
+  for (const auto& o : opts) argv.push_back(o.c_str());
+  const auto t0 = std::chrono::steady_clock::now();
+  const nvrtcResult r = n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
+  split_log(program_log(n, prog.get()), &out);
+  if (r != kNvrtcSuccess)
+    throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
+                           out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +
+                           n.error_string(r) + ")" + (out.log.empty() ? "" : ":\n" + out.log));
+  std::size_t size = 0;
+  check(n, n.ptx_size(prog.get(), &size), "nvrtcGetPTXSize", decl);
+  out.ptx.assign(size, '\0');
+  check(n, n.ptx(prog.get(), out.ptx.data()), "nvrtcGetPTX", decl);
+  while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+  check(n, n.cubin_size(prog.get(), &size), "nvrtcGetCUBINSize", decl);
+  out.cubin.resize(size);
+  check(n, n.cubin(prog.get(), reinterpret_cast<char*>(out.cubin.data())), "nvrtcGetCUBIN", decl);
+  const char* lowered = nullptr;
+  check(n, n.lowered(prog.get(), name_expr.c_str(), &lowered), "nvrtcGetLoweredName", decl);
+  out.lowered_name = lowered ? lowered : decl.cuda.entry;
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace cuvk::pairs

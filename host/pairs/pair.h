@@ -1,0 +1,234 @@
+// A user's kernel pair (issue 20): one CUDA kernel and one GLSL compute shader that do the same
+// work, described by a declaration file (TOML, docs/PAIRS.md), compiled at run time (NVRTC for the
+// CUDA side, shaderc for the GLSL side) and checked against each other before any launch.
+//
+// The binding convention, the contract between a declaration and its two kernels:
+// - CUDA: the kernel's parameters are the buffers, as pointers, in declared order, then the
+//   scalars, by value, in declared order. The entry is named by `[cuda] entry`: an extern "C" or a
+//   C++ __global__ function (NVRTC lowers the name; CompiledCuda::lowered_name is the symbol).
+// - GLSL (descriptor binding, the default): buffer i is `layout(std430, set = 0, binding = i)` as a
+//   storage buffer; the scalars are ONE push-constant block (`layout(push_constant) uniform`)
+//   whose members are the scalars in declared order, at their std430 offsets (scalar_layout());
+//   the workgroup size is specialization constant 0: `layout(local_size_x_id = 0) in;`, so Vulkan
+//   runs exactly the CUDA block size.
+// - GLSL, bda binding (optional, `[glsl] bda_defines` / `bda_source` / `bda_spirv`): no descriptor
+//   set; the push-constant block holds the scalars as above, then one 8-byte buffer device
+//   address per buffer in declared order (GL_EXT_buffer_reference), each at the next multiple of 8
+//   (bda_address_offset()).
+// - Launch geometry is backend.h's Geometry, the same for both APIs: grid_x * grid_y blocks of
+//   block_size threads, linear thread index (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x +
+//   threadIdx.x; `threads` launches ceil(threads / block) blocks, `grid` names the blocks.
+// - Dynamic shared memory: CUDA `extern __shared__` of shared_bytes bytes at launch; GLSL has no
+//   dynamic shared memory, so a shader declares its `shared` arrays with fixed sizes (or sized by
+//   a specialization constant it documents), and shared_bytes applies to CUDA only.
+//
+// Expressions ("count", "threads", "grid", "shared_bytes", "useful_bytes", integer scalar values)
+// are integer arithmetic over the variables `n` (the problem size) and, where a block size is known
+// (threads, grid, shared_bytes, useful_bytes), `block`: decimal integers, + - * / %, parentheses,
+// unary minus, min(a, b), max(a, b), ceil_div(a, b); checked 64-bit signed arithmetic (overflow and
+// division by zero are errors naming the field).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "error.h"
+
+namespace cuvk::pairs {
+
+// The declaration file's mistakes: a UsageError (exit 2) whose message names the file, the field
+// and, where known, the line: "pairs/saxpy.toml:12: buffer[1].count: ...".
+class DeclarationError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+// ---- the declaration ----
+
+enum class ElementType { f32, f64, i32, u32, raw16, bytes };  // bytes: a struct of N bytes
+const char* element_type_name(ElementType type);  // "f32", "f64", "i32", "u32", "raw16", "struct"
+
+enum class InitKind { random, zero, constant, index, file };
+const char* init_kind_name(InitKind kind);  // "random", "zero", "constant", "index", "file"
+
+struct BufferInit {
+  InitKind kind = InitKind::random;
+  // random: uniform in [min, max) for f32/f64 (default [-1, 1)), integers in [min, max] for
+  // i32/u32 (default [0, 1000]); raw16 and struct buffers get random bytes. The seed defaults to
+  // 1 + the buffer's index.
+  std::uint64_t seed = 0;
+  double min = -1.0, max = 1.0;
+  // constant: every element this value (f32/f64: as the type; i32/u32: exact; raw16: the 16-bit
+  // pattern 0..65535; struct: every byte this value 0..255).
+  double constant = 0.0;
+  // index: element i holds i (as the element type; raw16: i mod 65536; struct: i mod 2^32 in its
+  // first four bytes, little endian, the rest zero).
+  // file: a .npy (dtype and shape checked against the buffer) or raw little-endian bytes (size
+  // checked: count * element_bytes). Absolute path (resolved against the declaration's folder).
+  std::string file;
+};
+
+struct Tolerance {
+  enum class Kind { exact, ulp, abs };
+  Kind kind = Kind::exact;  // exact: bit-exact (the default)
+  double value = 0.0;       // ulp: max units in the last place (f32/f64); abs: max |a - b|
+};
+
+struct BufferDecl {
+  std::string name;
+  ElementType type = ElementType::f32;
+  std::uint32_t element_bytes = 4;  // f32/i32/u32: 4, f64: 8, raw16: 2, struct: `bytes`
+  std::string count;                // expression in n (elements)
+  BufferInit init;
+  bool output = false;   // compared across APIs (and against `expected`) after the run
+  Tolerance tolerance;   // output buffers only
+  std::string expected;  // optional expected-output file (.npy or raw), absolute path
+  int line = 0;          // where the [[buffer]] table starts in the file (0: unknown)
+};
+
+enum class ScalarType { i32, u32, f32, i64, u64, f64 };
+const char* scalar_type_name(ScalarType type);
+std::uint32_t scalar_bytes(ScalarType type);  // 4 or 8
+
+struct ScalarDecl {
+  std::string name;
+  ScalarType type = ScalarType::u32;
+  // Integer types: an expression in n. Float types: `number` (a TOML number), or an integer
+  // expression in n when `number` is empty.
+  std::string value;
+  std::optional<double> number;
+  int line = 0;
+};
+
+struct LaunchDecl {
+  std::string threads;            // expression in n and block; "" when `grid` is given
+  std::vector<std::string> grid;  // 1 or 2 expressions (blocks in x, y); empty: use threads
+  std::vector<std::uint32_t> block_sizes;  // empty: the run's block-size sweep applies
+  std::string shared_bytes = "0";          // CUDA dynamic shared memory, expression in n and block
+  int line = 0;                            // of the [launch] table
+};
+
+struct CudaDecl {
+  std::string source;                // absolute path of the .cu file
+  std::string entry;                 // the __global__ function's name as written
+  std::vector<std::string> options;  // extra NVRTC options (e.g. "-use_fast_math", "-DTILE=32")
+};
+
+struct GlslDecl {
+  std::string source;  // absolute path of the .comp file; "" when `spirv` is given
+  std::string spirv;   // a ready SPIR-V file instead of source
+  std::string entry = "main";
+  std::vector<std::string> defines;  // "NAME" or "NAME=VALUE"
+  // The bda binding, where the shader supports it: compiled from bda_source (default: source)
+  // with bda_defines, or read from bda_spirv. supports_bda() says whether any is given.
+  std::string bda_source, bda_spirv;
+  std::vector<std::string> bda_defines;
+};
+
+struct PairDeclaration {
+  std::string name;            // the row's test name
+  std::string description;     // optional
+  std::string file;            // the declaration file as given
+  std::uint64_t n = 1u << 24;  // default problem size (`n`), overridden by the run's --n
+  std::string useful_bytes;    // expression in n: bytes the kernel must move (GB/s)
+  CudaDecl cuda;
+  GlslDecl glsl;
+  std::vector<BufferDecl> buffers;  // at least 1, at most kMaxBuffers
+  std::vector<ScalarDecl> scalars;
+  LaunchDecl launch;
+};
+
+inline constexpr std::size_t kMaxBuffers = 32;
+inline constexpr std::size_t kMaxScalars = 32;
+inline constexpr std::uint32_t kMaxPushConstantBytes = 128;  // what every Vulkan device offers
+
+bool supports_bda(const PairDeclaration& decl);
+
+// Reads and validates a declaration file: unknown keys, missing required keys, wrong types, bad
+// expressions (parsed, and evaluated at the default n), unreadable or ill-sized input files are
+// DeclarationErrors naming the file, the field and the line.
+PairDeclaration read_pair_file(const std::string& path);
+// The same from text; `path` names it in errors and relative paths resolve against its folder.
+PairDeclaration parse_pair(const std::string& text, const std::string& path);
+
+// ---- expressions ----
+
+// Evaluates `expr` with the given variables; throws DeclarationError "<where>: '<expr>': <why>"
+// (unknown name, syntax with the column, overflow, division by zero).
+std::int64_t eval_expr(const std::string& expr, const std::map<std::string, std::int64_t>& vars,
+                       const std::string& where);
+std::int64_t eval_in_n(const std::string& expr, std::uint64_t n, const std::string& where);
+// Parses only (names checked against `names`), for validation before n is known.
+void check_expr(const std::string& expr, const std::vector<std::string>& names,
+                const std::string& where);
+
+// ---- layouts the convention implies ----
+
+struct ScalarLayout {
+  std::vector<std::uint32_t> offsets;  // std430 offset of each scalar in the push-constant block
+  std::uint32_t size = 0;              // the block's size (0 without scalars)
+};
+ScalarLayout scalar_layout(const PairDeclaration& decl);
+// Byte offset of buffer i's device address in the bda push-constant block.
+std::uint32_t bda_address_offset(const PairDeclaration& decl, std::size_t buffer);
+// The push-constant bytes of the scalars at problem size n, laid out by scalar_layout() (CUDA
+// takes each scalar's bytes from the same offsets).
+std::vector<std::uint8_t> pack_scalars(const PairDeclaration& decl, std::uint64_t n);
+
+// Reads a buffer's input file or expected-output file (.npy or raw) for `count` elements:
+// throws DeclarationError naming the file when its dtype, shape or size does not fit.
+std::vector<std::uint8_t> load_buffer_file(const PairDeclaration& decl, const BufferDecl& buffer,
+                                           const std::string& path, std::uint64_t count);
+
+// ---- run-time compilers ----
+
+struct CompiledCuda {
+  std::string ptx;                   // PTX text
+  std::vector<std::uint8_t> cubin;   // SASS for `arch` (an ELF)
+  std::string entry;                 // as declared
+  std::string lowered_name;          // the symbol in PTX and cubin (cuModuleGetFunction)
+  std::string log;                   // NVRTC's log (warnings), "" when silent
+  std::string ptxas_log;             // ptxas -v: registers, stack, spills (host/inspect reads it)
+  std::vector<std::string> options;  // every NVRTC option used, in order
+  double compile_ms = 0.0;           // host wall time of nvrtcCompileProgram and the outputs
+  int arch = 0;                      // e.g. 90 for sm_90
+  std::string compiler;              // "NVRTC 13.0"
+};
+
+struct CompiledSpirv {
+  std::vector<std::uint32_t> words;
+  std::string entry;
+  std::string log;          // the compiler's warnings, "" when silent or read from a file
+  double compile_ms = 0.0;  // 0 when read from a .spv file
+  Binding binding = Binding::descriptor;
+  std::string compiler;  // "shaderc <version>" or "file"
+};
+
+// The architecture compile_cuda() uses when no CUDA device says which (no GPU: said so).
+inline constexpr int kDefaultCudaArch = 90;
+
+// "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>". $CUVK_NVRTC, when set, names
+// the one library to load (tests use it to see the unavailable path).
+std::string nvrtc_unavailable();
+// Compiles the CUDA source for sm_<arch> with NVRTC (loaded at run time: libnvrtc.so.13 /
+// libnvrtc.so, also from $CUDA_HOME, $CUDA_PATH and /usr/local/cuda). Throws DeclarationError
+// "<file>: CUDA compile failed" + NVRTC's log on a compile error, Error when NVRTC is unavailable.
+CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch);
+// Compiles (or reads) the shader for `binding` (descriptor or bda). Throws DeclarationError
+// "<file>: GLSL compile failed" + the compiler's log, or naming a bad .spv file.
+CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding);
+
+// ---- interface checks (before any launch) ----
+
+// The declaration against the CUDA entry's parameters (from the PTX: count and sizes) and the
+// SPIR-V's interface (set 0 bindings 0..buffers-1 with element types, the push-constant block's
+// size vs the scalars' std430 size, local_size_x_id present). Throws DeclarationError naming the
+// declaration file, the buffer or scalar, and both sides.
+void check_interfaces(const PairDeclaration& decl, const CompiledCuda* cuda,
+                      const CompiledSpirv* spirv);
+
+}  // namespace cuvk::pairs

@@ -1,0 +1,168 @@
+// The declaration reader: TOML (toml++), every field validated, every error naming the file, the
+// field and the line.
+#define TOML_IMPLEMENTATION  // toml++ compiled once, here (pair_internal.h)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "pair_internal.h"
+
+namespace cuvk::pairs {
+namespace {
+
+constexpr std::size_t kMaxFileBytes = 1u << 20;  // a declaration is small
+
+void read_cuda(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  Fields f(sub_table(root, "cuda", file, true), file, "cuda");
+  d.cuda.source = resolve(f, "source", *f.str("source", true), dir);
+  d.cuda.entry = *f.str("entry", true);
+  if (!is_identifier(d.cuda.entry))
+    f.fail("entry", "'" + d.cuda.entry + "' is not a C identifier", f.line("entry"));
+  d.cuda.options = f.strings("options");
+  f.finish({"source", "entry", "options"});
+}
+
+void check_defines(Fields& f, const std::string& key, const std::vector<std::string>& defines) {
+  for (const auto& def : defines) {
+    const std::string name = def.substr(0, def.find('='));
+    if (!is_identifier(name)) f.fail(key, "'" + def + "' is not NAME or NAME=VALUE", f.line(key));
+  }
+}
+
+void read_glsl(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  Fields f(sub_table(root, "glsl", file, true), file, "glsl");
+  const auto source = f.str("source", false);
+  const auto spirv = f.str("spirv", false);
+  if (source.has_value() == spirv.has_value())
+    f.fail("source", "give exactly one of glsl.source (a .comp file) and glsl.spirv (a .spv file)");
+  if (source) d.glsl.source = resolve(f, "source", *source, dir);
+  if (spirv) d.glsl.spirv = resolve(f, "spirv", *spirv, dir);
+  if (const auto e = f.str("entry", false)) d.glsl.entry = *e;
+  if (!is_identifier(d.glsl.entry))
+    f.fail("entry", "'" + d.glsl.entry + "' is not an identifier", f.line("entry"));
+  d.glsl.defines = f.strings("defines");
+  check_defines(f, "defines", d.glsl.defines);
+  if (spirv && !d.glsl.defines.empty())
+    f.fail("defines", "defines apply to glsl.source, not to a ready glsl.spirv", f.line("defines"));
+  const auto bda_source = f.str("bda_source", false);
+  const auto bda_spirv = f.str("bda_spirv", false);
+  if (bda_source && bda_spirv)
+    f.fail("bda_spirv", "give at most one of glsl.bda_source and glsl.bda_spirv",
+           f.line("bda_spirv"));
+  if (bda_source) d.glsl.bda_source = resolve(f, "bda_source", *bda_source, dir);
+  if (bda_spirv) d.glsl.bda_spirv = resolve(f, "bda_spirv", *bda_spirv, dir);
+  d.glsl.bda_defines = f.strings("bda_defines");
+  check_defines(f, "bda_defines", d.glsl.bda_defines);
+  if (bda_spirv && !d.glsl.bda_defines.empty())
+    f.fail("bda_defines", "bda_defines apply to GLSL source, not to glsl.bda_spirv",
+           f.line("bda_defines"));
+  if (!d.glsl.bda_defines.empty() && !bda_source && d.glsl.source.empty())
+    f.fail("bda_defines", "needs glsl.source or glsl.bda_source to compile", f.line("bda_defines"));
+  f.finish({"source", "spirv", "entry", "defines", "bda_source", "bda_spirv", "bda_defines"});
+}
+
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() in is_non_ascii_horizontal_whitespace()
+// for these code points wherever it looks for whitespace (found by fuzz_pair_reader): undefined
+// behaviour, so they are refused before parsing. Inside strings they can be written as \uXXXX.
+bool trips_tomlpp(std::uint32_t c) {
+  return (c >= 0xA1 && c <= 0x499) || (c >= 0x2C5E && c <= 0x3057 && c != 0x3000) ||
+         (c >= 0xFB26 && c <= 0xFEFE);
+}
+
+void refuse_troublesome_characters(const std::string& text, const std::string& path) {
+  int line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b == '\n') ++line;
+    if (b < 0xC0) continue;
+    const std::size_t extra = b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : 1;
+    if (i + extra >= text.size()) return;  // cut short: toml++ reports invalid UTF-8
+    std::uint32_t c = b & (0x3F >> extra);
+    for (std::size_t k = 1; k <= extra; ++k)
+      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (trips_tomlpp(c)) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(c));
+      throw DeclarationError(path + ":" + std::to_string(line) + ": character " + hex +
+                             " is not read here (toml++ 3.3 mishandles it); write it as \\u" +
+                             std::string(hex + 2) + " inside a string, or use ASCII");
+    }
+    i += extra;
+  }
+}
+
+}  // namespace
+
+const toml::table& sub_table(const toml::table& root, const std::string& key,
+                             const std::string& file, bool required) {
+  static const toml::table empty;
+  const toml::node* n = root.get(key);
+  if (!n) {
+    if (required) throw DeclarationError(file + ": [" + key + "]: missing (a table)");
+    return empty;
+  }
+  if (!n->is_table())
+    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key +
+                           ": must be a table, not " + Fields::type_of(*n));
+  return *n->as_table();
+}
+
+// Buffers, scalars and the launch: pair_parts.cpp.
+PairDeclaration parse_pair(const std::string& text, const std::string& path) {
+  refuse_troublesome_characters(text, path);
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw DeclarationError(path + ":" + std::to_string(e.source().begin.line) + ": " +
+                           std::string(e.description()));
+  }
+  const fs::path dir = fs::path(path).parent_path();
+  PairDeclaration d;
+  d.file = path;
+  Fields f(root, path, "");
+  d.name = *f.str("name", true);
+  if (!is_identifier(d.name))
+    f.fail("name", "'" + d.name + "' is not an identifier (letters, digits, _)", f.line("name"));
+  if (const auto s = f.str("description", false)) d.description = *s;
+  if (const auto v = f.integer("n", 1, std::numeric_limits<std::uint32_t>::max()))
+    d.n = static_cast<std::uint64_t>(*v);
+  d.useful_bytes = *f.expr_text("useful_bytes", true);
+  check_expr(d.useful_bytes, {"n", "block"}, f.where("useful_bytes", f.line("useful_bytes")));
+  for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar"}) f.take(t);
+  f.finish(
+      {"name", "description", "n", "useful_bytes", "cuda", "glsl", "launch", "buffer", "scalar"});
+  read_cuda(root, path, dir, d);
+  read_glsl(root, path, dir, d);
+  read_buffers(root, path, dir, d);
+  read_scalars(root, path, d);
+  read_launch(root, path, d);
+  validate_expressions(d, [&](const std::string& field) {
+    // The line of a root-level field, for expression errors.
+    const toml::node* n = root.get(field);
+    return n ? line_of(*n) : 0;
+  });
+  return d;
+}
+
+PairDeclaration read_pair_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DeclarationError(path + ": cannot read the pair declaration");
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw DeclarationError(path + ": cannot read the pair declaration");
+  const std::string text = s.str();
+  if (text.size() > kMaxFileBytes)
+    throw DeclarationError(path + ": larger than " + std::to_string(kMaxFileBytes) +
+                           " bytes: not a pair declaration");
+  return parse_pair(text, path);
+}
+
+}  // namespace cuvk::pairs

@@ -1,0 +1,357 @@
+// The declaration reader's buffers, scalars and launch, and the evaluation of every expression at
+// the default n.
+#include <limits>
+
+#include "pair_internal.h"
+
+namespace cuvk::pairs {
+namespace {
+
+constexpr std::uint32_t kMaxStructBytes = 4096;
+constexpr std::int64_t kMaxBlockSize = 1024;  // CUDA's limit; the device may allow less
+constexpr std::int64_t kMaxGrid = std::numeric_limits<std::uint32_t>::max();
+constexpr std::int64_t kMaxSharedBytes = 1 << 30;
+constexpr std::uint32_t kDefaultBlock =
+    256;  // the block used to check expressions when none is declared
+
+std::optional<ElementType> parse_element_type(const std::string& s) {
+  for (ElementType t : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::u32,
+                        ElementType::raw16, ElementType::bytes})
+    if (s == element_type_name(t)) return t;
+  return std::nullopt;
+}
+
+std::optional<ScalarType> parse_scalar_type(const std::string& s) {
+  for (ScalarType t : {ScalarType::i32, ScalarType::u32, ScalarType::f32, ScalarType::i64,
+                       ScalarType::u64, ScalarType::f64})
+    if (s == scalar_type_name(t)) return t;
+  return std::nullopt;
+}
+
+bool is_float(ElementType t) {
+  return t == ElementType::f32 || t == ElementType::f64;
+}
+bool is_int(ElementType t) {
+  return t == ElementType::i32 || t == ElementType::u32;
+}
+
+// An integer-valued number within the element type's range (integer buffers' min, max, value).
+void check_integral(Fields& f, const std::string& key, double v, ElementType t) {
+  const double lo = t == ElementType::i32 ? -2147483648.0 : 0.0;
+  const double hi = t == ElementType::i32     ? 2147483647.0
+                    : t == ElementType::u32   ? 4294967295.0
+                    : t == ElementType::raw16 ? 65535.0
+                                              : 255.0;
+  if (v != std::floor(v) || v < lo || v > hi)
+    f.fail(key,
+           "must be an integer in [" + std::to_string(static_cast<long long>(lo)) + ", " +
+               std::to_string(static_cast<long long>(hi)) + "] for type " + element_type_name(t),
+           f.line(key));
+}
+
+std::optional<InitKind> parse_init(const std::string& s) {
+  for (InitKind k :
+       {InitKind::random, InitKind::zero, InitKind::constant, InitKind::index, InitKind::file})
+    if (s == init_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+// Keys that belong to one init kind only.
+void only_with(Fields& f, const std::string& key, const BufferInit& init, InitKind kind) {
+  if (f.has(key) && init.kind != kind)
+    f.fail(key,
+           std::string("only with init = \"") + init_kind_name(kind) + "\" (init is \"" +
+               init_kind_name(init.kind) + "\")",
+           f.line(key));
+}
+
+void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b) {
+  const std::string init = f.str("init", false).value_or("random");
+  const auto kind = parse_init(init);
+  if (!kind)
+    f.fail("init", "unknown init '" + init + "' (random, zero, constant, index, file)",
+           f.line("init"));
+  b.init.kind = *kind;
+  for (const char* k : {"seed", "min", "max"}) only_with(f, k, b.init, InitKind::random);
+  only_with(f, "value", b.init, InitKind::constant);
+  only_with(f, "file", b.init, InitKind::file);
+  b.init.seed =
+      static_cast<std::uint64_t>(f.integer("seed", 0, std::numeric_limits<std::int64_t>::max())
+                                     .value_or(1 + static_cast<std::int64_t>(index)));
+  if (is_int(b.type)) {
+    b.init.min = 0;
+    b.init.max = 1000;
+  }
+  const auto lo = f.number("min"), hi = f.number("max");
+  if ((lo || hi) && !is_float(b.type) && !is_int(b.type))
+    f.fail(lo ? "min" : "max",
+           "a range needs a numeric type (f32, f64, i32, u32), not " +
+               std::string(element_type_name(b.type)),
+           f.line(lo ? "min" : "max"));
+  if (lo) b.init.min = *lo;
+  if (hi) b.init.max = *hi;
+  if (is_int(b.type)) {
+    check_integral(f, "min", b.init.min, b.type);
+    check_integral(f, "max", b.init.max, b.type);
+  }
+  if (!(b.init.min < b.init.max) && !(is_int(b.type) && b.init.min == b.init.max))
+    f.fail(lo ? "min" : "max",
+           "min (" + std::to_string(b.init.min) + ") must be below max (" +
+               std::to_string(b.init.max) + ")",
+           f.line(lo ? "min" : "max"));
+  if (b.init.kind == InitKind::constant) {
+    const auto v = f.number("value");
+    if (!v) f.fail("value", "missing: init = \"constant\" needs a value");
+    if (!is_float(b.type)) check_integral(f, "value", *v, b.type);
+    b.init.constant = *v;
+  }
+  if (b.init.kind == InitKind::file) b.init.file = resolve(f, "file", *f.str("file", true), dir);
+}
+
+void read_output(Fields& f, const fs::path& dir, BufferDecl& b) {
+  b.output = f.boolean("output").value_or(false);
+  for (const char* k : {"ulp", "abs", "expected"})
+    if (!b.output && f.has(k)) f.fail(k, "only for an output buffer (output = true)", f.line(k));
+  if (f.has("ulp") && f.has("abs")) f.fail("abs", "give at most one of ulp and abs", f.line("abs"));
+  if (const auto ulp = f.integer("ulp", 0, std::numeric_limits<std::int32_t>::max())) {
+    if (!is_float(b.type))
+      f.fail("ulp",
+             "a ULP tolerance needs f32 or f64, not " + std::string(element_type_name(b.type)),
+             f.line("ulp"));
+    b.tolerance = {Tolerance::Kind::ulp, static_cast<double>(*ulp)};
+  }
+  if (const auto abs = f.number("abs")) {
+    if (!is_float(b.type) && !is_int(b.type))
+      f.fail("abs",
+             "an absolute tolerance needs a numeric type, not " +
+                 std::string(element_type_name(b.type)),
+             f.line("abs"));
+    if (*abs < 0) f.fail("abs", "must not be negative", f.line("abs"));
+    b.tolerance = {Tolerance::Kind::abs, *abs};
+  }
+  if (const auto e = f.str("expected", false)) b.expected = resolve(f, "expected", *e, dir);
+}
+
+void read_buffer(const toml::table& t, const std::string& file, const fs::path& dir,
+                 std::size_t index, PairDeclaration& d) {
+  Fields f(t, file, "buffer[" + std::to_string(index) + "]");
+  BufferDecl b;
+  b.line = line_of(t);
+  b.name = *f.str("name", true);
+  if (!is_identifier(b.name))
+    f.fail("name", "'" + b.name + "' is not an identifier", f.line("name"));
+  for (const auto& other : d.buffers)
+    if (other.name == b.name) f.fail("name", "'" + b.name + "' names two buffers", f.line("name"));
+  const std::string type = *f.str("type", true);
+  const auto et = parse_element_type(type);
+  if (!et)
+    f.fail("type", "unknown type '" + type + "' (f32, f64, i32, u32, raw16, struct)",
+           f.line("type"));
+  b.type = *et;
+  const auto bytes = f.integer("bytes", 1, kMaxStructBytes);
+  if (b.type == ElementType::bytes && !bytes)
+    f.fail("bytes", "missing: type = \"struct\" needs its size in bytes");
+  if (b.type != ElementType::bytes && bytes)
+    f.fail("bytes", "only for type = \"struct\"", f.line("bytes"));
+  b.element_bytes = bytes                          ? static_cast<std::uint32_t>(*bytes)
+                    : b.type == ElementType::f64   ? 8
+                    : b.type == ElementType::raw16 ? 2
+                                                   : 4;
+  b.count = *f.expr_text("count", true);
+  check_expr(b.count, {"n"}, f.where("count", f.line("count")));
+  read_init(f, dir, index, b);
+  read_output(f, dir, b);
+  f.finish({"name", "type", "bytes", "count", "init", "seed", "min", "max", "value", "file",
+            "output", "ulp", "abs", "expected"});
+  d.buffers.push_back(b);
+}
+
+const toml::array& table_array(const toml::table& root, const std::string& key,
+                               const std::string& file, std::size_t max) {
+  static const toml::array empty;
+  const toml::node* n = root.get(key);
+  if (!n) return empty;
+  const toml::array* a = n->as_array();
+  if (!a || !a->is_array_of_tables())
+    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key +
+                           ": must be an array of tables ([[" + key + "]])");
+  if (a->size() > max)
+    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key + ": " +
+                           std::to_string(a->size()) + " entries, at most " + std::to_string(max));
+  return *a;
+}
+
+}  // namespace
+
+void read_buffers(const toml::table& root, const std::string& file, const fs::path& dir,
+                  PairDeclaration& d) {
+  const toml::array& a = table_array(root, "buffer", file, kMaxBuffers);
+  if (a.empty()) throw DeclarationError(file + ": buffer: missing (at least one [[buffer]])");
+  for (std::size_t i = 0; i < a.size(); ++i) read_buffer(*a[i].as_table(), file, dir, i, d);
+}
+
+void read_scalars(const toml::table& root, const std::string& file, PairDeclaration& d) {
+  const toml::array& a = table_array(root, "scalar", file, kMaxScalars);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    Fields f(*a[i].as_table(), file, "scalar[" + std::to_string(i) + "]");
+    ScalarDecl s;
+    s.line = line_of(*a[i].as_table());
+    s.name = *f.str("name", true);
+    if (!is_identifier(s.name))
+      f.fail("name", "'" + s.name + "' is not an identifier", f.line("name"));
+    for (const auto& b : d.buffers)
+      if (b.name == s.name) f.fail("name", "'" + s.name + "' also names a buffer", f.line("name"));
+    for (const auto& o : d.scalars)
+      if (o.name == s.name) f.fail("name", "'" + s.name + "' names two scalars", f.line("name"));
+    const std::string type = *f.str("type", true);
+    const auto st = parse_scalar_type(type);
+    if (!st)
+      f.fail("type", "unknown type '" + type + "' (i32, u32, f32, i64, u64, f64)", f.line("type"));
+    s.type = *st;
+    const bool fl = s.type == ScalarType::f32 || s.type == ScalarType::f64;
+    const toml::node* v = f.node("value");
+    if (!v) f.fail("value", "missing (a number, or an integer expression in n)");
+    if (v->is_floating_point()) {
+      if (!fl) f.fail("value", "a float for an integer scalar of type " + type, line_of(*v));
+      s.number = **v->as_floating_point();
+      if (!std::isfinite(*s.number)) f.fail("value", "must be finite", line_of(*v));
+    } else if (v->is_integer() || v->is_string()) {
+      s.value = *f.expr_text("value", true);
+      check_expr(s.value, {"n"}, f.where("value", line_of(*v)));
+    } else {
+      f.fail("value",
+             std::string("must be a number or an expression string, not ") + Fields::type_of(*v),
+             line_of(*v));
+    }
+    f.finish({"name", "type", "value"});
+    d.scalars.push_back(s);
+  }
+}
+
+void read_launch(const toml::table& root, const std::string& file, PairDeclaration& d) {
+  const toml::table& t = sub_table(root, "launch", file, true);
+  Fields f(t, file, "launch");
+  d.launch.line = line_of(t);
+  const auto threads = f.expr_text("threads", false);
+  const toml::node* grid = f.node("grid");
+  if (threads.has_value() == (grid != nullptr))
+    f.fail("threads",
+           "give exactly one of launch.threads (an expression in n) and launch.grid (blocks in x[, "
+           "y])");
+  if (threads) {
+    d.launch.threads = *threads;
+    check_expr(d.launch.threads, {"n", "block"}, f.where("threads", f.line("threads")));
+  } else {
+    const toml::array* a = grid->as_array();
+    if (!a || a->empty() || a->size() > 2)
+      f.fail("grid", "must be an array of 1 or 2 entries (blocks in x, y)", line_of(*grid));
+    for (const toml::node& e : *a) {
+      if (e.is_integer()) {
+        d.launch.grid.push_back(std::to_string(**e.as_integer()));
+      } else if (e.is_string()) {
+        d.launch.grid.push_back(**e.as_string());
+      } else {
+        f.fail("grid", "entries must be integers or expression strings", line_of(e));
+      }
+      check_expr(d.launch.grid.back(), {"n", "block"}, f.where("grid", line_of(e)));
+    }
+  }
+  if (const toml::node* bs = f.node("block_sizes")) {
+    const toml::array* a = bs->as_array();
+    if (!a || a->empty())
+      f.fail("block_sizes", "must be a non-empty array of integers", line_of(*bs));
+    for (const toml::node& e : *a) {
+      if (!e.is_integer() || **e.as_integer() < 1 || **e.as_integer() > kMaxBlockSize)
+        f.fail("block_sizes", "entries must be integers in [1, 1024]", line_of(e));
+      const auto v = static_cast<std::uint32_t>(**e.as_integer());
+      if (std::find(d.launch.block_sizes.begin(), d.launch.block_sizes.end(), v) !=
+          d.launch.block_sizes.end())
+        f.fail("block_sizes", std::to_string(v) + " given twice", line_of(e));
+      d.launch.block_sizes.push_back(v);
+    }
+  }
+  if (const auto sb = f.expr_text("shared_bytes", false)) d.launch.shared_bytes = *sb;
+  check_expr(d.launch.shared_bytes, {"n", "block"},
+             f.where("shared_bytes", f.line("shared_bytes")));
+  f.finish({"threads", "grid", "block_sizes", "shared_bytes"});
+}
+
+namespace {
+
+std::int64_t eval_ranged(const std::string& expr, const std::map<std::string, std::int64_t>& vars,
+                         const std::string& where, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = eval_expr(expr, vars, where);
+  if (v < lo || v > hi)
+    throw DeclarationError(where + ": '" + expr + "' = " + std::to_string(v) +
+                           " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                           "]");
+  return v;
+}
+
+std::string at(const std::string& file, int line) {
+  return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+}  // namespace
+
+void validate_expressions(const PairDeclaration& d,
+                          const std::function<int(const std::string&)>& root_line) {
+  // Vulkan guarantees 128 bytes of push constants: the scalars (and, in the bda form, the buffers'
+  // addresses after them) must fit.
+  const std::uint32_t scalar_bytes = scalar_layout(d).size;
+  if (scalar_bytes > kMaxPushConstantBytes)
+    throw DeclarationError(d.file + ": scalar: the scalars take " + std::to_string(scalar_bytes) +
+                           " bytes of push constants; Vulkan guarantees " +
+                           std::to_string(kMaxPushConstantBytes));
+  const std::uint32_t bda_bytes = bda_address_offset(d, d.buffers.size());
+  if (supports_bda(d) && bda_bytes > kMaxPushConstantBytes)
+    throw DeclarationError(d.file + ": glsl: the bda form's push constants (scalars, then " +
+                           std::to_string(d.buffers.size()) + " buffer addresses) take " +
+                           std::to_string(bda_bytes) + " bytes; Vulkan guarantees " +
+                           std::to_string(kMaxPushConstantBytes) + " (drop the bda form)");
+  const std::string n_note = " (at n = " + std::to_string(d.n) + ")";
+  const std::int64_t n = static_cast<std::int64_t>(d.n);
+  for (std::size_t i = 0; i < d.buffers.size(); ++i) {
+    const BufferDecl& b = d.buffers[i];
+    const std::string where =
+        at(d.file, b.line) + ": buffer[" + std::to_string(i) + "].count" + n_note;
+    const auto count = static_cast<std::uint64_t>(eval_ranged(
+        b.count, {{"n", n}}, where, 1, std::numeric_limits<std::int64_t>::max() / b.element_bytes));
+    if (b.init.kind == InitKind::file) check_buffer_file(d, b, b.init.file, count);
+    if (!b.expected.empty()) check_buffer_file(d, b, b.expected, count);
+  }
+  for (std::size_t i = 0; i < d.scalars.size(); ++i) {
+    const ScalarDecl& s = d.scalars[i];
+    if (s.number) continue;
+    const std::string where =
+        at(d.file, s.line) + ": scalar[" + std::to_string(i) + "].value" + n_note;
+    const std::int64_t lo =
+        s.type == ScalarType::i32 ? std::numeric_limits<std::int32_t>::min()
+        : s.type == ScalarType::i64 || s.type == ScalarType::f32 || s.type == ScalarType::f64
+            ? std::numeric_limits<std::int64_t>::min()
+            : 0;
+    const std::int64_t hi = s.type == ScalarType::i32   ? std::numeric_limits<std::int32_t>::max()
+                            : s.type == ScalarType::u32 ? std::numeric_limits<std::uint32_t>::max()
+                                                        : std::numeric_limits<std::int64_t>::max();
+    eval_ranged(s.value, {{"n", n}}, where, lo, hi);
+  }
+  std::vector<std::uint32_t> blocks = d.launch.block_sizes;
+  if (blocks.empty()) blocks.push_back(kDefaultBlock);
+  const std::string launch = at(d.file, d.launch.line) + ": launch.";
+  for (std::uint32_t block : blocks) {
+    const std::map<std::string, std::int64_t> vars{{"n", n}, {"block", block}};
+    const std::string note =
+        " (at n = " + std::to_string(d.n) + ", block = " + std::to_string(block) + ")";
+    if (!d.launch.threads.empty())
+      eval_ranged(d.launch.threads, vars, launch + "threads" + note, 1, kMaxGrid * kMaxBlockSize);
+    for (std::size_t i = 0; i < d.launch.grid.size(); ++i)
+      eval_ranged(d.launch.grid[i], vars, launch + "grid[" + std::to_string(i) + "]" + note, 1,
+                  kMaxGrid);
+    eval_ranged(d.launch.shared_bytes, vars, launch + "shared_bytes" + note, 0, kMaxSharedBytes);
+    eval_ranged(d.useful_bytes, vars,
+                at(d.file, root_line("useful_bytes")) + ": useful_bytes" + note, 0,
+                std::numeric_limits<std::int64_t>::max());
+  }
+}
+
+}  // namespace cuvk::pairs

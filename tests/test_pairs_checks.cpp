@@ -1,0 +1,275 @@
+// Issue 20: a pair's data files (.npy, raw), compile errors on both sides and the interface checks
+// between the declaration, the CUDA signature (PTX) and the SPIR-V.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "pair.h"
+#include "pairs_fixture.h"
+
+namespace {
+
+using namespace cuvk::pairs;
+using namespace cuvk::pairs::testing_support;
+
+// The message of the DeclarationError `f` throws ("" when it throws none).
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const DeclarationError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_ERROR(expr, part)                                  \
+  do {                                                            \
+    const std::string message_ = error_of([&] { (void)(expr); }); \
+    EXPECT_NE(message_.find(part), std::string::npos)             \
+        << "expected '" << (part) << "' in: " << message_;        \
+  } while (0)
+
+std::string npy(const std::string& descr, const std::string& shape, std::size_t data_bytes) {
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = std::string("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + std::string(data_bytes, '\x01');
+}
+
+std::string with_file(const std::string& type, const std::string& file) {
+  return edit("type = \"f32\"\ncount = \"n\"",
+              "type = " + type + "\ncount = \"n\"\ninit = \"file\"\nfile = \"" + file + "\"");
+}
+
+TEST(PairFilesTest, NpyAndRawFilesAreChecked) {
+  PairFiles f;
+  const std::string n16 = "name = \"k\"\nn = 16";
+  f.write("good.npy", npy("<f4", "(16,)", 64));
+  f.write("f8.npy", npy("<f8", "(16,)", 128));
+  f.write("short.npy", npy("<f4", "(10,)", 40));
+  f.write("cut.npy", npy("<f4", "(16,)", 60));
+  f.write("fortran.npy", [] {
+    std::string s = npy("<f4", "(4, 4)", 64);
+    s.replace(s.find("False"), 5, "True ");
+    return s;
+  }());
+  f.write("notnpy.npy", std::string(200, 'x'));
+  f.write("good.raw", std::string(64, '\2'));
+  f.write("bad.raw", std::string(63, '\2'));
+  f.write("s.npy", npy("|V12", "(16,)", 192));
+  f.write("s_u1.npy", npy("|u1", "(16, 12)", 192));
+  auto parse = [&](const std::string& type, const std::string& file) {
+    std::string text = with_file(type, file);
+    return f.parse(text.replace(text.find("name = \"k\""), 10, n16));
+  };
+  const PairDeclaration d = parse("\"f32\"", "good.npy");
+  const std::vector<std::uint8_t> bytes =
+      load_buffer_file(d, d.buffers[0], d.buffers[0].init.file, 16);
+  EXPECT_EQ(bytes, std::vector<std::uint8_t>(64, 1));
+  EXPECT_NO_THROW(parse("\"f32\"", "good.raw"));
+  EXPECT_NO_THROW(parse("\"struct\"\nbytes = 12", "s.npy"));
+  EXPECT_NO_THROW(parse("\"struct\"\nbytes = 12", "s_u1.npy"));
+  EXPECT_ERROR(parse("\"f32\"", "f8.npy"), "buffer 'a': " + f.path("f8.npy") +
+                                               ": dtype '<f8' does not fit a buffer of type f32");
+  EXPECT_ERROR(parse("\"f32\"", "short.npy"), "shape (10,) holds 10 elements, the buffer 16");
+  EXPECT_ERROR(parse("\"f32\"", "cut.npy"), "60 bytes of data, the buffer needs 64 (16 x 4)");
+  EXPECT_ERROR(parse("\"f32\"", "fortran.npy"), "fortran_order arrays are not read");
+  EXPECT_ERROR(parse("\"f32\"", "notnpy.npy"), "not a .npy file");
+  EXPECT_ERROR(parse("\"f32\"", "bad.raw"), "63 bytes of data, the buffer needs 64");
+  EXPECT_ERROR(parse("\"struct\"\nbytes = 8", "s.npy"),
+               "dtype '|V12' does not fit a buffer of type struct (8 bytes)");
+  // At another n, the same file no longer fits.
+  EXPECT_ERROR(load_buffer_file(d, d.buffers[0], d.buffers[0].init.file, 17),
+               "shape (16,) holds 16 elements, the buffer 17");
+}
+
+TEST(PairCompile, GlslErrorsCarryTheLog) {
+  PairFiles f;
+  f.write("k.comp",
+          "#version 450\nlayout(local_size_x_id = 0) in;\nvoid main() { undeclared = 1; }\n");
+  const PairDeclaration d = f.parse(kMinimal);
+  const std::string m = error_of([&] { compile_glsl(d, cuvk::Binding::descriptor); });
+  EXPECT_EQ(m.rfind(f.path("p.toml") + ": GLSL compile failed: " + f.path("k.comp"), 0), 0u) << m;
+  EXPECT_NE(m.find(f.path("k.comp") + ":3: error: 'undeclared' : undeclared identifier"),
+            std::string::npos)
+      << m;
+  EXPECT_ERROR(compile_glsl(d, cuvk::Binding::bda), "the shader declares no bda form");
+}
+
+TEST(PairCompile, BadSpirvFilesAreNamed) {
+  PairFiles f;
+  f.write("junk.spv", std::string(64, 'x'));
+  std::string words(20, '\0');
+  const std::uint32_t header[5] = {0x07230203u, 0x00010300u, 0, 10, 0};
+  std::memcpy(words.data(), header, 20);
+  f.write("empty.spv", words + std::string(8, '\xff'));
+  PairDeclaration d = f.parse(edit("source = \"k.comp\"", "spirv = \"junk.spv\""));
+  EXPECT_ERROR(compile_glsl(d, cuvk::Binding::descriptor),
+               "glsl.spirv: '" + f.path("junk.spv") + "' is not a SPIR-V module");
+  d = f.parse(edit("source = \"k.comp\"", "spirv = \"empty.spv\""));
+  EXPECT_ERROR(compile_glsl(d, cuvk::Binding::descriptor),
+               "SPIR-V validation failed: " + f.path("empty.spv"));
+}
+
+TEST(PairCompile, CudaErrorsCarryTheLog) {
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  PairFiles f;
+  f.write("k.cu", "extern \"C\" __global__ void k(float* a, unsigned n) { a[0] = undeclared; }\n");
+  const PairDeclaration d = f.parse(kMinimal);
+  const std::string m = error_of([&] { compile_cuda(d, kDefaultCudaArch); });
+  EXPECT_EQ(m.rfind(f.path("p.toml") + ": CUDA compile failed: " + f.path("k.cu") + " (NVRTC ", 0),
+            0u)
+      << m;
+  EXPECT_NE(m.find("identifier \"undeclared\" is undefined"), std::string::npos) << m;
+  const PairDeclaration wrong_entry = f.parse(edit("entry = \"k\"", "entry = \"kernel\""));
+  f.write("k.cu", kCuda);
+  EXPECT_ERROR(compile_cuda(wrong_entry, kDefaultCudaArch), "identifier \"kernel\" is undefined");
+}
+
+TEST(PairCompile, CudaProducesPtxCubinAndTheLoweredName) {
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  PairFiles f;
+  f.write("k.cu",
+          "__global__ void k(float* a, unsigned n) { if (threadIdx.x < n) a[threadIdx.x] = 1; }\n");
+  const CompiledCuda c = compile_cuda(f.parse(kMinimal), 80);
+  EXPECT_EQ(c.arch, 80);
+  EXPECT_EQ(c.lowered_name, "_Z1kPfj");  // a C++ kernel: the mangled name
+  EXPECT_NE(c.ptx.find(".target sm_80"), std::string::npos);
+  ASSERT_GE(c.cubin.size(), 4u);
+  EXPECT_EQ(std::memcmp(c.cubin.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
+  EXPECT_NE(c.compiler.find("NVRTC "), std::string::npos);
+  EXPECT_NE(c.ptxas_log.find("Used "), std::string::npos) << c.ptxas_log;  // registers, for inspect
+  EXPECT_EQ(c.log.find("ptxas"), std::string::npos) << c.log;              // not a warning
+  EXPECT_EQ(c.options.front(), "--gpu-architecture=sm_80");
+}
+
+// One mismatch between the declaration and a kernel, and the words the error must carry.
+struct Mismatch {
+  const char* label;
+  const char* from;  // edit of the declaration
+  const char* to;
+  const char* cuda;  // "" = the fixture's kernel
+  const char* glsl;
+  const char* error;
+};
+std::ostream& operator<<(std::ostream& os, const Mismatch& m) {
+  return os << m.label;
+}
+
+class InterfaceMismatch : public testing::TestWithParam<Mismatch> {};
+
+TEST_P(InterfaceMismatch, IsFoundBeforeLaunch) {
+  const Mismatch& c = GetParam();
+  PairFiles f;
+  if (*c.cuda) f.write("k.cu", c.cuda);
+  if (*c.glsl)
+    f.write("k.comp", std::string("#version 450\nlayout(local_size_x_id = 0) in;\n") + c.glsl);
+  const PairDeclaration d = f.parse(*c.from ? edit(c.from, c.to) : std::string(kMinimal));
+  std::string m;
+  if (*c.cuda) {
+    if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+    const CompiledCuda cu = compile_cuda(d, kDefaultCudaArch);
+    m = error_of([&] { check_interfaces(d, &cu, nullptr); });
+  } else {
+    const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+    m = error_of([&] { check_interfaces(d, nullptr, &spv); });
+  }
+  EXPECT_EQ(m.rfind(f.path("p.toml") + ": ", 0), 0u) << m;
+  EXPECT_NE(m.find(c.error), std::string::npos) << "expected '" << c.error << "' in: " << m;
+}
+
+const char* kTwoBuffers = "[[buffer]]\nname = \"b\"\ntype = \"f32\"\ncount = \"n\"\n[[scalar]]";
+const char* kPush = "layout(push_constant) uniform S { uint n; };\n";
+const char* kA = "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Pairs, InterfaceMismatch,
+    testing::Values(
+        Mismatch{
+            "cuda_parameter_count", "[[scalar]]", kTwoBuffers, kCuda, "",
+            "cuda.entry 'k' takes 2 parameters; the declaration has 2 buffers + 1 scalars = 3"},
+        Mismatch{"cuda_scalar_type", "type = \"u32\"", "type = \"f32\"", kCuda, "",
+                 "parameter 1 is '.param .u32 k_param_1'; scalar[0] 'n' is f32 (4 bytes)"},
+        Mismatch{"cuda_scalar_size", "type = \"u32\"", "type = \"u64\"", kCuda, "",
+                 "scalar[0] 'n' is u64 (8 bytes)"},
+        Mismatch{"cuda_buffer_not_pointer", "", "",
+                 "extern \"C\" __global__ void k(unsigned a, unsigned n) {}\n", "",
+                 "parameter 0 is '.param .u32 k_param_0' (4 bytes); buffer[0] 'a' needs a pointer"},
+        Mismatch{"spirv_missing_binding", "[[scalar]]", kTwoBuffers, "",
+                 "layout(std430, set = 0, binding = 0) buffer A { float a[]; "
+                 "};\nlayout(push_constant) uniform S { uint n; };\nvoid main() {}\n",
+                 "buffer[1] 'b' (f32): the shader has no storage buffer at set 0, binding 1"},
+        Mismatch{"spirv_extra_binding", "", "", "",
+                 "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(std430, "
+                 "set = 0, binding = 3) buffer B { float b[]; };\nlayout(push_constant) uniform S "
+                 "{ uint n; };\nvoid main() {}\n",
+                 "the shader binds 'B' (set 0, binding 3)"},
+        Mismatch{"spirv_other_set", "", "", "",
+                 "layout(std430, set = 1, binding = 0) buffer A { float a[]; "
+                 "};\nlayout(push_constant) uniform S { uint n; };\nvoid main() {}\n",
+                 "(set 1, binding 0)"},
+        Mismatch{"spirv_element_type", "type = \"f32\"", "type = \"i32\"", "",
+                 "layout(std430, set = 0, binding = 0) buffer A { float a[]; "
+                 "};\nlayout(push_constant) uniform S { uint n; };\nvoid main() {}\n",
+                 "buffer[0] 'a' (i32): the shader's 'A' has elements of float"},
+        Mismatch{"spirv_struct_stride", "type = \"f32\"", "type = \"struct\"\nbytes = 12", "",
+                 "struct P { float x, y, z, w; };\nlayout(std430, set = 0, binding = 0) buffer A { "
+                 "P a[]; };\nlayout(push_constant) uniform S { uint n; };\nvoid main() {}\n",
+                 "has elements of P (array stride 16)"},
+        Mismatch{"spirv_push_count", "", "", "",
+                 "layout(std430, set = 0, binding = 0) buffer A { float a[]; "
+                 "};\nlayout(push_constant) uniform S { uint n; uint m; };\nvoid main() {}\n",
+                 "the push-constant block has 2 members; the declaration has 1 scalars"},
+        Mismatch{"spirv_no_push", "", "", "",
+                 "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nvoid main() {}\n",
+                 "the push-constant block has 0 members; the declaration has 1 scalars"},
+        Mismatch{
+            "spirv_push_type", "type = \"u32\"", "type = \"f32\"", "",
+            "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(push_constant) "
+            "uniform S { uint n; };\nvoid main() {}\n",
+            "scalar[0] 'n' is f32 at offset 0; push-constant member 0 'n' is uint at offset 0"},
+        Mismatch{
+            "spirv_push_offset", "", "", "",
+            "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(push_constant) "
+            "uniform S { layout(offset = 4) uint n; };\nvoid main() {}\n",
+            "'n' is uint at offset 4"}));
+
+TEST(PairInterfaces, FixedWorkgroupSizeIsRefused) {
+  PairFiles f;
+  f.write("k.comp", std::string("#version 450\nlayout(local_size_x = 64) in;\n") + kA + kPush +
+                        "void main() {}\n");
+  const PairDeclaration d = f.parse(kMinimal);
+  const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+  EXPECT_ERROR(check_interfaces(d, nullptr, &spv),
+               "declare `layout(local_size_x_id = 0) in;` (the shader has LocalSize 64 1 1)");
+}
+
+TEST(PairInterfaces, BdaFormNeedsAddressesAfterTheScalars) {
+  PairFiles f;
+  f.write("k.comp", std::string("#version 450\n#extension GL_EXT_buffer_reference : require\n"
+                                "layout(local_size_x_id = 0) in;\n"
+                                "#ifdef CUVK_BDA\n"
+                                "layout(buffer_reference, std430) buffer R { int v[]; };\n"
+                                "layout(push_constant) uniform S { uint n; R a; };\n"
+                                "#else\n") +
+                        kA + kPush + "#endif\nvoid main() {}\n");
+  const PairDeclaration d =
+      f.parse(edit("source = \"k.comp\"", "source = \"k.comp\"\nbda_defines = [\"CUVK_BDA\"]"));
+  const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::bda);
+  EXPECT_ERROR(check_interfaces(d, nullptr, &spv),
+               "SPIR-V (bda form) vs declaration: buffer[0] 'a' (f32): the shader's reference 'a' "
+               "has elements of int");
+  const CompiledSpirv descriptor = compile_glsl(d, cuvk::Binding::descriptor);
+  EXPECT_NO_THROW(check_interfaces(d, nullptr, &descriptor));
+}
+
+}  // namespace

@@ -1,0 +1,113 @@
+// Issue 23 (reliability, third round): the unit side of each class. The CLI side is in
+// tests/reliability.sh and the cli_error.* tests of the issue's block in tests/CMakeLists.txt.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+#include "catalogue.h"
+#include "error.h"
+#include "host_data.h"
+#include "runner.h"
+#include "standard_output.h"
+#include "util.h"
+
+namespace cuvk {
+namespace {
+
+// Class 3: ceil_div never wraps, so a size near 2^32 cannot become 0 threads.
+TEST(Overflow, CeilDivDoesNotWrapAtTheTypesMaximum) {
+  EXPECT_EQ(ceil_div<std::uint32_t>(4294967295u, 4u), 1073741824u);
+  EXPECT_EQ(ceil_div<std::uint32_t>(65536u, 4294967295u), 1u);
+  EXPECT_EQ(ceil_div<std::uint32_t>(4294967292u, 4u), 1073741823u);
+  EXPECT_EQ(ceil_div<std::uint64_t>(std::numeric_limits<std::uint64_t>::max(), 2u),
+            std::uint64_t{1} << 63);
+  EXPECT_EQ(ceil_div<std::uint32_t>(0u, 7u), 0u);
+}
+
+TEST(Overflow, Vec4CopyAtTheLargestNPlansEveryElement) {
+  const Plan p = find_test("copy")->plan(make_point("", "vec4", 4294967295u));
+  EXPECT_EQ(p.params.n, 1073741824u);
+  EXPECT_EQ(p.in_words, std::uint64_t{1} << 32);
+}
+
+TEST(Overflow, APointThatWouldDoNoWorkIsAUsageError) {
+  Plan p = find_test("copy")->plan(make_point("", "scalar", 1024));
+  p.params.n = 0;
+  EXPECT_THROW(check_plan("copy", 1024, p, 1u << 30), UsageError);
+  EXPECT_THROW(launch_geometry(0, 256, 65535, 65535), UsageError);
+  EXPECT_THROW(launch_geometry(256, 0, 65535, 65535), UsageError);
+}
+
+// Class 1: sizes checked against the device's buffer limit and the host's memory, by number,
+// before anything is allocated.
+TEST(Limits, BuffersBeyondTheDeviceAreRefusedNamingTheLimit) {
+  const Plan p = find_test("copy")->plan(make_point("", "vec4", 4294967292u));
+  try {
+    check_plan("copy", 4294967292u, p, 134217728);
+    FAIL() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a buffer of 17179869168 bytes; the device allows "
+                                         "134217728"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Limits, HostMemoryIsCheckedBeforeAllocating) {
+  std::string why;
+  const std::uint64_t limit = host_memory_limit_bytes(&why);
+  EXPECT_GT(limit, 0u);
+  EXPECT_FALSE(why.empty());
+  const Plan small = find_test("copy")->plan(make_point("", "scalar", 1024));
+  EXPECT_NO_THROW(check_plan("copy", 1024, small, std::numeric_limits<std::uint64_t>::max()));
+  EXPECT_EQ(host_bytes_of(small), (2 * (1024 + 1024) + 1024) * 4u);
+  // Without a buffer limit, 2^32 floats need 80 GiB of host memory: more than this test host
+  // (or any CI runner) allows, so the host check must refuse it, naming host memory.
+  const Plan big = find_test("copy")->plan(make_point("", "vec4", 4294967295u));
+  if (host_bytes_of(big) <= limit) {  // a host with more than 80 GiB to give
+    EXPECT_NO_THROW(check_plan("copy", 4294967295u, big, std::numeric_limits<std::uint64_t>::max()));
+    return;
+  }
+  try {
+    check_plan("copy", 4294967295u, big, std::numeric_limits<std::uint64_t>::max());
+    FAIL() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes of host memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Limits, RunSizesAreCheckedForEveryPointOfTheSelection) {
+  RunConfig cfg;
+  cfg.tests = {"read_x", "copy"};
+  EXPECT_NO_THROW(check_run_sizes(cfg, 1024, 1u << 20));
+  EXPECT_THROW(check_run_sizes(cfg, 1u << 20, 1u << 20), UsageError);  // 4 MiB buffers
+}
+
+// Class 8: a non-zero exit without an `error:` line gets one saying what the code means.
+TEST(ErrorLine, ANonZeroExitWithoutAnErrorLineGetsOne) {
+  std::ostringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  {
+    ErrorLineWatch watch;
+    std::cerr << "note: something\n";
+    EXPECT_EQ(watch.finish(3), 3);
+  }
+  {
+    ErrorLineWatch watch;
+    std::cerr << "error: the reason\n";
+    EXPECT_EQ(watch.finish(2), 2);
+  }
+  {
+    ErrorLineWatch watch;
+    EXPECT_EQ(watch.finish(0), 0);
+  }
+  std::cerr.rdbuf(old);
+  EXPECT_EQ(captured.str(), std::string("note: something\nerror: ") + exit_code_meaning(3) +
+                                "\nerror: the reason\n");
+}
+
+}  // namespace
+}  // namespace cuvk
