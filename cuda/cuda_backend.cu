@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -110,9 +112,19 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
+// A kernel loaded at run time (Backend::load_module): its library, kernel handle and scalars.
+struct ModuleKernel {
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  std::uint32_t buffers = 0;
+  std::vector<std::uint32_t> scalar_offsets;
+  std::uint32_t scalar_bytes = 0;
+  int max_dynamic_shared = 0;  // set on the kernel so far (cudaFuncAttributeMaxDynamicSharedMemorySize)
+};
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int index) : info_(describe(index)) {
+  CudaBackend(int index, double timeout_s) : info_(describe(index)), timeout_s_(timeout_s) {
     const auto t0 = Clock::now();
     CUVK_CUDA_CHECK(cudaSetDevice(index));
     CUVK_CUDA_CHECK(cudaFree(nullptr));  // forces context creation
@@ -121,10 +133,18 @@ class CudaBackend final : public Backend {
     startup_ = {{"context", ms_since(t0, t1)}, {"stream", ms_since(t1, Clock::now())}};
   }
   ~CudaBackend() override {
+    if (!hung_.empty()) return;  // a kernel still runs: leave the stream and libraries be
+    for (auto& [name, m] : modules_) cudaLibraryUnload(m.library);
     if (stream_) cudaStreamDestroy(stream_);
   }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  void load_module(const RuntimeModule& module) override;
+  std::string hung() const override { return hung_; }
 
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
+  std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   KernelResources kernel_resources(const std::string& kernel,
                                    const std::vector<std::uint32_t>& block_sizes) override;
 
@@ -135,6 +155,7 @@ class CudaBackend final : public Backend {
   }
 
   HostCostSamples host_cost(const Launch& launch, int samples) override {
+    ensure_usable();
     const KernelEntry& kernel = find(launch.kernel);
     HostCostSamples cost;
     std::vector<double>&launch_us = cost.launch_us, &submit_us = cost.submit_us,
@@ -183,18 +204,22 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+    ensure_usable();
     return std::make_unique<CudaBuffer>(bytes);
   }
 
   void upload(DeviceBuffer& dst, const void* src, std::size_t bytes) override {
+    ensure_usable();
     CUVK_CUDA_CHECK(cudaMemcpy(ptr(dst), src, bytes, cudaMemcpyHostToDevice));
   }
 
   void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override {
+    ensure_usable();
     CUVK_CUDA_CHECK(cudaMemcpy(dst, ptr(src), bytes, cudaMemcpyDeviceToHost));
   }
 
   void fill(DeviceBuffer& dst, std::uint32_t word) override {
+    ensure_usable();
     constexpr unsigned kBlock = 256, kMaxBlocks = 4096;
     const std::size_t words = dst.bytes() / sizeof(std::uint32_t);
     const std::size_t blocks = std::min<std::size_t>(kMaxBlocks, (words + kBlock - 1) / kBlock);
@@ -208,43 +233,30 @@ class CudaBackend final : public Backend {
   std::vector<std::string> kernels() const override {
     std::vector<std::string> names = cuda_kernel_names();
     names.emplace_back(kCopyEngine);
+    for (const auto& [name, m] : modules_) names.push_back(name);
     return names;
-  }
-
-  std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
-    const bool engine = launch.kernel == kCopyEngine;
-    const KernelEntry* kernel = engine ? nullptr : &find(launch.kernel);
-    const KernelEntry* before = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
-    std::vector<Event> start, stop;
-    start.reserve(static_cast<std::size_t>(opt.reps));
-    stop.reserve(static_cast<std::size_t>(opt.reps));
-    for (int r = 0; r < opt.reps; ++r) {
-      if (before) enqueue(*before, *opt.before_each);
-      start.emplace_back();
-      stop.emplace_back();
-      CUVK_CUDA_CHECK(cudaEventRecord(start.back().get(), stream_));
-      if (engine) {
-        CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*launch.out), ptr(*launch.in), launch.out->bytes(),
-                                        cudaMemcpyDeviceToDevice, stream_));
-      } else {
-        enqueue(*kernel, launch);
-      }
-      CUVK_CUDA_CHECK(cudaEventRecord(stop.back().get(), stream_));
-    }
-    CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<double> times_ms;
-    times_ms.reserve(start.size());
-    for (std::size_t r = 0; r < start.size(); ++r) {
-      float ms = 0.0f;
-      CUVK_CUDA_CHECK(cudaEventElapsedTime(&ms, start[r].get(), stop[r].get()));
-      times_ms.push_back(timing::event_interval_ms(ms));  // order checked (timestamps.h)
-    }
-    return times_ms;
   }
 
  private:
   static void* ptr(const DeviceBuffer& b) { return static_cast<const CudaBuffer&>(b).ptr(); }
 
+  void ensure_usable() const {
+    if (!hung_.empty()) throw Error("CUDA device " + info_.name + " is unusable: " + hung_);
+  }
+  // Waits for `event` until timeout_s_ has passed; then marks the backend hung and throws.
+  void wait_with_deadline(cudaEvent_t event, const std::string& kernel);
+  // A run-time kernel's launch: buffer pointers, then scalars, as kernel arguments.
+  void enqueue_module(const ModuleKernel& m, const Launch& launch);
+  const ModuleKernel* find_module(const std::string& name) const {
+    const auto it = modules_.find(name);
+    return it == modules_.end() ? nullptr : &it->second;
+  }
+
+  static bool find_if_builtin(const std::string& name) {
+    for (const KernelEntry& k : kKernels)
+      if (name == k.name) return true;
+    return name == kCopyEngine;
+  }
   const KernelEntry& find(const std::string& name) const {
     for (const KernelEntry& k : kKernels)
       if (name == k.name) return k;
@@ -281,9 +293,122 @@ class CudaBackend final : public Backend {
   }
 
   DeviceInfo info_;
+  double timeout_s_ = 120.0;
+  std::string hung_;  // why the device is unusable: a launch did not finish in time
+  std::map<std::string, ModuleKernel> modules_;
   cudaStream_t stream_ = nullptr;
   std::vector<std::pair<std::string, double>> startup_;
 };
+
+std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {
+  ensure_usable();
+  const bool engine = launch.kernel == kCopyEngine;
+  const ModuleKernel* module = engine ? nullptr : find_module(launch.kernel);
+  const KernelEntry* kernel = engine || module ? nullptr : &find(launch.kernel);
+  const KernelEntry* before = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+  std::vector<Event> start, stop;
+  start.reserve(static_cast<std::size_t>(opt.reps));
+  stop.reserve(static_cast<std::size_t>(opt.reps));
+  for (int r = 0; r < opt.reps; ++r) {
+    if (before) enqueue(*before, *opt.before_each);
+    start.emplace_back();
+    stop.emplace_back();
+    CUVK_CUDA_CHECK(cudaEventRecord(start.back().get(), stream_));
+    if (engine) {
+      CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*launch.out), ptr(*launch.in), launch.out->bytes(),
+                                      cudaMemcpyDeviceToDevice, stream_));
+    } else if (module) {
+      enqueue_module(*module, launch);
+    } else {
+      enqueue(*kernel, launch);
+    }
+    CUVK_CUDA_CHECK(cudaEventRecord(stop.back().get(), stream_));
+  }
+  // Built-in kernels always finish; a run-time kernel might not, so it is waited for with a deadline.
+  if (module) wait_with_deadline(stop.back().get(), launch.kernel);
+  else CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<double> times_ms;
+  times_ms.reserve(start.size());
+  for (std::size_t r = 0; r < start.size(); ++r) {
+    float ms = 0.0f;
+    CUVK_CUDA_CHECK(cudaEventElapsedTime(&ms, start[r].get(), stop[r].get()));
+    times_ms.push_back(timing::event_interval_ms(ms));  // order checked (timestamps.h)
+  }
+  return times_ms;
+}
+
+void CudaBackend::wait_with_deadline(cudaEvent_t event, const std::string& kernel) {
+  constexpr auto kPoll = std::chrono::microseconds(50);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+  for (;;) {
+    const cudaError_t e = cudaEventQuery(event);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) CUVK_CUDA_CHECK(e);
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(kPoll);
+  }
+  hung_ = "'" + kernel + "' did not finish within " + std::to_string(timeout_s_) +
+          " s (--timeout); the kernel may never end";
+  throw Error("CUDA kernel " + hung_);
+}
+
+void CudaBackend::enqueue_module(const ModuleKernel& m, const Launch& launch) {
+  const Geometry& g = launch.geometry;
+  if (g.block_size == 0 || g.block_size > info_.max_block_size || g.grid_x > info_.max_grid_x ||
+      g.grid_y > info_.max_grid_y)
+    throw Error("CUDA launch geometry out of range for " + launch.kernel);
+  if (launch.buffers.size() != m.buffers || launch.scalars.size() < m.scalar_bytes)
+    throw Error("CUDA launch of '" + launch.kernel + "': " + std::to_string(launch.buffers.size()) +
+                " buffers and " + std::to_string(launch.scalars.size()) + " scalar bytes; it takes " +
+                std::to_string(m.buffers) + " and " + std::to_string(m.scalar_bytes));
+  std::vector<void*> pointers(m.buffers);
+  std::vector<void*> args;
+  for (std::uint32_t i = 0; i < m.buffers; ++i) {
+    const BufferView& v = launch.buffers[i];
+    if (v.buffer == nullptr || v.offset + v.bytes > v.buffer->bytes())
+      throw Error("CUDA launch of '" + launch.kernel + "': buffer " + std::to_string(i) +
+                  " is missing or its view lies outside it");
+    pointers[i] = static_cast<char*>(ptr(*v.buffer)) + v.offset;
+    args.push_back(&pointers[i]);
+  }
+  std::vector<std::uint8_t> scalars = launch.scalars;  // the arguments' storage, copied on launch
+  for (std::uint32_t offset : m.scalar_offsets) args.push_back(scalars.data() + offset);
+  const auto fn = reinterpret_cast<const void*>(m.kernel);
+  if (static_cast<int>(launch.shared_bytes) > m.max_dynamic_shared) {
+    CUVK_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(launch.shared_bytes)));
+    const_cast<ModuleKernel&>(m).max_dynamic_shared = static_cast<int>(launch.shared_bytes);
+  }
+  CUVK_CUDA_CHECK(cudaLaunchKernel(fn, dim3(g.grid_x, g.grid_y), dim3(g.block_size), args.data(),
+                                   launch.shared_bytes, stream_));
+}
+
+void CudaBackend::load_module(const RuntimeModule& module) {
+  ensure_usable();
+  if (module.cuda_image.empty()) throw Error("CUDA module '" + module.name + "' has no image");
+  if (module.buffers > kMaxModuleBuffers)
+    throw Error("CUDA module '" + module.name + "' takes " + std::to_string(module.buffers) +
+                " buffers; at most " + std::to_string(kMaxModuleBuffers));
+  if (modules_.count(module.name) || find_if_builtin(module.name))
+    throw Error("CUDA backend already has a kernel named '" + module.name + "'");
+  ModuleKernel m;
+  m.buffers = module.buffers;
+  m.scalar_offsets = scalar_offsets(module.scalar_sizes, &m.scalar_bytes);
+  std::vector<std::uint8_t> image = module.cuda_image;
+  if (image.back() != 0) image.push_back(0);  // PTX is text: the driver wants it NUL-terminated
+  for (const auto& c : module.compile_ms) startup_.push_back(c);
+  const auto t0 = Clock::now();
+  CUVK_CUDA_CHECK(cudaLibraryLoadData(&m.library, image.data(), nullptr, nullptr, 0, nullptr,
+                                      nullptr, 0));
+  const cudaError_t e = cudaLibraryGetKernel(&m.kernel, m.library, module.entry.c_str());
+  if (e != cudaSuccess) {
+    cudaLibraryUnload(m.library);
+    throw Error("CUDA module '" + module.name + "' has no kernel named '" + module.entry +
+                "': " + decode(e));
+  }
+  startup_.emplace_back("load module " + module.name, ms_since(t0, Clock::now()));
+  modules_.emplace(module.name, m);
+}
 
 }  // namespace
 
@@ -322,12 +447,15 @@ KernelResources CudaBackend::kernel_resources(const std::string& kernel,
   const KernelEntry* entry = nullptr;
   for (const KernelEntry& k : kKernels)
     if (kernel == k.name) entry = &k;
-  if (entry == nullptr) throw Error("CUDA backend has no kernel named '" + kernel + "'");
+  const ModuleKernel* module = find_module(kernel);
+  if (entry == nullptr && module == nullptr)
+    throw Error("CUDA backend has no kernel named '" + kernel + "'");
   CUVK_CUDA_CHECK(cudaSetDevice(index));
   cudaDeviceProp prop{};
   CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   cudaFuncAttributes attr{};
-  const void* fn = reinterpret_cast<const void*>(entry->fn);
+  const void* fn = module ? reinterpret_cast<const void*>(module->kernel)
+                          : reinterpret_cast<const void*>(entry->fn);
   CUVK_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
   KernelResources r;
   r.device = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
@@ -354,8 +482,8 @@ KernelResources CudaBackend::kernel_resources(const std::string& kernel,
   return r;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(int index) {
-  return std::make_unique<CudaBackend>(index);
+std::unique_ptr<Backend> make_cuda_backend(int index, double timeout_s) {
+  return std::make_unique<CudaBackend>(index, timeout_s);
 }
 
 }  // namespace cuvk

@@ -16,7 +16,8 @@ namespace cuvk {
 // (not built, no driver, no device).
 std::vector<DeviceInfo> cuda_devices();
 
-std::unique_ptr<Backend> make_cuda_backend(int index);
+// `timeout_s`: BackendOptions::timeout_s.
+std::unique_ptr<Backend> make_cuda_backend(int index, double timeout_s = 120.0);
 
 // Kernels compiled into this binary (empty when built without CUDA); needs no device.
 std::vector<std::string> cuda_kernel_names();

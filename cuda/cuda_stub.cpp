@@ -8,7 +8,7 @@ std::vector<DeviceInfo> cuda_devices() {
   throw Error("this cuvk was built without CUDA (no nvcc at configure time)");
 }
 
-std::unique_ptr<Backend> make_cuda_backend(int) {
+std::unique_ptr<Backend> make_cuda_backend(int, double) {
   throw Error("this cuvk was built without CUDA (no nvcc at configure time)");
 }
 

@@ -40,7 +40,7 @@ timed suite_counters --counters
 grep -h "wall time" "$R/suite.txt" "$R/suite_counters.txt"
 
 step "why: workgroups (copy scalar and grid-stride, block 128/256, both bindings)"
-export CUVK_COUNTERS_DUMP=$R/dump
+export CUVK_COUNTERS_DUMP=$R/dump CUVK_COUNTERS_WARPS=1  # the warps resident too (a second batch)
 timed why_blocks --counters --tests copy --variants scalar,grid --block-sizes 128,256 --vk-binding all
 step "why: read_offset 0..32"
 timed why_offsets --counters --tests read_offset --offsets 0,1,2,4,8,16,31,32
@@ -48,7 +48,7 @@ step "why: update_xy, both bindings, scalar and vec2"
 timed why_update_xy --counters --tests update_xy --vk-binding all
 step "why: the copy engines on every queue family"
 timed why_copy_engine --counters --tests copy_engine --copy-mibs 256
-unset CUVK_COUNTERS_DUMP
+unset CUVK_COUNTERS_DUMP CUVK_COUNTERS_WARPS
 
 step "ncu cross-check: read_offset 0, 1, 32 (CUDA)"
 M=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum

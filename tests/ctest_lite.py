@@ -2,7 +2,7 @@
 """ctest_lite.py BUILD_DIR JUNIT_XML [-j N] [-R REGEX]: runs the tests a CMake build tree
 registered (its CTestTestfile.cmake files: add_test, set_tests_properties, include, subdirs), as
 ctest does, where ctest is not installed (the lent GPU machine: tests/gpu.sh). Honours
-WORKING_DIRECTORY, TIMEOUT, ENVIRONMENT, SKIP_RETURN_CODE, SKIP_REGULAR_EXPRESSION,
+WORKING_DIRECTORY, TIMEOUT, ENVIRONMENT, ENVIRONMENT_MODIFICATION, SKIP_RETURN_CODE, SKIP_REGULAR_EXPRESSION,
 PASS_REGULAR_EXPRESSION and WILL_FAIL; prints one line per test and writes a JUnit file shaped
 like ctest's --output-junit (status run / fail / notrun, a <skipped/> element), which
 tests/check_skips.py reads. Exit 1 when any test failed."""
@@ -79,6 +79,19 @@ def run_one(name, t):
     for kv in filter(None, p.get("ENVIRONMENT", "").split(";")):
         k, _, v = kv.partition("=")
         env[k] = v
+    for mod in filter(None, p.get("ENVIRONMENT_MODIFICATION", "").split(";")):
+        k, _, rest = mod.partition("=")
+        op, _, v = rest.partition(":")
+        if op == "set":
+            env[k] = v
+        elif op in ("unset", "reset"):
+            env.pop(k, None)
+        elif op in ("string_append", "path_list_append"):
+            sep = os.pathsep if op.startswith("path") and env.get(k) else ""
+            env[k] = env.get(k, "") + sep + v
+        elif op in ("string_prepend", "path_list_prepend"):
+            sep = os.pathsep if op.startswith("path") and env.get(k) else ""
+            env[k] = v + sep + env.get(k, "")
     timeout = float(p.get("TIMEOUT", "1500"))
     start = time.time()
     try:

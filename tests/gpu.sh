@@ -60,7 +60,7 @@ run() {
   ldconfig 2>/dev/null || true  # the validation layer is dlopen'ed by name
   # The interpreter the build recorded (house.rules) where this machine has it elsewhere.
   local py
-  py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+  py=$(sed -n 's/^_*Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null | head -n 1)
   if [ -n "$py" ] && [ ! -x "$py" ] && command -v python3 >/dev/null; then
     mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
   fi

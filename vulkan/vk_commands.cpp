@@ -89,11 +89,12 @@ void CommandStream::submit(VkCommandBuffer cb) {
 
 void CommandStream::wait() {
   VkFence fence = fence_.get();
-  const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, kFenceTimeoutNs);
+  const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, timeout_ns_);
   if (result == VK_TIMEOUT) {
     hung_ = true;
-    throw Error("GPU did not finish within " + std::to_string(kFenceTimeoutNs / 1000000000ULL) +
-                " s (vkWaitForFences timed out on " + device_name_ + ")");
+    throw Error("GPU did not finish within " + std::to_string(static_cast<double>(timeout_ns_) / 1e9) +
+                " s (vkWaitForFences timed out on " + device_name_ +
+                "; --timeout); the shader may never end");
   }
   vk::check(result, "vkWaitForFences", __FILE__, __LINE__);
   CUVK_VK(vk().vkResetFences, device(), 1, &fence);

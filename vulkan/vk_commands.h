@@ -34,6 +34,9 @@ class CommandStream {
 
   // Throws once a submission has missed its deadline.
   void ensure_usable() const;
+  bool hung() const { return hung_; }
+  // How long wait() waits for the fence (BackendOptions::timeout_s); kFenceTimeoutNs by default.
+  void set_timeout_ns(std::uint64_t ns) { timeout_ns_ = ns; }
 
   // Resets the pool and begins the one command buffer for a single submission.
   VkCommandBuffer begin();
@@ -59,7 +62,8 @@ class CommandStream {
   vk::CommandPool pool_;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;  // freed with its pool
   vk::Fence fence_;
-  bool hung_ = false;  // a submission missed its deadline: the device cannot be used safely
+  bool hung_ = false;
+  std::uint64_t timeout_ns_ = kFenceTimeoutNs;  // a submission missed its deadline: the device cannot be used safely
 };
 
 }  // namespace cuvk::vk

@@ -4,6 +4,7 @@
 
 #include <volk.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,34 @@ void resolve_trace(const Launch& launch, const std::string& where, const Enabled
   }
 }
 
+// A run-time kernel's launch: N buffer views (each inside its buffer, offset aligned) and the
+// push-constant block of its binding mode.
+void resolve_runtime(const Launch& launch, const std::string& where, const DeviceInfo& info,
+                     const Allocator& allocator, ResolvedLaunch& r) {
+  const RuntimeKernel& k = *r.runtime;
+  if (launch.buffers.size() != k.buffers || launch.scalars.size() < k.scalar_bytes) {
+    throw Error(where + std::to_string(launch.buffers.size()) + " buffers and " +
+                std::to_string(launch.scalars.size()) + " scalar bytes; the kernel takes " +
+                std::to_string(k.buffers) + " and " + std::to_string(k.scalar_bytes));
+  }
+  r.push.assign(launch.scalars.begin(), launch.scalars.begin() + k.scalar_bytes);
+  if (r.binding == Binding::bda) r.push.resize(k.address_offset + 8 * k.buffers, 0);
+  for (std::uint32_t i = 0; i < k.buffers; ++i) {
+    const BufferView& v = launch.buffers[i];
+    const std::string name = "buffer " + std::to_string(i);
+    if (v.buffer == nullptr || v.bytes == 0 || v.offset % kViewAlignment != 0 ||
+        v.offset + v.bytes > v.buffer->bytes() || v.bytes > info.max_buffer_bytes) {
+      throw Error(where + name + ": missing, empty, misaligned, or outside its buffer");
+    }
+    const VulkanBuffer& owned = allocator.own(*v.buffer, "launch buffer");
+    r.views.push_back({owned.handle(), v.offset, v.bytes});
+    if (r.binding == Binding::bda) {
+      const VkDeviceAddress address = owned.address() + v.offset;
+      std::memcpy(r.push.data() + k.address_offset + 8 * i, &address, sizeof address);
+    }
+  }
+}
+
 }  // namespace
 
 std::string binding_unsupported(Binding binding, const EnabledFeatures& features) {
@@ -76,6 +105,21 @@ ResolvedLaunch resolve_launch(const Launch& launch, const char* what, const Devi
                               Pipelines& pipelines) {
   const Geometry& g = launch.geometry;
   const std::string where = std::string(what) + " '" + launch.kernel + "': ";
+  if (const RuntimeKernel* k = pipelines.runtime(launch.kernel)) {
+    check_geometry(g, info, where);
+    if (const std::string why = binding_unsupported(launch.binding, features); !why.empty()) {
+      throw Error(where + why);
+    }
+    if (launch.trace != nullptr) throw Error(where + "run-time kernels have no traced form");
+    ResolvedLaunch r;
+    r.runtime = k;
+    r.geometry = g;
+    r.binding = launch.binding;
+    resolve_runtime(launch, where, info, allocator, r);
+    r.pipeline = pipelines.get(launch.kernel, g.block_size, launch.binding);
+    r.layout = launch.binding == Binding::bda ? k->bda_layout.get() : k->layout.get();
+    return r;
+  }
   if (launch.in == nullptr || launch.out == nullptr) {
     throw Error(where + "input and output buffers are required");
   }
@@ -107,7 +151,8 @@ void prepare_descriptor_sets(Pipelines& pipelines, std::vector<ResolvedLaunch>& 
   pipelines.reset_sets();
   for (ResolvedLaunch& r : launches) {
     if (r.engine || r.binding == Binding::bda) continue;
-    r.set = pipelines.make_set(r.in, r.out, r.trace_buffer);
+    r.set = r.runtime != nullptr ? pipelines.make_runtime_set(*r.runtime, r.views)
+                                 : pipelines.make_set(r.in, r.out, r.trace_buffer);
   }
 }
 
@@ -119,6 +164,18 @@ void record_launch(const VolkDeviceTable& table, VkCommandBuffer cb, const Resol
     return;
   }
   table.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipeline);
+  if (r.runtime != nullptr) {
+    if (r.binding != Binding::bda) {
+      table.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r.layout, 0, 1, &r.set, 0,
+                                    nullptr);
+    }
+    if (!r.push.empty()) {
+      table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                               static_cast<std::uint32_t>(r.push.size()), r.push.data());
+    }
+    table.vkCmdDispatch(cb, r.geometry.grid_x, r.geometry.grid_y, 1);
+    return;
+  }
   if (r.binding == Binding::bda && r.trace != Trace::none) {
     const CuvkTraceBdaPush push{r.params, r.in_address, r.out_address, r.trace_address};
     table.vkCmdPushConstants(cb, r.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,

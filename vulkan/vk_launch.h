@@ -33,6 +33,11 @@ struct ResolvedLaunch {  // a validated launch
   Trace trace = Trace::none;  // a traced twin (Launch::trace) writes its records to:
   VkBuffer trace_buffer = VK_NULL_HANDLE;
   VkDeviceAddress trace_address = 0;  // bda only
+  // A run-time kernel (Backend::load_module): its buffers' views (descriptor form) and the whole
+  // push-constant block (the scalars; in the bda form followed by the buffers' addresses).
+  const RuntimeKernel* runtime = nullptr;
+  std::vector<VkDescriptorBufferInfo> views;
+  std::vector<std::uint8_t> push;
 };
 
 // "" when launches with `binding` can run on a device with `features`, else why not.

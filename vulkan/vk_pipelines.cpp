@@ -21,7 +21,7 @@ namespace {
 
 vk::DescriptorSetLayout make_set_layout(const VolkDeviceTable* table, VkDevice device,
                                         std::uint32_t count) {
-  VkDescriptorSetLayoutBinding bindings[kTraceBindingsPerSet]{};
+  std::vector<VkDescriptorSetLayoutBinding> bindings(count);
   for (std::uint32_t b = 0; b < count; ++b) {
     bindings[b].binding = b;
     bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -31,7 +31,7 @@ vk::DescriptorSetLayout make_set_layout(const VolkDeviceTable* table, VkDevice d
   VkDescriptorSetLayoutCreateInfo set_info{};
   set_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
   set_info.bindingCount = count;
-  set_info.pBindings = bindings;
+  set_info.pBindings = bindings.data();
   VkDescriptorSetLayout raw = VK_NULL_HANDLE;
   CUVK_VK(table->vkCreateDescriptorSetLayout, device, &set_info, nullptr, &raw);
   return vk::DescriptorSetLayout(table, device, raw);
@@ -48,7 +48,7 @@ vk::PipelineLayout make_layout(const VolkDeviceTable* table, VkDevice device,
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
   layout_info.setLayoutCount = set != VK_NULL_HANDLE ? 1 : 0;
   layout_info.pSetLayouts = set != VK_NULL_HANDLE ? &set : nullptr;
-  layout_info.pushConstantRangeCount = 1;
+  layout_info.pushConstantRangeCount = push_bytes > 0 ? 1 : 0;  // a kernel without scalars
   layout_info.pPushConstantRanges = &push;
   VkPipelineLayout raw = VK_NULL_HANDLE;
   CUVK_VK(table->vkCreatePipelineLayout, device, &layout_info, nullptr, &raw);
@@ -80,7 +80,7 @@ Pipelines::Pipelines(const DeviceContext& context, bool capture_statistics)
 
   VkDescriptorPoolSize pool_size{};
   pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_size.descriptorCount = kTraceBindingsPerSet * kSetsPerRun;
+  pool_size.descriptorCount = kDescriptorsPerRun;
   VkDescriptorPoolCreateInfo dpool_info{};
   dpool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   dpool_info.maxSets = kSetsPerRun;
@@ -114,8 +114,18 @@ VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, B
   const auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second.get();
   const Clock::time_point start = Clock::now();
-  vk::Pipeline owned =
-      create(name, block_size, layout(binding, trace), VK_NULL_HANDLE, capture_statistics_);
+  vk::Pipeline owned;
+  if (const RuntimeKernel* rk = runtime(kernel)) {
+    if (trace != Trace::none) throw Error("run-time kernel '" + kernel + "' has no traced form");
+    const bool bda = binding == Binding::bda;
+    const std::vector<std::uint32_t>& words = bda ? rk->spirv_bda : rk->spirv;
+    if (words.empty()) throw Error("run-time kernel '" + kernel + "' has no bda form");
+    owned = create_from(words.data(), words.size(), rk->entry.c_str(), block_size,
+                        bda ? rk->bda_layout.get() : rk->layout.get(), VK_NULL_HANDLE,
+                        capture_statistics_);
+  } else {
+    owned = create(name, block_size, layout(binding, trace), VK_NULL_HANDLE, capture_statistics_);
+  }
   creation_ms_.emplace_back("pipeline " + name + " (block " + std::to_string(block_size) + ")",
                             ms_since(start));
   return pipelines_.emplace(key, std::move(owned)).first->second.get();
@@ -129,8 +139,17 @@ std::vector<std::uint8_t> Pipelines::cache_data(const std::string& kernel, std::
   CUVK_VK(vk().vkCreatePipelineCache, device(), &cache_info, nullptr, &raw_cache);
   const vk::PipelineCache cache(&context_.table, device(), raw_cache);
   // As timed runs make it: without CAPTURE_STATISTICS, which could change the code.
-  const vk::Pipeline pipeline = create(module_name(kernel, binding, Trace::none), block_size,
-                                       layout(binding, Trace::none), raw_cache, false);
+  vk::Pipeline pipeline;
+  if (const RuntimeKernel* rk = runtime(kernel)) {
+    const bool bda = binding == Binding::bda;
+    const std::vector<std::uint32_t>& words = bda ? rk->spirv_bda : rk->spirv;
+    if (words.empty()) throw Error("run-time kernel '" + kernel + "' has no bda form");
+    pipeline = create_from(words.data(), words.size(), rk->entry.c_str(), block_size,
+                           bda ? rk->bda_layout.get() : rk->layout.get(), raw_cache, false);
+  } else {
+    pipeline = create(module_name(kernel, binding, Trace::none), block_size,
+                      layout(binding, Trace::none), raw_cache, false);
+  }
   std::size_t bytes = 0;
   CUVK_VK(vk().vkGetPipelineCacheData, device(), raw_cache, &bytes, nullptr);
   std::vector<std::uint8_t> data(bytes);
@@ -155,11 +174,19 @@ vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size
   if (module == modules.end()) {
     throw Error("unknown Vulkan kernel '" + name + "' (no embedded SPIR-V module of that name)");
   }
+  return create_from(module->code, module->words, "main", block_size, pipeline_layout, cache,
+                     capture_statistics);
+}
+
+vk::Pipeline Pipelines::create_from(const std::uint32_t* words, std::size_t count,
+                                    const char* entry_point, std::uint32_t block_size,
+                                    VkPipelineLayout pipeline_layout, VkPipelineCache cache,
+                                    bool capture_statistics) {
   const VolkDeviceTable* table = &context_.table;
   VkShaderModuleCreateInfo module_info{};
   module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  module_info.codeSize = module->words * sizeof(std::uint32_t);
-  module_info.pCode = module->code;
+  module_info.codeSize = count * sizeof(std::uint32_t);
+  module_info.pCode = words;
   VkShaderModule raw_module = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateShaderModule, device(), &module_info, nullptr, &raw_module);
   const vk::ShaderModule shader(table, device(), raw_module);  // not needed after creation
@@ -179,7 +206,7 @@ vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size
   pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   pipeline_info.stage.module = raw_module;
-  pipeline_info.stage.pName = "main";
+  pipeline_info.stage.pName = entry_point;
   pipeline_info.stage.pSpecializationInfo = &specialization;
   pipeline_info.layout = pipeline_layout;
   if (capture_statistics) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
@@ -187,6 +214,70 @@ vk::Pipeline Pipelines::create(const std::string& name, std::uint32_t block_size
   CUVK_VK(vk().vkCreateComputePipelines, device(), cache, 1, &pipeline_info, nullptr,
           &raw_pipeline);
   return vk::Pipeline(table, device(), raw_pipeline);
+}
+
+void Pipelines::load(const RuntimeModule& module) {
+  if (runtime_.count(module.name) != 0 || is_twin(module.name) ||
+      std::any_of(spirv_modules().begin(), spirv_modules().end(),
+                  [&module](const SpirvModule& m) { return module.name == m.name; }))
+    throw Error("Vulkan backend already has a kernel named '" + module.name + "'");
+  if (module.spirv.empty()) throw Error("Vulkan module '" + module.name + "' has no SPIR-V");
+  if (module.buffers > kMaxModuleBuffers)
+    throw Error("Vulkan module '" + module.name + "' takes " + std::to_string(module.buffers) +
+                " buffers; at most " + std::to_string(kMaxModuleBuffers));
+  RuntimeKernel k;
+  k.spirv = module.spirv;
+  k.spirv_bda = module.spirv_bda;
+  k.entry = module.entry.empty() ? "main" : module.entry;
+  k.buffers = module.buffers;
+  scalar_offsets(module.scalar_sizes, &k.scalar_bytes);
+  k.address_offset = (k.scalar_bytes + 7) / 8 * 8;
+  const std::uint32_t bda_bytes = k.address_offset + 8 * k.buffers;
+  if (k.scalar_bytes > kMaxScalarBytes || (!k.spirv_bda.empty() && bda_bytes > kMaxScalarBytes))
+    throw Error("Vulkan module '" + module.name + "': push constants of " +
+                std::to_string(k.spirv_bda.empty() ? k.scalar_bytes : bda_bytes) +
+                " bytes exceed " + std::to_string(kMaxScalarBytes) +
+                " (the size every Vulkan device guarantees)");
+  const VolkDeviceTable* table = &context_.table;
+  k.set_layout = make_set_layout(table, device(), k.buffers);
+  k.layout = make_layout(table, device(), k.set_layout.get(), k.scalar_bytes);
+  k.bda_layout = make_layout(table, device(), VK_NULL_HANDLE, bda_bytes);
+  runtime_.emplace(module.name, std::move(k));
+}
+
+const RuntimeKernel* Pipelines::runtime(const std::string& kernel) const {
+  const auto it = runtime_.find(kernel);
+  return it == runtime_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Pipelines::runtime_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, k] : runtime_) names.push_back(name);
+  return names;
+}
+
+VkDescriptorSet Pipelines::make_runtime_set(const RuntimeKernel& kernel,
+                                            const std::vector<VkDescriptorBufferInfo>& views) {
+  const VkDescriptorSetLayout set_layout = kernel.set_layout.get();
+  VkDescriptorSetAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  alloc.descriptorPool = descriptor_pool_.get();
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &set);
+  std::vector<VkWriteDescriptorSet> writes(views.size());
+  for (std::uint32_t b = 0; b < views.size(); ++b) {
+    writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[b].dstSet = set;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &views[b];
+  }
+  vk().vkUpdateDescriptorSets(device(), static_cast<std::uint32_t>(writes.size()), writes.data(),
+                              0, nullptr);
+  return set;
 }
 
 // Nothing is in flight when a run prepares its sets.

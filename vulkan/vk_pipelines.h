@@ -26,6 +26,8 @@ constexpr std::uint32_t kBindingsPerSet = 2;       // CUVK_BINDING_IN, CUVK_BIND
 constexpr std::uint32_t kTraceBindingsPerSet = 3;  // and CUVK_BINDING_TRACE (traced twins)
 constexpr std::uint32_t kTraceBdaPushConstantBytes = sizeof(CuvkTraceBdaPush);
 constexpr std::uint32_t kSetsPerRun = 2;  // the launch and its before_each launch
+// Descriptors a run's sets may hold: a traced or run-time launch and its before_each launch.
+constexpr std::uint32_t kDescriptorsPerRun = (kTraceBindingsPerSet + kMaxModuleBuffers) * kSetsPerRun;
 
 static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRACE == 2,
               "descriptor layout below");
@@ -35,6 +37,19 @@ static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRAC
 enum class Trace { none, with_sm, without_sm };
 static_assert(kPushConstantBytes == 16, "push-constant block");
 static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
+
+// A kernel loaded at run time (Backend::load_module): its SPIR-V, its set layout of N storage
+// buffers and its pipeline layouts (descriptor: the set and the scalars pushed; bda: no set, the
+// scalars and the N addresses pushed).
+struct RuntimeKernel {
+  std::vector<std::uint32_t> spirv, spirv_bda;
+  std::string entry;
+  std::uint32_t buffers = 0;
+  std::uint32_t scalar_bytes = 0;      // push-constant bytes of the descriptor form
+  std::uint32_t address_offset = 0;    // bda form: where the addresses start (8-byte aligned)
+  vk::DescriptorSetLayout set_layout;  // N storage buffers at bindings 0..N-1
+  vk::PipelineLayout layout, bda_layout;
+};
 
 class Pipelines {
  public:
@@ -47,6 +62,14 @@ class Pipelines {
   // The catalogue's kernel names: the `<kernel>_bda` modules are the bda forms of these, chosen
   // by Launch::binding rather than by name.
   static std::vector<std::string> kernel_names();
+
+  // Run-time kernels (Backend::load_module): loaded once per name, then get() makes their
+  // pipelines like the embedded ones'.
+  void load(const RuntimeModule& module);
+  const RuntimeKernel* runtime(const std::string& kernel) const;
+  std::vector<std::string> runtime_names() const;
+  VkDescriptorSet make_runtime_set(const RuntimeKernel& kernel,
+                                   const std::vector<VkDescriptorBufferInfo>& views);
 
   // The pipeline of `kernel` in `binding` at `block_size`, made at first use.
   VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding,
@@ -72,6 +95,10 @@ class Pipelines {
   vk::Pipeline create(const std::string& name, std::uint32_t block_size,
                       VkPipelineLayout pipeline_layout, VkPipelineCache cache,
                       bool capture_statistics);
+  // A pipeline from `words` (entry point `entry`), the block size as specialization constant 0.
+  vk::Pipeline create_from(const std::uint32_t* words, std::size_t count, const char* entry,
+                           std::uint32_t block_size, VkPipelineLayout pipeline_layout,
+                           VkPipelineCache cache, bool capture_statistics);
   VkDevice device() const { return context_.device.get(); }
 
   const DeviceContext& context_;
@@ -85,6 +112,7 @@ class Pipelines {
   vk::DescriptorPool descriptor_pool_;
   // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
   std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  std::map<std::string, RuntimeKernel> runtime_;
   std::vector<std::pair<std::string, double>> creation_ms_;
 };
 

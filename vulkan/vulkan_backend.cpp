@@ -73,7 +73,7 @@ struct CopyQueue {
 class VulkanBackend final : public Backend {
  public:
   VulkanBackend(int index, const BackendOptions& options)
-      : VulkanBackend(vk::open_device(index, options)) {}
+      : VulkanBackend(vk::open_device(index, options), options.timeout_s) {}
   ~VulkanBackend() override;
   VulkanBackend(const VulkanBackend&) = delete;
   VulkanBackend& operator=(const VulkanBackend&) = delete;
@@ -91,7 +91,15 @@ class VulkanBackend final : public Backend {
   }
   void fill(DeviceBuffer& dst, std::uint32_t word) override { staging_.fill(dst, word); }
   std::uint64_t free_memory_bytes() const override { return allocator_.free_memory_bytes(); }
-  std::vector<std::string> kernels() const override { return vk::Pipelines::kernel_names(); }
+  std::vector<std::string> kernels() const override {
+    std::vector<std::string> names = vk::Pipelines::kernel_names();
+    for (const std::string& name : pipelines_.runtime_names()) names.push_back(name);
+    return names;
+  }
+  void load_module(const RuntimeModule& module) override;
+  std::string hung() const override {
+    return commands_.hung() ? "a submission did not finish within the timeout (--timeout)" : "";
+  }
   std::string binding_unsupported(Binding binding) const override {
     return vk::binding_unsupported(binding, features_);
   }
@@ -108,7 +116,7 @@ class VulkanBackend final : public Backend {
                                                 std::uint32_t block_size) override;
 
  private:
-  explicit VulkanBackend(vk::OpenedDevice opened);
+  VulkanBackend(vk::OpenedDevice opened, double timeout_s);
   vk::ResolvedLaunch resolve(const Launch& launch, const char* what) {
     return vk::resolve_launch(launch, what, info_, features_, allocator_, pipelines_);
   }
@@ -130,7 +138,7 @@ class VulkanBackend final : public Backend {
   std::vector<CopyQueue> copy_queues_;  // the other copy families' queues (Launch::queue_family)
 };
 
-VulkanBackend::VulkanBackend(vk::OpenedDevice opened)
+VulkanBackend::VulkanBackend(vk::OpenedDevice opened, double timeout_s)
     : context_(std::move(opened.context)),
       info_(opened.facts.info),
       facts_(std::move(opened.facts)),
@@ -145,6 +153,18 @@ VulkanBackend::VulkanBackend(vk::OpenedDevice opened)
       staging_(*context_, allocator_, commands_) {
   open_copy_queues();
   startup_.emplace_back("device", vk::ms_since(opened.device_start));  // with pools and layouts
+  if (!(timeout_s > 0.0) || timeout_s > 1e9) throw Error("timeout must be positive seconds");
+  const auto timeout_ns = static_cast<std::uint64_t>(timeout_s * 1e9);
+  commands_.set_timeout_ns(timeout_ns);
+  for (CopyQueue& q : copy_queues_) q.commands->set_timeout_ns(timeout_ns);
+}
+
+void VulkanBackend::load_module(const RuntimeModule& module) {
+  commands_.ensure_usable();
+  for (const auto& c : module.compile_ms) startup_.push_back(c);
+  const auto start = vk::Clock::now();
+  pipelines_.load(module);
+  startup_.emplace_back("load module " + module.name, vk::ms_since(start));
 }
 
 // Every family that can copy with BackendOptions::copy_queues (those without queues or timestamps
@@ -204,7 +224,9 @@ vk::Timer& VulkanBackend::timer_for(const Launch& launch, const RunOptions& opt)
 }
 
 VulkanBackend::~VulkanBackend() {
-  // Nothing is in flight after a completed call; after an exception or a timeout something may be.
+  // Nothing is in flight after a completed call; after an exception something may be. After a
+  // timeout the work may never end: waiting for it would hang.
+  if (commands_.hung()) return;
   if (context_->device.get() != VK_NULL_HANDLE) {
     context_->table.vkDeviceWaitIdle(context_->device.get());
   }

@@ -217,7 +217,7 @@ std::unique_ptr<CliApp> make_cli_app(const std::string& cmdline) {
       add_run_command(app, cmdline),    add_list_command(app),
       add_devices_command(app),         add_inspect_command(app),
       add_parity_command(app, cmdline), add_report_command(app),
-      add_trace_command(app, cmdline),
+      add_trace_command(app, cmdline),  add_help_command(app),  // help: last, it walks the rest
   };
   refuse_negative_unsigned(app);
   return cli;

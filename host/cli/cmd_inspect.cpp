@@ -626,9 +626,11 @@ Command add_inspect_command(CLI::App& app) {
                   "Vulkan binding modes to show: descriptor, bda or all (default all)")
       ->delimiter(',');
   sub->add_option("--device", args->device, "as for `run`");
-  sub->add_option("--dump-pipeline-cache", args->dump_cache_dir,
-                  "write each Vulkan pipeline cache read for the Vulkan SASS to "
-                  "DIR/<kernel>.<binding>.block<N>.vkcache and its NVIDIA machine code to .nvuc")
+  sub->add_option(
+         "--dump-pipeline-cache", args->dump_cache_dir,
+         "write each Vulkan pipeline cache read for the Vulkan SASS to "
+         "DIR/<kernel>.<binding>.block<N>.vkcache and its NVIDIA machine code to .nvuc (DIR must "
+         "exist)")
       ->check(CLI::ExistingDirectory);
   sub->add_flag("--no-listings", args->no_listings,
                 "summary and occupancy only, no PTX/SASS/SPIR-V");

@@ -24,8 +24,8 @@ struct ParityArgs {
 };
 
 // Options that still mean something when --from replaces the run.
-const std::set<std::string> kFromOptions = {"--from",      "--format",   "--output", "--quiet",
-                                            "--tolerance", "--baseline", "--help"};
+const std::set<std::string> kFromOptions = {"--from",      "--format",   "--output",  "--quiet",
+                                            "--tolerance", "--baseline", "--columns", "--help"};
 
 void check_from_alone(const CLI::App& sub) {
   for (const CLI::Option* o : sub.get_options())
@@ -57,6 +57,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
   const RunArgs& a = p.run;
   const double tolerance = parse_tolerance(a.tolerance);
   const Format format = parse_format(a.format);
+  column_indices(parity_table_headers(), a.columns);  // an unknown column before anything runs
   if (!a.output.empty()) check_writable(a.output);
 
   // Every input is read and checked before anything runs or prints.
@@ -76,7 +77,9 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
                 << one_line("cannot compare CUDA with Vulkan: " + missing, kMaxErrorLine) << '\n';
       return kExitNotCompared;
     }
-    const RunDocument doc = execute_run(a, cmdline, devices);
+    RunArgs run_args = a;
+    run_args.columns.clear();  // --columns names the parity table's columns, not the run's
+    const RunDocument doc = execute_run(run_args, cmdline, devices);
     if (doc.outcome.interrupted) {
       emit(doc, "table", "", true);
       return run_exit_code(doc);
@@ -97,13 +100,15 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     return kExitNotCompared;
   }
 
-  const std::string text = format_parity(run, parity, baseline ? &*baseline : nullptr, format);
+  const std::string text =
+      format_parity(run, parity, baseline ? &*baseline : nullptr, format, a.columns);
   if (a.output.empty()) {
     std::cout << text << std::flush;
   } else {
     write_output_file(a.output, text);
     if (!a.quiet)
-      std::cout << format_parity(run, parity, baseline ? &*baseline : nullptr, Format::table)
+      std::cout << format_parity(run, parity, baseline ? &*baseline : nullptr, Format::table,
+                                 a.columns)
                 << "\nwrote " << a.output << '\n';
   }
   if (!p.save_run.empty() && !a.quiet) std::cout << "wrote " << p.save_run << " (the run)\n";
@@ -126,7 +131,10 @@ Command add_parity_command(CLI::App& app, const std::string& cmdline) {
   sub->add_option("--save-run", p->save_run,
                   "also write the run itself as JSON here (for report/--from)");
   return {sub, [p, sub, cmdline] { return parity_command(*p, *sub, cmdline); },
-          [p] { check_run_args(p->run); }};
+          [p] {
+            check_run_args(p->run);
+            column_indices(parity_table_headers(), p->run.columns);
+          }};
 }
 
 }  // namespace cuvk

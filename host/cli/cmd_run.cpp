@@ -44,7 +44,8 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
 }  // namespace
 
 void add_run_options(CLI::App& sub, RunArgs& a) {
-  sub.add_option("--tests", a.tests, "tests to run, comma-separated, or 'all' (see `cuvk list`)")
+  sub.add_option("--tests", a.tests,
+                 "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
       ->delimiter(',');
   sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
   sub.add_option("--vk-binding", a.vk_bindings,
@@ -87,12 +88,18 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--l2", a.l2,
                   "cold: flush L2 before every timed repetition (default); warm: no flush");
   sub.add_option("--format", a.format, "table, md, csv or json (default table)");
+  sub.add_option("--columns", a.columns,
+                 "print only these columns of the main table, in this order, by header name "
+                 "(e.g. test,variant,api,median_ms,status; '_' for a space; table and md; "
+                 "default all)")
+      ->delimiter(',');
   sub.add_option("--output", a.output,
                  "write the report to this file instead of stdout (a regular file atomically: "
                  "temporary + rename; a device or FIFO directly; a directory is refused); the "
                  "table still goes to stdout");
   sub.add_option("--device", a.device,
-                  "CUDA device index or UUID prefix (default: the first CUDA device with a Vulkan twin)");
+                 "CUDA device index or UUID prefix, or all (each GPU in turn; needs --output) "
+                 "(default: the first CUDA device that Vulkan also sees, by UUID)");
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
                 "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
@@ -276,6 +283,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
                (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu),
       doc.choice);
   doc.command_line = cmdline;
+  doc.columns = a.columns;
   doc.date_utc = now_utc();
   doc.host = hostname();
   OpenBackends backends;
@@ -296,7 +304,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.on_row = [&](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, cfg.counters));
+    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
@@ -353,9 +361,13 @@ int run_exit_code(const RunDocument& doc) {
 }
 
 int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
+  column_indices(run_table_headers(), a.columns);  // an unknown column before anything runs
   if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
   const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
-  const RunDocument doc = execute_run(a, cmdline, devices);
+  RunDocument doc = execute_run(a, cmdline, devices);
+  // A signal after the last row (while the devices close, seen on an H100) still means stop:
+  // no result file, exit 130, as during the run.
+  if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);
   return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
@@ -370,7 +382,10 @@ Command add_run_command(CLI::App& app, const std::string& cmdline) {
             InventoryOnce devices;
             return run_command(*args, cmdline, devices);
           },
-          [args] { check_run_args(*args); }};
+          [args] {
+            check_run_args(*args);
+            column_indices(run_table_headers(), args->columns);
+          }};
 }
 
 }  // namespace cuvk

@@ -22,5 +22,6 @@ Command add_inspect_command(CLI::App& app);  // host/cmd_inspect.cpp
 Command add_parity_command(CLI::App& app, const std::string& command_line);
 Command add_report_command(CLI::App& app);
 Command add_trace_command(CLI::App& app, const std::string& command_line);  // cmd_trace.cpp
+Command add_help_command(CLI::App& app);  // cmd_help.cpp: every --help, or the Markdown reference
 
 }  // namespace cuvk

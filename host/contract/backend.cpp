@@ -58,6 +58,25 @@ std::vector<std::uint8_t> Backend::pipeline_cache_data(const std::string&, Bindi
   throw Error(std::string(api_name(info().api)) + " backend offers no pipeline cache");
 }
 
+void Backend::load_module(const RuntimeModule& module) {
+  throw Error(std::string(api_name(info().api)) + " backend cannot load run-time kernels (" +
+              module.name + ")");
+}
+
+std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& sizes,
+                                          std::uint32_t* total_bytes) {
+  std::vector<std::uint32_t> offsets;
+  std::uint32_t at = 0;
+  for (std::uint32_t size : sizes) {
+    if (size != 4 && size != 8) throw Error("scalar of " + std::to_string(size) + " bytes: 4 or 8");
+    at = (at + size - 1) / size * size;
+    offsets.push_back(at);
+    at += size;
+  }
+  if (total_bytes) *total_bytes = (at + 3) / 4 * 4;
+  return offsets;
+}
+
 std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {
   return std::string(call) + " failed: " + decoded + " (" + file + ":" + std::to_string(line) + ")";
 }

@@ -73,6 +73,44 @@ enum class Binding { pointer, descriptor, bda };
 const char* binding_name(Binding binding);  // "pointer", "descriptor", "bda"
 Binding native_binding(Api api);            // pointer for CUDA, descriptor for Vulkan
 
+// A byte range of a buffer: run-time kernels (Backend::load_module) reach each buffer's interior,
+// between guard bands the host checks after the run. `offset` is a multiple of kViewAlignment.
+struct BufferView {
+  DeviceBuffer* buffer = nullptr;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+// At least every device's minStorageBufferOffsetAlignment (Vulkan guarantees <= 256).
+inline constexpr std::uint64_t kViewAlignment = 256;
+// Buffers a run-time kernel may take (descriptor bindings 0..N-1 / pointer parameters).
+inline constexpr std::uint32_t kMaxModuleBuffers = 32;
+// Scalar bytes a run-time kernel may take: Vulkan's guaranteed push-constant size.
+inline constexpr std::uint32_t kMaxScalarBytes = 128;
+
+// A kernel compiled at run time (a user's kernel pair), loaded with Backend::load_module; launches
+// then name it like a built-in kernel. The binding convention:
+//   CUDA:   kernel(buffer 0 pointer, ..., buffer N-1 pointer, scalar 0, ..., scalar S-1)
+//   Vulkan: buffer i at set 0, binding i (std430 storage buffers); the scalars in one push-constant
+//           block in order (std430: each at a multiple of its size); block size from
+//           specialization constant 0 (layout(local_size_x_id = 0) in;).
+//   Vulkan bda form (optional, spirv_bda): no descriptor set; the push-constant block holds the
+//           scalars, then, from the next multiple of 8 bytes, the N buffers' device addresses.
+struct RuntimeModule {
+  std::string name;   // what Launch::kernel names; unique per backend
+  std::string entry;  // CUDA kernel symbol (extern "C" or lowered name) / SPIR-V entry point
+  std::vector<std::uint8_t> cuda_image;  // CUDA: a cubin, or PTX text
+  std::vector<std::uint32_t> spirv;      // Vulkan descriptor form
+  std::vector<std::uint32_t> spirv_bda;  // Vulkan bda form; empty: the shader has none
+  std::uint32_t buffers = 0;             // N
+  std::vector<std::uint32_t> scalar_sizes;  // bytes of each scalar, in order (4 or 8)
+  // Compile times paid by the host before loading (e.g. "NVRTC saxpy"), listed in startup_ms.
+  std::vector<std::pair<std::string, double>> compile_ms;
+};
+// Where each scalar sits in Launch::scalars (each at a multiple of its size), and the block's size
+// rounded up to 4 bytes.
+std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& sizes,
+                                          std::uint32_t* total_bytes = nullptr);
+
 // One kernel launch. `kernel` is the catalogue's kernel name: the CUDA kernel's name and the
 // SPIR-V module's name (e.g. "read_x_aos", "copy_vec4"). Every kernel takes (params, in, out).
 struct Launch {
@@ -89,6 +127,12 @@ struct Launch {
   // kCopyEngine launches only: the queue family (QueueFamily::index) whose queue runs the copy;
   // -1: the backend's own queue (every other launch runs there).
   std::int32_t queue_family = -1;
+  // Run-time kernels (Backend::load_module) only; `params`, `in` and `out` are unused then: the
+  // kernel's buffers in declared order, its scalars' bytes (laid out by scalar_offsets) and the
+  // dynamic shared memory per block (CUDA; Vulkan shaders declare theirs).
+  std::vector<BufferView> buffers{};
+  std::vector<std::uint8_t> scalars{};
+  std::uint32_t shared_bytes = 0;
 };
 
 // What a backend's traced launches record (Backend::trace_support).
@@ -143,6 +187,10 @@ struct BackendOptions {
   // suite_kernels().copy_queues_test), buffers then shared by the families. Off: the compute queue
   // alone, as every other test is measured, and copy_queue_families() lists its family only.
   bool copy_queues = false;
+  // How long the host waits for submitted work before it gives up: the launch is reported as
+  // not finished, and the backend refuses all later work (hung()). The process should then end
+  // without tearing the device down (a kernel may still be running).
+  double timeout_s = 120.0;
 };
 
 // ---- What a backend can tell about one kernel's machine code (`cuvk inspect`) ----
@@ -202,6 +250,12 @@ class Backend {
                : std::string(api_name(info().api)) + " backend has no " + binding_name(binding) +
                      " binding";
   }
+
+  // Loads a kernel compiled at run time; launches may name it from then on. Throws Error with the
+  // driver's log where it cannot (bad image, missing entry point, too many buffers).
+  virtual void load_module(const RuntimeModule& module);
+  // "" while the device is usable; else why not (a launch did not finish within timeout_s).
+  virtual std::string hung() const { return {}; }
 
   // Runs `launch` opt.reps times, back to back and serialised (each repetition sees the previous
   // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's

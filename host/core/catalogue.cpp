@@ -191,21 +191,21 @@ Plan plan_copy_engine(const Point& pt) {
 std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
-      {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (seed 001); n particles",
+      {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (article 001); n particles",
        {"aos", "soa"}, scalar, {}, plan_read_x},
       {"read_x3",
-       "particles {x,y,z} of 12 bytes: out[i] = x of particle i (seed 004: AoS with 3 fields "
+       "particles {x,y,z} of 12 bytes: out[i] = x of particle i (article 004: AoS with 3 fields "
        "behaves like stride 3); n particles",
        {"aos", "soa"}, scalar, {}, plan_read_x3},
       {"update_xy",
-       "{x,y}: x += 10, y += 20 into a result buffer (seeds 000, 003); n pairs (vec2: the pair, "
+       "{x,y}: x += 10, y += 20 into a result buffer (articles 000, 003); n pairs (vec2: the pair, "
        "or two elements of each SoA plane, as one 8-byte access)",
        {"aos", "soa"}, {"scalar", "vec2"}, {}, plan_update_xy},
-      {"read_offset", "b[i] = a[i + offset] (seed 000); n threads", {}, scalar, {"offset"},
+      {"read_offset", "b[i] = a[i + offset] (article 000); n threads", {}, scalar, {"offset"},
        plan_read_offset},
-      {"write_offset", "b[i + offset] = a[i] (seed 000); n threads", {}, scalar, {"offset"},
+      {"write_offset", "b[i + offset] = a[i] (article 000); n threads", {}, scalar, {"offset"},
        plan_write_offset},
-      {"stride", "b[i] = a[i * stride] over an array of n floats (seed 004); n/stride threads",
+      {"stride", "b[i] = a[i * stride] over an array of n floats (article 004); n/stride threads",
        {}, scalar, {"stride"}, plan_stride},
       {"copy",
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "

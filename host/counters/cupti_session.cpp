@@ -139,7 +139,7 @@ class CuptiSession final : public CounterSession {
   std::vector<std::uint8_t> availability_range();
   void open_range();
   void open_pm();
-  void pm_enable();
+  void pm_enable(const PmConfig& c);
   void pm_disable();
   CUpti_RangeProfiler_Object* range_enable();
   void range_disable(CUpti_RangeProfiler_Object* obj);
@@ -165,6 +165,7 @@ class CuptiSession final : public CounterSession {
   std::vector<std::string> chip_pm_metrics_;
   PmConfig pm_, warps_;
   CUpti_PmSampling_Object* pm_obj_ = nullptr;
+  const PmConfig* pm_current_ = nullptr;  // the configuration pm_obj_ was set to
   std::vector<PmSample> pm_last_;
   std::size_t pm_round_first_ = 0;  // the first of pm_last_ that the image pm_data_ holds
   std::vector<std::string> pm_data_metrics_;
@@ -222,7 +223,7 @@ void CuptiSession::open_pm() {
   if (!unknown_metrics({w[kPmSmActiveCycles], w[kPmWarpsActive]}, chip_pm_metrics_).empty() ||
       !configure(warps_, w, false))
     warps_.host.reset();
-  pm_enable();
+  pm_enable(pm_);  // here, so that a driver that refuses sampling says so at once
 }
 
 // `c` for `names` in one configuration (all in one ConfigAddMetrics call), if it fits one pass;
@@ -244,29 +245,33 @@ bool CuptiSession::configure(PmConfig& c, std::vector<std::string> names, bool d
   }
 }
 
-void CuptiSession::pm_enable() {
-  if (pm_obj_) return;
+// The sampler enabled with configuration `c`. A sampler takes one SetConfig: a second one on the
+// same object gave windows of 0 samples on the H100, so a change of configuration re-enables it.
+void CuptiSession::pm_enable(const PmConfig& c) {
+  if (pm_obj_ && pm_current_ == &c) return;
+  pm_disable();
   auto e = CUVK_PARAMS(CUpti_PmSampling_Enable_Params);
   e.deviceIndex = static_cast<std::size_t>(ordinal_);
   if (CUptiResult r = lib_.cuptiPmSamplingEnable(&e); r != CUPTI_SUCCESS)
     throw Error(restricted_reason(lib_, "cuptiPmSamplingEnable", r));
   pm_obj_ = e.pPmSamplingObject;
-  for (PmConfig* c : {&warps_, &pm_}) {
-    if (!c->host || !c->blank.empty()) continue;
-    set_config(*c);
+  pm_current_ = &c;
+  set_config(c);
+  if (c.blank.empty()) {
     std::vector<const char*> names;
-    for (const std::string& n : c->used) names.push_back(n.c_str());
+    for (const std::string& n : c.used) names.push_back(n.c_str());
     auto s = CUVK_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
     s.pPmSamplingObject = pm_obj_;
     s.pMetricNames = names.data();
     s.numMetrics = names.size();
     s.maxSamples = pm_data_samples_ = round_samples();
     check(lib_, "cuptiPmSamplingGetCounterDataSize", lib_.cuptiPmSamplingGetCounterDataSize(&s));
-    c->blank.resize(s.counterDataSize);
+    PmConfig& w = &c == &pm_ ? pm_ : warps_;  // the blank is the configuration's own
+    w.blank.resize(s.counterDataSize);
     auto i = CUVK_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
     i.pPmSamplingObject = pm_obj_;
-    i.counterDataSize = c->blank.size();
-    i.pCounterData = c->blank.data();
+    i.counterDataSize = w.blank.size();
+    i.pCounterData = w.blank.data();
     check(lib_, "cuptiPmSamplingCounterDataImageInitialize",
           lib_.cuptiPmSamplingCounterDataImageInitialize(&i));
   }
@@ -290,6 +295,7 @@ void CuptiSession::pm_disable() {
   d.pPmSamplingObject = pm_obj_;
   lib_.cuptiPmSamplingDisable(&d);
   pm_obj_ = nullptr;
+  pm_current_ = nullptr;
 }
 
 CUpti_RangeProfiler_Object* CuptiSession::range_enable() {
@@ -400,19 +406,24 @@ void merge_warps(std::vector<PmSample>& into, const std::vector<PmSample>& warps
 
 std::vector<PmSample> CuptiSession::sample(const std::function<void()>& work) {
   if (!pm_why_.empty()) throw Error(pm_why_);
-  pm_enable();
+  // The warps resident cost a second batch and a re-enabled sampler per row (the default suite:
+  // 2.4x its wall time with them, 1.6x without, on the H100): on request only.
+  const char* env = std::getenv("CUVK_COUNTERS_WARPS");
+  const bool want = warps_.host && env && *env && std::string(env) != "0";
+  // The configuration the sampler holds first: one re-enable per row, not two.
+  const bool warps_first = want && pm_obj_ && pm_current_ == &warps_;
+  std::vector<PmSample> warps;
+  if (warps_first) warps = sample_once(warps_, work);
   std::vector<PmSample> main = sample_once(pm_, work);
-  if (warps_.host) {
-    const std::vector<PmSample> warps = sample_once(warps_, work);
-    merge_warps(main, warps);
-  }
+  if (want && !warps_first) warps = sample_once(warps_, work);
+  if (want) merge_warps(main, warps);
   pm_last_ = main;
   return pm_last_;
 }
 
 std::vector<PmSample> CuptiSession::sample_once(const PmConfig& c,
                                                 const std::function<void()>& work) {
-  set_config(c);
+  pm_enable(c);
   auto start = CUVK_PARAMS(CUpti_PmSampling_Start_Params);
   start.pPmSamplingObject = pm_obj_;
   check(lib_, "cuptiPmSamplingStart", lib_.cuptiPmSamplingStart(&start));

@@ -28,7 +28,7 @@ DeviceInventory take_inventory(const BackendOptions& options) {
 }
 
 std::unique_ptr<Backend> make_backend(Api api, int index, const BackendOptions& options) {
-  return api == Api::cuda ? make_cuda_backend(index) : make_vulkan_backend(index, options);
+  return api == Api::cuda ? make_cuda_backend(index, options.timeout_s) : make_vulkan_backend(index, options);
 }
 
 std::vector<std::string> built_kernels(Api api) {

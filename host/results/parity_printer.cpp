@@ -67,7 +67,13 @@ json parity_json(const RunFile& run, const ParityResult& p) {
           {"exit_code", p.exit_code}};
 }
 
-std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int level) {
+std::vector<std::string> parity_table_headers() {
+  return {"test",    "layout",    "variant",     "point",  "block",   "Vulkan binding",
+          "CUDA ms", "Vulkan ms", "Vulkan/CUDA", "95% CI", "verdict", "outputs"};
+}
+
+std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int level,
+                        const std::vector<std::string>& columns) {
   std::ostringstream out;
   const char* bullet = md ? "- " : "  ";
   if (level > 0) out << heading(level, md, "CUDA vs Vulkan parity");
@@ -82,23 +88,22 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   bool modes = false;  // a column for the Vulkan binding mode only when a run has another one
   for (const ParityLine& l : p.lines)
     modes = modes || l.vulkan_binding != native_binding(Api::vulkan);
-  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block",
-                                              "CUDA ms", "Vulkan ms", "Vulkan/CUDA", "95% CI",
-                                              "verdict", "outputs"}};
-  if (modes) t[0].insert(t[0].begin() + 5, "Vulkan binding");
+  std::vector<std::vector<std::string>> t = {parity_table_headers()};
   std::vector<std::string> notes;
   for (const ParityLine& l : p.lines) {
     const bool c = l.state == PairState::compared;
     t.push_back({l.point.test, dash(l.point.layout), l.vulkan_queue.label(l.point.variant),
-                 dash(point_label(l.point)),
-                 std::to_string(l.point.block_size), ms_cell(l.cuda), ms_cell(l.vulkan),
+                 dash(point_label(l.point)), std::to_string(l.point.block_size),
+                 binding_name(l.vulkan_binding), ms_cell(l.cuda), ms_cell(l.vulkan),
                  c ? fmt("%.3f", l.ratio.ratio) : "-", c ? interval_text(l.ratio) : "-",
                  parity_verdict_cell(l),
                  l.outputs == OutputCheck::unknown ? "-" : output_check_name(l.outputs)});
-    if (modes) t.back().insert(t.back().begin() + 5, binding_name(l.vulkan_binding));
     if (!l.reason.empty() && std::find(notes.begin(), notes.end(), l.reason) == notes.end())
       notes.push_back(l.reason);
   }
+  std::vector<std::size_t> keep = column_indices(t[0], columns);
+  if (!modes && columns.empty()) keep.erase(keep.begin() + 5);  // the binding column
+  for (auto& row : t) row = pick_cells(row, keep);
   out << format_text_table(t, md);
   for (const std::string& n : notes) out << (md ? "\n- " : "\n") << printable(n);
   if (!notes.empty()) out << '\n';
@@ -124,7 +129,7 @@ std::string parity_csv_rows(const ParityResult& p) {
 }
 
 std::string format_parity(const RunFile& run, const ParityResult& p, const BaselineResult* b,
-                          Format f) {
+                          Format f, const std::vector<std::string>& columns) {
   switch (f) {
     case Format::json: {
       json j = {{"schema", kParitySchema}, {"parity", parity_json(run, p)}};
@@ -136,7 +141,7 @@ std::string format_parity(const RunFile& run, const ParityResult& p, const Basel
     case Format::table:
     case Format::md: {
       const bool md = f == Format::md;
-      std::string s = parity_text(run, p, md);
+      std::string s = parity_text(run, p, md, 2, columns);
       if (b) s += "\n" + baseline_text(*b, md);
       return s;
     }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "axes.h"
+#include "error.h"
 #include "util.h"
 
 namespace cuvk {
@@ -65,6 +66,37 @@ std::string format_text_table(const std::vector<std::vector<std::string>>& raw, 
     }
   }
   return out.str();
+}
+
+std::vector<std::size_t> column_indices(const std::vector<std::string>& headers,
+                                        const std::vector<std::string>& names) {
+  const auto key = [](std::string s) {
+    for (char& c : s)
+      c = c == '_' ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<std::size_t> out;
+  if (names.empty())
+    for (std::size_t c = 0; c < headers.size(); ++c) out.push_back(c);
+  for (const std::string& name : names) {
+    std::size_t c = 0;
+    while (c < headers.size() && key(headers[c]) != key(name)) ++c;
+    if (c == headers.size()) {
+      std::string known;
+      for (const std::string& h : headers) known += (known.empty() ? "" : ", ") + h;
+      throw UsageError("--columns: unknown column '" + printable(name) + "' (columns: " + known +
+                       ")");
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::string> pick_cells(const std::vector<std::string>& row,
+                                    const std::vector<std::size_t>& indices) {
+  std::vector<std::string> out;
+  for (std::size_t c : indices) out.push_back(c < row.size() ? row[c] : std::string());
+  return out;
 }
 
 std::string csv_field(const std::string& text) {

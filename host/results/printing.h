@@ -27,6 +27,15 @@ inline constexpr const char* kReportSchema = "cuvk.report/1";
 
 // rows[0] is the header; a column whose data cells start with a digit is right-aligned.
 std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown);
+
+// `--columns`: the indices of the named columns in `headers`, in the order named; every column
+// when `names` is empty. A name matches a header case-insensitively, '_' standing for a space
+// ("median_ms" = "median ms"). Throws UsageError naming an unknown column and listing the headers.
+std::vector<std::size_t> column_indices(const std::vector<std::string>& headers,
+                                        const std::vector<std::string>& names);
+// The cells of `row` at `indices` (a row shorter than an index gets "" there).
+std::vector<std::string> pick_cells(const std::vector<std::string>& row,
+                                    const std::vector<std::size_t>& indices);
 std::string csv_field(const std::string& s);  // printable(), quoted where needed
 
 std::string dash(const std::string& s);  // "-" for ""

@@ -25,6 +25,8 @@ struct RunDocument {
   double first_row_s = 0.0;                      // from launch until the first row was measured
   bool streamed = false;  // the console showed the rows as they came (only the tail is left)
   std::vector<std::string> validation_messages;  // only with --validation
+  std::vector<std::string>
+      columns;  // --columns: the rows table's columns (table, md); all if empty
 };
 
 // The share of wall_s that the phases (outcome.phase_s) account for; 0 without a wall time.

@@ -180,7 +180,7 @@ std::string trace_text(const TraceDocument& doc) {
   std::ostringstream out;
   out << "trace " << doc.kernel << ": n = " << doc.n << ", block " << doc.block_size << "; "
       << doc.warmup << " warm-up, then " << doc.reps
-      << " timed repetitions each of the kernel and of its traced twin; "
+      << " timed repetitions each of the kernel and of its traced copy; "
       << (doc.flush_bytes ? "L2 cold: a " + std::to_string(doc.flush_bytes >> 20) +
                                 " MiB read-only flush before each (and before the traced run kept)"
                           : std::string("L2 warm: no flush"))

@@ -20,9 +20,9 @@ from .common import (API_STYLE, binding, bottom_legend, fig_width, median_ci, no
 N_COLORS = ["#1f5fbf", "#b3262d", "#3b7d00", "#7a3fb0", "#c77800", "#444444"]
 FAMILY_COLORS = ["#b3262d", "#7a3fb0", "#e07b39", "#1f5fbf", "#c77800", "#8c564b", "#555555"]
 FAMILY_MARKERS = ["s", "D", "v", "^", "P", "X", "*"]
-MISSING_SWEEP = "cuvk run --tests copy --block-sizes 64,128,256,512,1024\n--vk-binding descriptor,bda"
-MISSING_ENGINE = "cuvk run --tests copy_engine\n--copy-mibs 1,4,16,64,256,1024"
-MISSING_TRACE = "cuvk trace copy [--block-size 128 | --variant grid]\n--output F.json"
+MISSING_SWEEP = "results/figures_run.sh: cuvk run --tests copy\n--block-sizes 64,128,256,512,1024 --vk-binding descriptor,bda"
+MISSING_ENGINE = "results/figures_run.sh: cuvk run --tests copy_engine\n--copy-mibs 1,4,16,64,256,1024"
+MISSING_TRACE = "results/figures_run.sh: cuvk trace copy\n[--block-size 128 | --variant grid] --output F.json"
 
 
 def by_gpu(sources, gpus):

@@ -9,7 +9,8 @@
 #
 # Built like build/ (Release; CUDA when nvcc is there) and laid out like it (the build folder
 # inside the copy), so with ccache (.ci/run sets CMAKE_*_COMPILER_LAUNCHER=ccache for build/)
-# the copy's first build is mostly cache hits. Usage: tests/mutants/run.sh [NAME...]
+# the copy's first build is mostly cache hits. Usage: tests/mutants/run.sh [NAME...], or
+# tests/mutants/run.sh --check: only that every patch still applies (a ctest, seconds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mutants=$root/tests/mutants
@@ -20,6 +21,18 @@ jobs=$(nproc)
 started=$(date +%s)
 say() { echo "mutants: $*"; }
 
+if [ "${1:-}" = --check ]; then  # every patch still applies to the sources (ctest mutants.apply)
+  # Without patch(1), a skip: bounded by tests/allowed_skips.txt (allowed on a GPU machine only).
+  command -v patch >/dev/null || { echo "skipped: patch is not installed"; exit 77; }
+  status=0
+  for p in "$mutants"/*.patch; do
+    [ -f "${p%.patch}.tests" ] || { say "$(basename "$p"): no .tests beside it"; status=1; }
+    patch -d "$root" -p1 --dry-run --forward --quiet <"$p" >/dev/null ||
+      { say "STALE: $(basename "$p") does not apply: refresh it"; status=1; }
+  done
+  [ "$status" -eq 0 ] && say "every patch applies ($(ls "$mutants"/*.patch | wc -l))"
+  exit "$status"
+fi
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for p in "$mutants"/*.patch; do names+=("$(basename "$p" .patch)"); done
