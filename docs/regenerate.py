@@ -9,8 +9,10 @@ from results files, so the docs cannot drift:
    - `<!-- output: ARGS | lines SPEC -->` before a fenced block: the block is the output of
      `build/cuvk ARGS` (run from the repository root), lines SPEC ("1-8,12,-2": 1-based, negative
      from the end), with `...` where lines are left out. Regenerated.
-   - `<!-- excerpt: FILE -->` before a fenced block: every block line but `...` is a line of FILE
-     (a captured run), in order. Checked only: a new capture replaces FILE and the block by hand.
+   - `<!-- excerpt: FILE | lines SPEC -->` before a fenced block: lines SPEC of FILE (a captured
+     run), as for output. Regenerated. A SPEC item may also be /REGEX/: the first line matching.
+   - `<!-- excerpt: FILE -->` before a fenced block: every block line but `...` is a line of FILE,
+     in order. Checked only.
    - `<!-- begin: packages of .ci/setup.sh -->` ... `<!-- end: packages -->`: the Debian packages
      that .ci/setup.sh installs (its `packages=(...)` list), as code spans. Regenerated.
    - `VALUE<!-- FILE: EXPR FORMAT -->`: VALUE is EXPR read from the JSON file FILE, printed with
@@ -19,8 +21,10 @@ from results files, so the docs cannot drift:
      (`null` for a missing value, dotted keys reach inside: `params.offset=4`). Regenerated.
 
 Usage (from the repository root, after building build/cuvk):
-    python3 docs/regenerate.py            # rewrite the generated parts in place
-    python3 docs/regenerate.py --check    # change nothing; list every difference; exit 1 if any
+    python3 docs/regenerate.py              # rewrite the generated parts in place
+    python3 docs/regenerate.py --check      # change nothing; list every difference; exit 1 if any
+    python3 docs/regenerate.py --recapture  # first run the captured runs of CAPTURES again (on
+                                            # this machine: lavapipe, ~20 s), then rewrite
 """
 import argparse
 import glob
@@ -30,6 +34,12 @@ import re
 import subprocess
 import sys
 
+# The captured runs the docs quote (results/lavapipe/): file -> the cuvk arguments that made it.
+CAPTURES = {
+    "results/lavapipe/lavapipe_run.txt":
+        ["run", "--columns", "test,layout,variant,point,api,median_ms,useful_GB/s,status"],
+    "results/lavapipe/lavapipe_trace.txt": ["trace", "copy"],
+}
 BEGIN = "<!-- begin: cuvk help --markdown -->"
 END = "<!-- end: cuvk help --markdown -->"
 VALUE = re.compile(r"([-+]?\d[\d.,]*)<!-- (results/\S+): (.+?) (%[-+ #0]*\d*(?:\.\d+)?[dfge]) -->")
@@ -48,6 +58,12 @@ def select_lines(text, spec):
     keep = []
     for part in spec.split(","):
         part = part.strip()
+        if part.startswith("/") and part.endswith("/"):  # the first line matching the regex
+            found = [n for n, l in enumerate(lines, 1) if re.search(part[1:-1], l)]
+            if not found:
+                raise SystemExit(f"error: no line matches {part} (line spec '{spec}')")
+            keep.append(found[0])
+            continue
         m = re.fullmatch(r"(-?\d+)(?:-(-?\d+))?", part)
         if not m:
             raise SystemExit(f"error: bad line spec '{part}' in '{spec}'")
@@ -134,6 +150,13 @@ def fix_values(root, text, problems, where):
 def fix_blocks(root, cuvk, text, problems, where):
     def one(m):
         kind, arg, body = m.group(1), m.group(2), m.group(3)
+        if kind == "excerpt" and " | lines " in arg:  # regenerated from the file
+            file, _, spec = arg.partition(" | lines ")
+            with open(os.path.join(root, file)) as f:
+                want = select_lines(f.read(), spec)
+            if want != body:
+                problems.append(f"{where}: lines {spec} of {file} differ from its block")
+            return m.group(0)[: m.start(3) - m.start(0)] + want + "```"
         if kind == "excerpt":
             with open(os.path.join(root, arg)) as f:
                 lines = [l.rstrip() for l in f.read().split("\n")]
@@ -195,10 +218,16 @@ def main():
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 on a difference")
     ap.add_argument("--cuvk", default="build/cuvk", help="the cuvk binary (default build/cuvk)")
     ap.add_argument("--root", default=".", help="the repository root (default .)")
+    ap.add_argument("--recapture", action="store_true", help="run the captured runs again first")
     a = ap.parse_args()
     cuvk = os.path.abspath(a.cuvk)
     os.chdir(a.root)
     problems = []
+    if a.recapture and not a.check:
+        for file, args in CAPTURES.items():
+            with open(file, "w") as f:
+                subprocess.run([cuvk] + args, stdout=f, stderr=subprocess.STDOUT, check=True)
+            print(f"recaptured {file}: cuvk {' '.join(args)}")
     files = ["README.md"] + sorted(glob.glob("docs/*.md"))
     for name in files:
         with open(name) as f:

@@ -67,7 +67,7 @@ def commands(root):
         path = os.path.join(root, name)
         with open(path) as f:
             text = f.read()
-        for block in re.findall(r"^```sh\n(.*?)^```", text, re.M | re.S):
+        for block in re.findall(r"^[ \t]*```sh\n(.*?)^[ \t]*```", text, re.M | re.S):
             line = ""
             for raw in block.split("\n"):
                 line += raw

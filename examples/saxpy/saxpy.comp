@@ -32,5 +32,9 @@ void main() {
   // The same linear index as CUDA's (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x.
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
            gl_LocalInvocationID.x;
-  if (i < n) Y[i] = fma(a, X[i], Y[i]);
+  if (i >= n) return;
+  // `precise`: a rounded multiply, then a rounded add (NoContraction), as CUDA's
+  // __fadd_rn(__fmul_rn(a, x), y); fma() would be fused on one driver and not on another.
+  precise float ax = a * X[i];
+  Y[i] = ax + Y[i];
 }

@@ -80,12 +80,21 @@ std::string usage(CLI::App* sub) {
   return u;
 }
 
-void option_table(std::ostream& out, CLI::App* app) {
+// `run`'s option of that name when `opt` says it is "as for `run`" (--device of trace, inspect).
+CLI::Option* as_for_run(CLI::App* root, CLI::Option* opt) {
+  if (opt->get_description().find("as for `run`") == std::string::npos) return opt;
+  for (CLI::App* run : root->get_subcommands({}))
+    if (run->get_name() == "run")
+      if (CLI::Option* same = run->get_option_no_throw(opt->get_name())) return same;
+  return opt;
+}
+
+void option_table(std::ostream& out, CLI::App* app, CLI::App* root) {
   out << "| option | value | default on a GPU | default on a CPU device | meaning |\n"
       << "| --- | --- | --- | --- | --- |\n";
   for (CLI::Option* opt : app->get_options()) {
     const std::string name = opt->get_name(false, true);
-    std::string gpu = stated_default(opt), cpu = gpu;
+    std::string gpu = stated_default(as_for_run(root, opt)), cpu = gpu;
     if (const auto d = device_defaults().find(opt->get_name()); d != device_defaults().end()) {
       gpu = d->second.gpu;
       cpu = d->second.cpu;
@@ -101,11 +110,11 @@ std::string markdown(CLI::App& app) {
          "device is a Vulkan driver that runs on the host processor (lavapipe); every other\n"
          "device is a GPU.\n\n"
       << "## `cuvk`\n\n    cuvk [OPTIONS] COMMAND\n\n";
-  option_table(out, &app);
+  option_table(out, &app, &app);
   for (CLI::App* sub : app.get_subcommands({})) {
     out << "\n## `cuvk " << sub->get_name() << "`\n\n"
         << sub->get_description() << "\n\n    " << usage(sub) << "\n\n";
-    option_table(out, sub);
+    option_table(out, sub, &app);
   }
   return out.str();
 }

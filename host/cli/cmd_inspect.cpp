@@ -23,6 +23,7 @@
 #include "devices.h"
 #include "error.h"
 #include "inspect.h"
+#include "inspect_sides.h"
 #include "layout_check.h"
 #include "pipeline_cache.h"
 #include "runner.h"
@@ -31,25 +32,11 @@
 #include "spirv_reflect.h"
 
 namespace cuvk {
-namespace {
-
-struct InspectArgs {
-  std::string test, device, block_sizes = "64,128,256,512,1024";
-  std::vector<std::string> vk_bindings = {"all"};
-  std::string dump_cache_dir;  // --dump-pipeline-cache: where each Vulkan pipeline cache goes
-  bool no_listings = false;
-};
-
-// What the Vulkan SASS needs besides the backend: nvdisasm's architecture and where it came from.
-struct SassTarget {
-  std::uint32_t block = 256;
-  std::string arch = "SM90", arch_source = "assumed: no CUDA device to read it from";
-  std::string dump_dir;
-};
+namespace inspect_cli {
 
 constexpr std::uint32_t kListingBlock = 256;  // the run's default block size
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
@@ -87,19 +74,33 @@ const SpirvModule* find_module(const std::string& name) {
   return nullptr;
 }
 
-// Everything known about one kernel on the CUDA side.
-struct CudaSide {
-  std::string unavailable;  // why there is no PTX at all
-  const CudaArtifact* artifact = nullptr;
-  std::string mangled, ptx;
-  inspect::MemoryOps ptx_ops;
-  std::optional<inspect::PtxasUsage> ptxas;
-  inspect::Sass sass;
-  inspect::MemoryOps sass_ops;
-  inspect::SassSummary sass_summary;
-  std::optional<KernelResources> runtime;
-  std::string runtime_unavailable;
-};
+void fill_cuda_code(CudaSide& c, const std::string& ptx, const std::string& ptxas_log,
+                    const unsigned char* cubin, std::size_t cubin_bytes,
+                    const std::string& mangled) {
+  c.have_code = true;
+  c.mangled = mangled;
+  c.ptx = inspect::ptx_entry(ptx, mangled);
+  c.ptx_ops = inspect::ptx_memory_ops(c.ptx);
+  const auto usage = inspect::parse_ptxas_log(ptxas_log);
+  if (const auto u = usage.find(mangled); u != usage.end()) c.ptxas = u->second;
+  c.sass = inspect::disassemble_cubin(cubin, cubin_bytes, mangled);
+  c.sass_ops = inspect::sass_memory_ops(c.sass.text);
+  c.sass_summary = inspect::summarize_sass(c.sass.text);
+  if (c.ptxas && c.ptxas->registers >= 0) c.sass_summary.declared_registers = c.ptxas->registers;
+}
+
+void fill_cuda_runtime(CudaSide& c, const std::string& kernel, Backend* cuda,
+                       const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
+  if (cuda == nullptr) {
+    c.runtime_unavailable = "needs a CUDA GPU (" + no_device + ")";
+    return;
+  }
+  try {
+    c.runtime = cuda->kernel_resources(kernel, blocks);
+  } catch (const std::exception& e) {
+    c.runtime_unavailable = e.what();
+  }
+}
 
 CudaSide cuda_side(const std::string& kernel, Backend* cuda, const std::string& no_device,
                    const std::vector<std::uint32_t>& blocks) {
@@ -111,45 +112,17 @@ CudaSide cuda_side(const std::string& kernel, Backend* cuda, const std::string& 
     const std::string ptx = text_of(a.ptx, a.ptx_bytes);
     const std::string mangled = inspect::mangled_entry(ptx, kernel);
     if (mangled.empty()) continue;
-    c.artifact = &a;
-    c.mangled = mangled;
-    c.ptx = inspect::ptx_entry(ptx, mangled);
-    c.ptx_ops = inspect::ptx_memory_ops(c.ptx);
-    const auto usage = inspect::parse_ptxas_log(text_of(a.ptxas_log, a.ptxas_log_bytes));
-    if (const auto u = usage.find(mangled); u != usage.end()) c.ptxas = u->second;
-    c.sass = inspect::disassemble_cubin(a.cubin, a.cubin_bytes, mangled);
-    c.sass_ops = inspect::sass_memory_ops(c.sass.text);
-    c.sass_summary = inspect::summarize_sass(c.sass.text);
-    if (c.ptxas && c.ptxas->registers >= 0) c.sass_summary.declared_registers = c.ptxas->registers;
+    c.arch = a.arch;
+    c.compiler = std::string("nvcc ") + a.flags;
+    fill_cuda_code(c, ptx, text_of(a.ptxas_log, a.ptxas_log_bytes), a.cubin, a.cubin_bytes,
+                   mangled);
     break;
   }
-  if (c.artifact == nullptr && c.unavailable.empty())
+  if (!c.have_code && c.unavailable.empty())
     c.unavailable = "no embedded PTX has a kernel named " + kernel;
-  if (cuda == nullptr) {
-    c.runtime_unavailable = "needs a CUDA GPU (" + no_device + ")";
-  } else {
-    try {
-      c.runtime = cuda->kernel_resources(kernel, blocks);
-    } catch (const std::exception& e) {
-      c.runtime_unavailable = e.what();
-    }
-  }
+  fill_cuda_runtime(c, kernel, cuda, no_device, blocks);
   return c;
 }
-
-// One Vulkan binding mode of one kernel.
-struct VulkanSide {
-  Binding binding = Binding::descriptor;
-  std::string module_name;
-  const SpirvModule* module = nullptr;
-  spirv::Module reflected;
-  std::vector<LayoutCheck> layout;
-  // Per block size: the driver's statistics, or why there are none.
-  std::vector<std::pair<std::uint32_t, std::vector<PipelineExecutableReport>>> statistics;
-  std::string statistics_unavailable;
-  inspect::Sass sass;  // the driver's machine code at the shown block size, from a pipeline cache
-  inspect::SassSummary sass_summary;
-};
 
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -180,33 +153,41 @@ inspect::Sass vulkan_sass(const std::string& kernel, Binding binding, Backend& v
   return inspect::vulkan_sass(cache, target.arch);
 }
 
+void fill_vulkan(VulkanSide& v, const std::string& kernel, Backend* vulkan,
+                 const std::string& no_vulkan, const std::vector<std::uint32_t>& blocks,
+                 const SassTarget& target) {
+  v.reflected = spirv::reflect(v.code, v.words);
+  if (vulkan == nullptr) {
+    v.statistics_unavailable = v.sass.unavailable = "no Vulkan device (" + no_vulkan + ")";
+    return;
+  }
+  if (const std::string why = vulkan->binding_unsupported(v.binding); !why.empty()) {
+    v.statistics_unavailable = v.sass.unavailable = why;
+    return;
+  }
+  v.sass = vulkan_sass(kernel, v.binding, *vulkan, target);
+  v.sass_summary = inspect::summarize_sass(v.sass.text);
+  try {
+    for (std::uint32_t b : blocks)
+      v.statistics.emplace_back(b, vulkan->executable_reports(kernel, v.binding, b));
+  } catch (const std::exception& e) {
+    v.statistics.clear();
+    v.statistics_unavailable = e.what();
+  }
+}
+
 VulkanSide vulkan_side(const std::string& kernel, Binding binding, Backend* vulkan,
                        const std::string& no_vulkan, const std::vector<std::uint32_t>& blocks,
                        const SassTarget& target) {
   VulkanSide v;
   v.binding = binding;
   v.module_name = binding == Binding::bda ? kernel + "_bda" : kernel;
-  v.module = find_module(v.module_name);
-  if (v.module == nullptr) return v;
-  v.reflected = spirv::reflect(v.module->code, v.module->words);
+  const SpirvModule* module = find_module(v.module_name);
+  if (module == nullptr) return v;
+  v.code = module->code;
+  v.words = module->words;
+  fill_vulkan(v, kernel, vulkan, no_vulkan, blocks, target);
   v.layout = check_layouts(v.reflected, v.module_name);
-  if (vulkan == nullptr) {
-    v.statistics_unavailable = v.sass.unavailable = "no Vulkan device (" + no_vulkan + ")";
-    return v;
-  }
-  if (const std::string why = vulkan->binding_unsupported(binding); !why.empty()) {
-    v.statistics_unavailable = v.sass.unavailable = why;
-    return v;
-  }
-  v.sass = vulkan_sass(kernel, binding, *vulkan, target);
-  v.sass_summary = inspect::summarize_sass(v.sass.text);
-  try {
-    for (std::uint32_t b : blocks)
-      v.statistics.emplace_back(b, vulkan->executable_reports(kernel, binding, b));
-  } catch (const std::exception& e) {
-    v.statistics.clear();
-    v.statistics_unavailable = e.what();
-  }
   return v;
 }
 
@@ -236,15 +217,15 @@ std::string sass_label(const VulkanSide& v) {
 std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
                                                    const std::vector<VulkanSide>& vks,
                                                    std::uint32_t shown) {
-  const std::string cuda_arch = c.artifact ? std::string(" ") + c.artifact->arch : "";
+  const std::string cuda_arch = c.have_code ? " " + c.arch : "";
   auto no_ptx = [&c] { return "unavailable: " + c.unavailable; };
   std::vector<std::vector<std::string>> rows = {{"", "API", ""}};
   // Registers.
   std::string regs =
       c.ptxas && c.ptxas->registers >= 0
-          ? std::to_string(c.ptxas->registers) + " (ptxas -v, build time" + cuda_arch + ")"
-      : c.artifact ? "not in the ptxas log"
-                   : no_ptx();
+          ? std::to_string(c.ptxas->registers) + " (" + c.ptxas_source + cuda_arch + ")"
+      : c.have_code ? "not in the ptxas log"
+                    : no_ptx();
   if (c.ptxas)
     regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
             std::to_string(c.ptxas->spill_store_bytes) + "/" +
@@ -266,14 +247,14 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
   }
   // Global memory instructions.
   rows.push_back({"global loads/stores", "CUDA PTX",
-                  c.artifact ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
+                  c.have_code ? inspect::format_ops(c.ptx_ops.global) : no_ptx()});
   rows.push_back({"", "CUDA SASS",
                   !c.sass.text.empty() ? inspect::format_ops(c.sass_ops.global)
-                  : c.artifact         ? "unavailable: " + c.sass.unavailable
+                  : c.have_code        ? "unavailable: " + c.sass.unavailable
                                        : no_ptx()});
   for (const VulkanSide& v : vks)
     rows.push_back({"", label(v) + " SPIR-V",
-                    v.module
+                    v.code
                         ? inspect::format_ops(spirv::summarize_accesses(
                               v.reflected, {spirv::kStorageBuffer, spirv::kPhysicalStorageBuffer}))
                         : "no module " + v.module_name});
@@ -282,18 +263,18 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
                     !v.sass.text.empty() ? inspect::format_ops(v.sass_summary.ops.global)
                                          : "unavailable: " + v.sass.unavailable});
   // Parameters: kernel parameters (CUDA constant bank) vs push constants.
-  rows.push_back({"parameter loads", "CUDA PTX",
-                  c.artifact ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
+  rows.push_back({"parameter, shared", "CUDA PTX",
+                  c.have_code ? inspect::format_ops(c.ptx_ops.other) : no_ptx()});
   if (!c.sass.text.empty())
     rows.push_back({"", "CUDA SASS", inspect::format_ops(c.sass_ops.other)});
   for (const VulkanSide& v : vks)
-    if (v.module)
+    if (v.code)
       rows.push_back(
           {"", label(v) + " SPIR-V",
            inspect::format_ops(spirv::summarize_accesses(v.reflected, {spirv::kPushConstant}))});
   // Size of the code.
   std::string sizes =
-      c.artifact ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
+      c.have_code ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx();
   if (!c.sass.text.empty())
     sizes += ", SASS " + std::to_string(c.sass_ops.instructions) +
              " instructions = " + std::to_string(16 * c.sass_ops.instructions) +
@@ -301,9 +282,9 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
              " with cuobjdump's alignment NOPs)";
   rows.push_back({"code size", "CUDA", sizes});
   for (const VulkanSide& v : vks) {
-    if (!v.module) continue;
+    if (!v.code) continue;
     std::string size = std::to_string(v.reflected.instructions) + " SPIR-V instructions, " +
-                       std::to_string(v.module->words) + " words";
+                       std::to_string(v.words) + " words";
     for (const auto& [b, reports] : v.statistics)
       if (b == shown)
         if (const auto bytes = inspect::binary_size_statistic(flat(reports)))
@@ -312,7 +293,12 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
   }
   // Layout check.
   for (const VulkanSide& v : vks) {
-    if (!v.module) continue;
+    if (!v.code) continue;
+    if (!v.layout_note.empty()) {
+      rows.push_back(
+          {v.binding == vks.front().binding ? "interfaces" : "", label(v), v.layout_note});
+      continue;
+    }
     std::vector<std::string> bad;
     for (const LayoutCheck& l : v.layout)
       if (!l.ok) bad.push_back(l.where + ": GLSL " + l.glsl + ", C++ " + l.cpp);
@@ -413,11 +399,10 @@ void print_occupancy(const CudaSide& c, const std::vector<VulkanSide>& vks,
 
 void print_listings(const std::string& kernel, const CudaSide& c,
                     const std::vector<VulkanSide>& vks, std::uint32_t shown) {
-  if (c.artifact) {
-    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.artifact->arch << ", nvcc "
-              << c.artifact->flags << ") ---\n"
+  if (c.have_code) {
+    std::cout << "\n--- " << kernel << ": CUDA PTX (" << c.arch << ", " << c.compiler << ") ---\n"
               << c.ptx;
-    std::cout << "\n--- " << kernel << ": CUDA SASS (" << c.artifact->arch << ") ---\n";
+    std::cout << "\n--- " << kernel << ": CUDA SASS (" << c.arch << ") ---\n";
     if (!c.sass.text.empty())
       std::cout << "(" << c.sass.tool << ")\n" << c.sass.text;
     else
@@ -431,7 +416,7 @@ void print_listings(const std::string& kernel, const CudaSide& c,
       std::cout << "unavailable: " << v.sass.unavailable << '\n';
   }
   for (const VulkanSide& v : vks) {
-    if (!v.module) continue;
+    if (!v.code) continue;
     for (const auto& [b, reports] : v.statistics) {
       if (b != shown) continue;
       std::cout << "\n--- " << kernel << ": " << label(v) << " pipeline statistics (block " << b
@@ -446,7 +431,7 @@ void print_listings(const std::string& kernel, const CudaSide& c,
     std::cout << "\n--- " << kernel << ": " << label(v) << " SPIR-V (module " << v.module_name
               << ") ---\n";
     try {
-      std::cout << spirv::disassemble(v.module->code, v.module->words);
+      std::cout << spirv::disassemble(v.code, v.words);
     } catch (const std::exception& e) {
       std::cout << "unavailable: " << e.what() << '\n';
     }
@@ -491,6 +476,62 @@ void print_sass_source(const DeviceChoice& choice, SassTarget& target) {
               << target.arch_source << ")\n";
 }
 
+InspectDevices open_inspect_devices(const std::string& device) {
+  InspectDevices d;
+  const DeviceInventory inv = take_inventory(BackendOptions{});
+  d.choice = choose_devices(inv, device);
+  d.cuda_reason = d.choice.cuda_reason;
+  if (d.choice.cuda) {
+    try {
+      d.cuda = make_backend(Api::cuda, d.choice.cuda->index, BackendOptions{});
+    } catch (const std::exception& e) {
+      d.cuda_reason = e.what();
+    }
+  }
+  d.vulkan_reason = d.choice.vulkan_reason;
+  if (d.choice.vulkan) {
+    BackendOptions options;
+    options.pipeline_statistics = true;  // inspection only: never for timed runs
+    try {
+      d.vulkan = make_backend(Api::vulkan, d.choice.vulkan->index, options);
+    } catch (const std::exception& e) {
+      d.vulkan_reason = e.what();
+    }
+  }
+  return d;
+}
+
+void print_inspect_devices(const InspectDevices& d) {
+  std::cout << "  CUDA: "
+            << (d.choice.cuda ? d.choice.cuda->name : "no device: " + d.choice.cuda_reason) << '\n';
+  std::cout << "  Vulkan: "
+            << (d.vulkan ? d.vulkan->info().name + ", " + d.vulkan->info().driver
+                         : "no device: " + d.vulkan_reason)
+            << '\n';
+  if (d.vulkan)
+    for (const auto& [k, v] : d.vulkan->info().properties)
+      if (k == "buffer_device_address" || k == "pipeline_executable_properties")
+        std::cout << "    " << k << ": " << v << '\n';
+}
+
+// The occupancy model's limits: the CUDA runtime's where it has a device, else an H100's.
+std::string sm_limits(const CudaSide& c, inspect::SmLimits* limits) {
+  *limits = inspect::hopper_limits();
+  if (!c.runtime) return "sm_90 (H100) limits assumed: no CUDA device to read them from";
+  limits->max_threads_per_sm = c.runtime->max_threads_per_sm;
+  limits->max_blocks_per_sm = c.runtime->max_blocks_per_sm;
+  limits->regs_per_sm = c.runtime->regs_per_sm;
+  limits->regs_per_block = c.runtime->regs_per_block;
+  limits->warp_size = c.runtime->warp_size;
+  return "limits of " + c.runtime->device;
+}
+
+}  // namespace inspect_cli
+
+namespace {
+
+using namespace inspect_cli;
+
 // The layout checks of one kernel's Vulkan sides that failed.
 std::ptrdiff_t layout_mismatches(const std::vector<VulkanSide>& vks) {
   std::ptrdiff_t n = 0;
@@ -532,42 +573,12 @@ int do_inspect(const InspectArgs& a) {
       if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
     }
 
-  const DeviceInventory inv = take_inventory(BackendOptions{});
-  const DeviceChoice choice = choose_devices(inv, a.device);
-  std::unique_ptr<Backend> cuda;
-  std::string cuda_reason = choice.cuda_reason;
-  if (choice.cuda) {
-    try {
-      cuda = make_backend(Api::cuda, choice.cuda->index, BackendOptions{});
-    } catch (const std::exception& e) {
-      cuda_reason = e.what();
-    }
-  }
-  std::unique_ptr<Backend> vulkan;
-  std::string vulkan_reason = choice.vulkan_reason;
-  if (choice.vulkan) {
-    BackendOptions options;
-    options.pipeline_statistics = true;  // inspection only: never for timed runs
-    try {
-      vulkan = make_backend(Api::vulkan, choice.vulkan->index, options);
-    } catch (const std::exception& e) {
-      vulkan_reason = e.what();
-    }
-  }
-
+  const InspectDevices devs = open_inspect_devices(a.device);
   std::cout << "cuvk inspect " << test->name << ": kernels " << join(kernels);
   if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
     std::cout << " (copy_engine is the driver's copy command, no kernel)";
-  std::cout << "\n  CUDA: "
-            << (choice.cuda ? choice.cuda->name : "no device: " + choice.cuda_reason) << '\n';
-  std::cout << "  Vulkan: "
-            << (vulkan ? vulkan->info().name + ", " + vulkan->info().driver
-                       : "no device: " + vulkan_reason)
-            << '\n';
-  if (vulkan)
-    for (const auto& [k, v] : vulkan->info().properties)
-      if (k == "buffer_device_address" || k == "pipeline_executable_properties")
-        std::cout << "    " << k << ": " << v << '\n';
+  std::cout << '\n';
+  print_inspect_devices(devs);
   if (!cuda_artifacts().empty()) {
     const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"),
                       nvdisasm = inspect::find_cuda_tool("nvdisasm");
@@ -583,7 +594,7 @@ int do_inspect(const InspectArgs& a) {
   SassTarget target;
   target.block = shown_block(blocks);
   target.dump_dir = a.dump_cache_dir;
-  print_sass_source(choice, target);
+  print_sass_source(devs.choice, target);
   std::cout << "  SPIR-V disassembly: "
             << (spirv::have_disassembler() ? "SPIRV-Tools"
                                            : "unavailable (built without SPIRV-Tools)")
@@ -591,20 +602,12 @@ int do_inspect(const InspectArgs& a) {
   std::ptrdiff_t mismatches = 0;  // failed layout checks, every kernel and binding
   for (const std::string& kernel : kernels) {
     if (kernel == kCopyEngine) continue;
-    const CudaSide c = cuda_side(kernel, cuda.get(), cuda_reason, blocks);
+    const CudaSide c = cuda_side(kernel, devs.cuda.get(), devs.cuda_reason, blocks);
     std::vector<VulkanSide> vks;
     for (Binding b : bindings)
-      vks.push_back(vulkan_side(kernel, b, vulkan.get(), vulkan_reason, blocks, target));
-    inspect::SmLimits limits = inspect::hopper_limits();
-    std::string limits_source = "sm_90 (H100) limits assumed: no CUDA device to read them from";
-    if (c.runtime) {
-      limits.max_threads_per_sm = c.runtime->max_threads_per_sm;
-      limits.max_blocks_per_sm = c.runtime->max_blocks_per_sm;
-      limits.regs_per_sm = c.runtime->regs_per_sm;
-      limits.regs_per_block = c.runtime->regs_per_block;
-      limits.warp_size = c.runtime->warp_size;
-      limits_source = "limits of " + c.runtime->device;
-    }
+      vks.push_back(vulkan_side(kernel, b, devs.vulkan.get(), devs.vulkan_reason, blocks, target));
+    inspect::SmLimits limits;
+    const std::string limits_source = sm_limits(c, &limits);
     print_kernel(kernel, c, vks, blocks, limits, limits_source, !a.no_listings);
     mismatches += layout_mismatches(vks);
   }
@@ -614,12 +617,15 @@ int do_inspect(const InspectArgs& a) {
 }  // namespace
 
 Command add_inspect_command(CLI::App& app) {
-  auto args = std::make_shared<InspectArgs>();
+  auto args = std::make_shared<inspect_cli::InspectArgs>();
   CLI::App* sub = app.add_subcommand(
       "inspect",
       "explain parity gaps: one test's kernels side by side (registers, PTX/SASS and SPIR-V "
       "load/store forms, layouts, occupancy) with full listings");
-  sub->add_option("test", args->test, "a test of `cuvk list`")->required();
+  sub->add_option("test", args->test, "a test of `cuvk list` (or --pair)");
+  sub->add_option("--pair", args->pair,
+                  "a kernel pair's declaration (docs/PAIRS.md): its CUDA kernel and GLSL shader, "
+                  "compiled at run time, side by side");
   sub->add_option("--block-sizes", args->block_sizes,
                   "block sizes of the occupancy table (default 64,128,256,512,1024)");
   sub->add_option("--vk-binding", args->vk_bindings,
@@ -634,7 +640,14 @@ Command add_inspect_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   sub->add_flag("--no-listings", args->no_listings,
                 "summary and occupancy only, no PTX/SASS/SPIR-V");
-  return {sub, [args] { return do_inspect(*args); }};
+  return {sub, [args] {
+            if (!args->pair.empty() && !args->test.empty())
+              throw UsageError("inspect: give a test or --pair FILE, not both");
+            if (!args->pair.empty()) return inspect_cli::inspect_pair(*args);
+            if (args->test.empty())
+              throw UsageError("inspect: give a test (see `cuvk list`) or --pair FILE");
+            return do_inspect(*args);
+          }};
 }
 
 }  // namespace cuvk

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <future>
 #include <iostream>
@@ -20,10 +21,16 @@
 #include "nvml.h"
 #include "run_printer.h"
 #include "backends.h"
+#include "pair_tests.h"
 
 namespace cuvk {
 
 namespace {
+
+constexpr double kMaxTimeoutS = 3600.0;  // --timeout
+// Backends whose launch never finished (execute_run), and why: the process ends without
+// tearing them down.
+std::vector<std::string> g_hung;
 
 // Checks a --layouts / --variants filter against what the catalogue has.
 std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
@@ -110,6 +117,12 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
+  sub.add_option("--pair", a.pairs,
+                 "run a kernel pair from its declaration file (docs/PAIRS.md); repeatable, and "
+                 "with --tests the built-in tests too");
+  sub.add_option("--timeout", a.timeout_s,
+                 "seconds to wait for a launch before reporting it as never finishing (default "
+                 "120); the rows measured so far are kept and the exit code is 1");
   sub.add_option("--tolerance", a.tolerance,
                  "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
@@ -119,7 +132,8 @@ namespace {
 // The options as a run configuration: values parsed here, judged by validate_config.
 RunConfig config_of(const RunArgs& a) {
   RunConfig cfg;
-  cfg.tests = parse_tests(a.tests);
+  // With --pair alone only the pairs run (execute_run adds them once compiled).
+  if (a.pairs.empty() || !a.tests.empty()) cfg.tests = parse_tests(a.tests);
   cfg.apis = parse_apis(a.apis);
   cfg.vk_bindings = parse_vk_bindings(a.vk_bindings);
   cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
@@ -243,6 +257,9 @@ const DeviceInventory& InventoryOnce::get() {
 
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
+  if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
+    throw UsageError("--timeout must be between 0 and " + std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
+  if (!a.pairs.empty()) return;  // the pairs are read, and the selection judged, by execute_run
   validate_config(cfg);
   parse_format(a.format);
   parse_tolerance(a.tolerance);
@@ -251,7 +268,7 @@ void check_run_args(const RunArgs& a) {
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
   RunConfig cfg = config_of(a);
-  validate_config(cfg);    // fail on a bad value before any device is opened
+  check_run_args(a);
   parse_format(a.format);  // fail on a bad format before running anything
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
 
@@ -259,6 +276,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
   // compute queue alone (fewer queues to create, buffers exclusive to it).
   vk_opts.copy_queues = has_copy_queue_points(cfg);
+  vk_opts.timeout_s = a.timeout_s;
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;
@@ -273,6 +291,11 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
   if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
+  // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
+  const auto pairs = prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
+                                   a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
+  for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
+  validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
   const auto wants = [&cfg](Api api) {
@@ -289,6 +312,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   OpenBackends backends;
   const double opening_s = seconds_since_launch();
   open_backends(cfg, vk_opts, doc.choice, backends);
+  load_pairs(pairs, backends.cuda.get(), backends.vulkan.get());
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
@@ -308,6 +332,13 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
+  // A launch that never finished: its device cannot be torn down (that would wait for it), so
+  // the backends are left to the process's end, which comes without waiting (run_command).
+  for (std::unique_ptr<Backend>* b : {&backends.cuda, &backends.vulkan})
+    if (*b && !(*b)->hung().empty()) {
+      g_hung.push_back(std::string(api_name((*b)->info().api)) + ": " + (*b)->hung());
+      static_cast<void>(b->release());
+    }
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.
@@ -370,7 +401,16 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);
-  return base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
+  const int exit_code =
+      base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
+  if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device
+    for (const std::string& h : g_hung)
+      std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(worse_exit(exit_code, kExitFailed));
+  }
+  return exit_code;
 }
 
 Command add_run_command(CLI::App& app, const std::string& cmdline) {

@@ -30,6 +30,8 @@ struct RunArgs {
   bool counters = false;  // --counters: CUPTI hardware counters beside every row
   std::string baseline;         // --baseline FILE: compare every row with this saved run
   std::string tolerance = "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
+  std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
+  double timeout_s = 120.0;        // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
       columns;  // --columns: the main table's columns (run: rows; parity: verdicts)
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <limits>
 
 #include "backend.h"
@@ -225,10 +226,25 @@ const std::vector<TestCase>& catalogue() {
   return tests;
 }
 
+namespace {
+std::deque<TestCase>& pair_tests() {  // a deque: registering never moves the earlier entries
+  static std::deque<TestCase> tests;
+  return tests;
+}
+}  // namespace
+
 const TestCase* find_test(const std::string& name) {
   for (const TestCase& t : catalogue())
     if (t.name == name) return &t;
+  for (const TestCase& t : pair_tests())
+    if (t.name == name) return &t;
   return nullptr;
+}
+
+void register_pair_test(TestCase test) {
+  if (find_test(test.name) != nullptr)
+    throw UsageError("pair '" + test.name + "': a test of that name exists already");
+  pair_tests().push_back(std::move(test));
 }
 
 std::string kernel_name(const std::string& test, const std::string& layout,

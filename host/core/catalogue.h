@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "axes.h"
 #include "params.h"
 #include "sector_model.h"
+#include "user_plan.h"
 
 namespace cuvk {
 
@@ -43,6 +45,9 @@ struct Plan {
   // Writes the expected output into `out`, which arrives filled with the poison word: elements the
   // kernel must not touch keep it, and are checked too.
   std::function<void(const std::vector<float>& in, std::vector<float>& out)> reference;
+  // A user's kernel pair (issue 20): its buffers, scalars and launch rule; in_words, out_words,
+  // params and reference are unused then, and outputs are compared across APIs.
+  std::shared_ptr<const UserPlan> user;
 };
 
 struct TestCase {
@@ -71,7 +76,10 @@ struct SuiteKernels {
 const SuiteKernels& suite_kernels();
 
 const std::vector<TestCase>& catalogue();
-const TestCase* find_test(const std::string& name);
+const TestCase* find_test(const std::string& name);  // built-in or registered pair
+// User kernel pairs registered for this process (`cuvk run --pair`): catalogue entries of their
+// own kind, found by find_test. Throws UsageError when the name is taken.
+void register_pair_test(TestCase test);
 
 // Kernel name of a point: test[_layout][_variant], the variant omitted when "scalar".
 std::string kernel_name(const std::string& test, const std::string& layout,

@@ -14,6 +14,12 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
   };
   Inputs in;
   auto t0 = Clock::now();
+  if (plan.user) {  // a pair: its declared contents; no CPU reference (the APIs check each other)
+    in.user = plan.user->contents(splitmix64(run_seed) + index);
+    in.reference = std::make_shared<UserReference>();
+    in.made_s.emplace_back("pair contents", seconds(t0));
+    return in;
+  }
   in.input = random_input(plan.in_words, splitmix64(run_seed) + index);
   in.made_s.emplace_back("random inputs", seconds(t0));
   t0 = Clock::now();
@@ -35,7 +41,8 @@ EarlyInputs::~EarlyInputs() {
 }
 
 std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::uint64_t run_seed) {
-  const bool fits = inputs_.valid() && run_seed == seed_ && plan.kernel == plan_.kernel &&
+  const bool fits = inputs_.valid() && run_seed == seed_ && !plan.user && !plan_.user &&
+                    plan.kernel == plan_.kernel &&
                     plan.in_words == plan_.in_words && plan.out_words == plan_.out_words &&
                     std::memcmp(&plan.params, &plan_.params, sizeof plan.params) == 0;
   if (!fits) return std::nullopt;

@@ -19,6 +19,10 @@ namespace cuvk {
 // not write) and its hash: an output that matches it bit for bit has that hash too.
 struct Inputs {
   std::vector<float> input, expected;
+  // A pair's point (Plan::user): its buffers' contents and expected outputs, and the outputs of
+  // the lanes that passed first, which later lanes are compared with (shared by the lanes).
+  UserContents user;
+  std::shared_ptr<UserReference> reference;
   // Seconds the preparing thread spent per kind of work ("inputs: random", "inputs: reference").
   std::vector<std::pair<std::string, double>> made_s;
   // Computed on its own thread, beside the upload: wanted only once a row has verified.

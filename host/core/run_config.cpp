@@ -108,8 +108,10 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
   for (const std::string& name : cfg.tests) {
     const TestCase* t = find_test(name);
     if (!t) continue;  // an unknown test is named by parse_tests and plan_jobs
-    for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants))
-      check_plan(name, n, t->plan(p), max_buffer_bytes);
+    for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
+      const Plan plan = t->plan(p);
+      if (!plan.user) check_plan(name, n, plan, max_buffer_bytes);  // a pair: check_user_plan
+    }
   }
 }
 

@@ -115,6 +115,13 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
         off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       Plan plan = t->plan(p);
+      if (plan.user) {  // a pair: its sizes and grids, named by file and field
+        const std::vector<std::uint32_t> blocks =
+            plan.user->block_sizes.empty() ? cfg.block_sizes : plan.user->block_sizes;
+        check_user_plan(*plan.user, blocks, lim.max_x, lim.max_y, lim.max_block, lim.max_buffer);
+        jobs.push_back({t, p, std::move(plan)});
+        continue;
+      }
       check_plan(name, n, plan, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
       jobs.push_back({t, p, std::move(plan)});
     }
@@ -134,7 +141,9 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
                      std::uint64_t scratch_bytes, std::uint32_t n) {
   std::uint64_t need_bytes = 0;
   for (const Job& j : jobs)
-    need_bytes = std::max<std::uint64_t>(need_bytes, (j.plan.in_words + j.plan.out_words) * sizeof(float));
+    need_bytes = std::max<std::uint64_t>(
+        need_bytes, j.plan.user ? check_user_plan(*j.plan.user, {}, 0, 0, 0, ~std::uint64_t{0})
+                                : (j.plan.in_words + j.plan.out_words) * sizeof(float));
   need_bytes += scratch_bytes + kFlushVecBytes;
   std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
   for (const Job& j : jobs) required.push_back(j.plan.kernel);
@@ -168,10 +177,10 @@ std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
 }
 
 std::size_t count_steps(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
-                        std::size_t block_sizes) {
+                        const RunConfig& cfg) {
   std::size_t steps = 0;
   for (const Job& j : jobs)
-    for (const Lane& l : lanes) steps += lane_runs(l, j) ? block_sizes : 0;
+    for (const Lane& l : lanes) steps += lane_runs(l, j) ? job_block_sizes(j, cfg).size() : 0;
   return steps;
 }
 
@@ -250,7 +259,9 @@ void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
 bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
                std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
                const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
-  const Geometry geom = geometry_for(launch_threads(job.plan), block, lim);
+  const Geometry geom = job.plan.user
+                            ? user_geometry(*job.plan.user, block, lim.max_x, lim.max_y, lim.max_block)
+                            : geometry_for(launch_threads(job.plan), block, lim);
   std::vector<ResultRow> rows(lanes.size());
   std::vector<char> done(lanes.size(), 0);
   std::size_t next = 0;
@@ -296,7 +307,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
 void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const Limits& lim,
                        RunOutcome& out) {
   for (ApiState& a : apis) {
-    if (!a.backend || cfg.host_cost_samples <= 0) continue;
+    if (!a.backend || cfg.host_cost_samples <= 0 || !a.backend->hung().empty()) continue;
     Backend& b = *a.backend;
     const std::uint32_t block = cfg.block_sizes.front();
     auto in = b.allocate(block * sizeof(float));
@@ -408,7 +419,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
-  const std::size_t steps = count_steps(jobs, lanes, cfg.block_sizes.size());
+  const std::size_t steps = count_steps(jobs, lanes, cfg);
   std::size_t step = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Inputs in;
@@ -417,8 +428,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
       in = inputs.take(j);
     }
     for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
-    for (std::size_t bi = 0; bi < cfg.block_sizes.size(); ++bi)
-      if (!run_point(jobs[j], j + bi, cfg.block_sizes[bi], in, lanes, cfg, set, lim, step, steps, out)) {
+    const std::vector<std::uint32_t> blocks = job_block_sizes(jobs[j], cfg);
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
+      if (!run_point(jobs[j], j + bi, blocks[bi], in, lanes, cfg, set, lim, step, steps, out)) {
         out.interrupted = true;
         return out;
       }

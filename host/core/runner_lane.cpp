@@ -121,6 +121,8 @@ class Batches {
   double rep_wall_s_ = -1.0;  // wall time per repetition in the last call; < 0: no call yet
 };
 
+}  // namespace
+
 // Warm-up, then batches of up to cfg.reps timed repetitions until the stopping rule says enough.
 // An interrupt leaves the row unfinished (status unavailable, "interrupted"): it is not reported.
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
@@ -156,6 +158,8 @@ void measure(Backend& b, const Launch& launch, const Launch* before, const RunCo
   add_flags(row, cfg, out);
 }
 
+namespace {
+
 // "" when the lane's queue family (if any) can run and time copies, else why not.
 std::string family_unusable(const Lane& lane) {
   const QueueFamily* f = lane.family;
@@ -190,6 +194,11 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   row.geometry = geom;
   row.useful_bytes = job.plan.traffic.useful_bytes;
   row.moved_bytes = job.plan.traffic.moved_bytes;
+  if (job.plan.user) {  // no sector model: what the declaration says it must move
+    row.useful_bytes = row.moved_bytes = job.plan.user->launch(geom.block_size).useful_bytes;
+    row.n = static_cast<std::uint32_t>(job.plan.user->n);
+    row.threads = geom.grid_x * geom.grid_y * geom.block_size;
+  }
   row.sectors_per_request = job.plan.traffic.sectors_per_request;
   row.request_efficiency = job.plan.traffic.request_efficiency;
   if (is_engine(job))
@@ -204,9 +213,18 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
               ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   ApiState& a = *lane.state;
+  const UserPlan* user = job.plan.user.get();
   if (!a.backend) {
     row.status = Status::unavailable;
     row.reason = a.reason;
+    // A pair's side that cannot run says what was done instead (compiled, by what).
+    const std::string note = !user ? "" : a.api == Api::cuda ? user->cuda_note : user->vulkan_note;
+    if (!note.empty()) row.reason = note + ", not run: " + a.reason;
+    return;
+  }
+  if (const std::string why = a.backend->hung(); !why.empty()) {
+    row.status = Status::unavailable;
+    row.reason = std::string("not run: the ") + api_name(a.api) + " device is unusable: " + why;
     return;
   }
   if (const std::string why = a.backend->binding_unsupported(lane.binding); !why.empty()) {
@@ -217,6 +235,10 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
   if (const std::string why = family_unusable(lane); !why.empty()) {
     row.status = Status::unavailable;
     row.reason = why;
+    return;
+  }
+  if (user) {
+    run_user_lane(lane, job, in, cfg, clocks, out, row);
     return;
   }
   // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.

@@ -104,6 +104,26 @@ inline std::uint32_t launch_threads(const Plan& plan) {
 // A row for `job` on `lane`, everything known before it runs filled in.
 ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n);
 
+// Warm-up and timed batches until the stopping rule says enough (runner_lane.cpp).
+void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
+             ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
+// ---- user kernel pairs (runner_user.cpp) ----
+
+// The block sizes a job runs: the pair's own where it declares them, else the run's sweep.
+std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg);
+// The pair's launch at `block`; UsageError naming the file and field past the devices' limits.
+Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,
+                       std::uint32_t max_y, std::uint32_t max_block);
+// Sizes and grids against the devices, before anything is allocated (UsageError naming the file
+// and field); returns the device bytes one lane allocates, guard bands included.
+std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t>& blocks,
+                              std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
+                              std::uint64_t max_buffer);
+// run_lane for a pair's point.
+void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
+                   ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
 // One lane of one point: correctness run and verification, then the timed repetitions. Any
 // failure becomes the row's status and reason; an interrupt leaves it unavailable, "interrupted".
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,

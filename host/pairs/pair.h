@@ -57,6 +57,9 @@ const char* init_kind_name(InitKind kind);  // "random", "zero", "constant", "in
 
 struct BufferInit {
   InitKind kind = InitKind::random;
+  // Whether the file gives `init`: an output buffer without one starts poisoned (kPoisonWord), so
+  // an element the kernels never write is caught; an in/out buffer (saxpy's y) declares its init.
+  bool given = false;
   // random: uniform in [min, max) for f32/f64 (default [-1, 1)), integers in [min, max] for
   // i32/u32 (default [0, 1000]); raw16 and struct buffers get random bytes. The seed defaults to
   // 1 + the buffer's index.

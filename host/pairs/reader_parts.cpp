@@ -72,6 +72,7 @@ void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b)
     f.fail("init", "unknown init '" + init + "' (random, zero, constant, index, file)",
            f.line("init"));
   b.init.kind = *kind;
+  b.init.given = f.has("init");
   for (const char* k : {"seed", "min", "max"}) only_with(f, k, b.init, InitKind::random);
   only_with(f, "value", b.init, InitKind::constant);
   only_with(f, "file", b.init, InitKind::file);

@@ -1,0 +1,226 @@
+// `cuvk run --pair`: declarations -> compiled, checked pairs -> catalogue entries (pair_tests.h).
+#include "pair_tests.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+
+#include "catalogue.h"
+#include "error.h"
+
+namespace cuvk {
+namespace {
+
+using pairs::PairDeclaration;
+
+// The kernel a pair's rows and backends name: apart from the built-in kernels ("copy_vec4" is one).
+std::string module_name(const PairDeclaration& d) { return "pair:" + d.name; }
+
+std::uint64_t eval(const PairDeclaration& d, const std::string& expr, std::uint64_t n,
+                   std::uint32_t block, const std::string& field) {
+  const std::int64_t v = pairs::eval_expr(
+      expr, {{"n", static_cast<std::int64_t>(n)}, {"block", static_cast<std::int64_t>(block)}},
+      d.file + ": " + field);
+  if (v < 0) throw pairs::DeclarationError(d.file + ": " + field + ": '" + expr + "' is negative (" + std::to_string(v) + ")");
+  return static_cast<std::uint64_t>(v);
+}
+
+template <typename T>
+void put(std::vector<std::uint8_t>& out, std::uint64_t i, T v) {
+  std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+// One buffer's initial contents by its declared init (pair.h, BufferInit).
+std::vector<std::uint8_t> initial_contents(const PairDeclaration& d, const pairs::BufferDecl& b,
+                                           std::uint64_t count, std::uint64_t run_seed) {
+  using pairs::ElementType;
+  using pairs::InitKind;
+  const pairs::BufferInit& init = b.init;
+  if (init.kind == InitKind::file) return pairs::load_buffer_file(d, b, init.file, count);
+  std::vector<std::uint8_t> out(count * b.element_bytes, 0);
+  if (init.kind == InitKind::zero) return out;
+  std::mt19937_64 rng(init.seed * 0x9E3779B97F4A7C15ull ^ run_seed);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const bool random = init.kind == InitKind::random, index = init.kind == InitKind::index;
+    const double value = index ? static_cast<double>(i) : init.constant;
+    switch (b.type) {
+      case ElementType::f32:
+      case ElementType::f64: {
+        double v = value;
+        if (random) {  // uniform in [min, max), never zero: a zero hides a missing multiply
+          std::uniform_real_distribution<double> u(init.min, init.max);
+          do v = u(rng);
+          while (v == 0.0 || static_cast<float>(v) == 0.0f);
+        }
+        if (b.type == ElementType::f32) put(out, i, static_cast<float>(v));
+        else put(out, i, v);
+        break;
+      }
+      case ElementType::i32:
+      case ElementType::u32: {
+        std::int64_t v = static_cast<std::int64_t>(value);
+        if (random)
+          v = std::uniform_int_distribution<std::int64_t>(static_cast<std::int64_t>(init.min),
+                                                          static_cast<std::int64_t>(init.max))(rng);
+        if (index) v = static_cast<std::int64_t>(i & 0xFFFFFFFFu);
+        put(out, i, static_cast<std::uint32_t>(v));
+        break;
+      }
+      case ElementType::raw16:
+        put(out, i, static_cast<std::uint16_t>(random ? rng() : static_cast<std::uint64_t>(value)));
+        break;
+      case ElementType::bytes: {
+        std::uint8_t* e = out.data() + i * b.element_bytes;
+        for (std::uint32_t k = 0; k < b.element_bytes; ++k)
+          e[k] = static_cast<std::uint8_t>(random ? rng() : static_cast<std::uint64_t>(value));
+        if (index) {
+          std::memset(e, 0, b.element_bytes);
+          const std::uint32_t low = static_cast<std::uint32_t>(i);
+          std::memcpy(e, &low, std::min<std::uint32_t>(4, b.element_bytes));
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
+  const PairDeclaration& d = p.decl;
+  UserPlan u;
+  u.file = d.file;
+  u.n = n;
+  for (std::size_t i = 0; i < d.buffers.size(); ++i) {
+    const pairs::BufferDecl& b = d.buffers[i];
+    UserBuffer ub;
+    ub.name = b.name;
+    ub.element = static_cast<UserElement>(b.type);
+    ub.element_bytes = b.element_bytes;
+    ub.count = eval(d, b.count, n, 0, "buffer '" + b.name + "'.count");
+    ub.output = b.output;
+    ub.poisoned = b.output && !b.init.given;
+    ub.tolerance.kind = static_cast<UserTolerance::Kind>(b.tolerance.kind);
+    ub.tolerance.value = b.tolerance.value;
+    ub.expected = !b.expected.empty();
+    u.buffers.push_back(ub);
+  }
+  u.scalars = pairs::pack_scalars(d, n);
+  u.block_sizes = d.launch.block_sizes;
+  u.bda = p.spirv_bda.has_value();
+  u.cuda_note = p.cuda_note;
+  const auto decl = std::make_shared<PairDeclaration>(d);
+  u.launch = [decl, n](std::uint32_t block) {
+    const PairDeclaration& dd = *decl;
+    UserLaunch l;
+    if (dd.launch.grid.empty()) {
+      l.threads = eval(dd, dd.launch.threads, n, block, "launch.threads");
+    } else {
+      const std::uint64_t gx = eval(dd, dd.launch.grid[0], n, block, "launch.grid[0]");
+      const std::uint64_t gy =
+          dd.launch.grid.size() > 1 ? eval(dd, dd.launch.grid[1], n, block, "launch.grid[1]") : 1;
+      l.grid = std::make_pair(gx, gy);
+    }
+    l.shared_bytes = eval(dd, dd.launch.shared_bytes, n, block, "launch.shared_bytes");
+    l.useful_bytes = eval(dd, dd.useful_bytes, n, block, "useful_bytes");
+    return l;
+  };
+  const std::vector<UserBuffer> buffers = u.buffers;
+  u.contents = [decl, buffers](std::uint64_t run_seed) {
+    UserContents c;
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      const pairs::BufferDecl& b = decl->buffers[i];
+      c.initial.push_back(buffers[i].poisoned
+                              ? std::vector<std::uint8_t>()
+                              : initial_contents(*decl, b, buffers[i].count, run_seed));
+      c.expected.push_back(b.expected.empty() ? std::vector<std::uint8_t>()
+                                              : pairs::load_buffer_file(*decl, b, b.expected,
+                                                                        buffers[i].count));
+    }
+    return c;
+  };
+  return u;
+}
+
+}  // namespace
+
+int cuda_arch_of(const DeviceInfo& device) {
+  for (const auto& [key, value] : device.properties) {
+    if (key != "compute_capability") continue;
+    const auto dot = value.find('.');
+    if (dot == std::string::npos) return 0;
+    try {
+      return std::stoi(value.substr(0, dot)) * 10 + std::stoi(value.substr(dot + 1));
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
+                                                         int cuda_arch,
+                                                         std::optional<std::uint64_t> n) {
+  std::vector<std::shared_ptr<PreparedPair>> out;
+  const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
+  for (const std::string& file : files) {
+    auto p = std::make_shared<PreparedPair>();
+    p->decl = pairs::read_pair_file(file);
+    p->spirv = pairs::compile_glsl(p->decl, Binding::descriptor);
+    if (pairs::supports_bda(p->decl)) p->spirv_bda = pairs::compile_glsl(p->decl, Binding::bda);
+    if (const std::string why = pairs::nvrtc_unavailable(); !why.empty()) {
+      p->cuda_note = "not compiled (" + why + ")";
+    } else {
+      p->cuda = pairs::compile_cuda(p->decl, arch);
+      p->cuda_note = "compiled for sm_" + std::to_string(arch) + " by " + p->cuda->compiler +
+                     (cuda_arch > 0 ? "" : " (no CUDA device: its default architecture)");
+    }
+    pairs::check_interfaces(p->decl, p->cuda ? &*p->cuda : nullptr, &p->spirv);
+    if (p->spirv_bda) pairs::check_interfaces(p->decl, nullptr, &*p->spirv_bda);
+    TestCase t;
+    t.name = p->decl.name;
+    t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;
+    t.variants = {"scalar"};
+    const std::shared_ptr<const PreparedPair> pair = p;
+    t.plan = [pair, n](const Point&) {
+      Plan plan;
+      plan.kernel = module_name(pair->decl);
+      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, n ? *n : pair->decl.n));
+      return plan;
+    };
+    register_pair_test(std::move(t));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
+                Backend* vulkan) {
+  for (const auto& p : pairs) {
+    RuntimeModule m;
+    m.name = module_name(p->decl);
+    m.buffers = static_cast<std::uint32_t>(p->decl.buffers.size());
+    for (const pairs::ScalarDecl& s : p->decl.scalars) m.scalar_sizes.push_back(pairs::scalar_bytes(s.type));
+    if (cuda && p->cuda) {
+      RuntimeModule c = m;
+      c.entry = p->cuda->lowered_name;
+      c.cuda_image = p->cuda->cubin;
+      c.compile_ms = {{"compile " + m.name + " (" + p->cuda->compiler + ")", p->cuda->compile_ms}};
+      cuda->load_module(c);
+    }
+    if (vulkan) {
+      RuntimeModule v = m;
+      v.entry = p->spirv.entry;
+      v.spirv = p->spirv.words;
+      if (p->spirv_bda) v.spirv_bda = p->spirv_bda->words;
+      v.compile_ms = {{"compile " + m.name + " (" + p->spirv.compiler + ")", p->spirv.compile_ms}};
+      if (p->spirv_bda)
+        v.compile_ms.emplace_back("compile " + m.name + " bda (" + p->spirv_bda->compiler + ")",
+                                  p->spirv_bda->compile_ms);
+      vulkan->load_module(v);
+    }
+  }
+}
+
+}  // namespace cuvk

@@ -1,0 +1,79 @@
+// What the runner needs to run a user's kernel pair (issue 20) at one point, beyond a built-in
+// Plan: the buffers (types, sizes, contents, which are outputs and how they compare), the scalar
+// bytes and the launch rule per block size. The declaration file (host/pairs) is read and compiled
+// elsewhere; the runner sees only this, so a pair takes the built-in tests' path (catalogue entry,
+// phases, rows) with its own buffers and verification (runner_user.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuvk {
+
+enum class UserElement { f32, f64, i32, u32, raw16, bytes };
+
+struct UserTolerance {
+  enum class Kind { exact, ulp, abs };
+  Kind kind = Kind::exact;  // exact: bit for bit
+  double value = 0.0;       // ulp: units in the last place (f32/f64); abs: |a - b|
+};
+
+struct UserBuffer {
+  std::string name;
+  UserElement element = UserElement::f32;
+  std::uint32_t element_bytes = 4;
+  std::uint64_t count = 0;
+  bool output = false;
+  bool poisoned = false;  // starts filled with the poison word (an output without declared init)
+  UserTolerance tolerance;
+  bool expected = false;  // an expected-output file is given (UserContents::expected)
+  std::uint64_t bytes() const { return count * element_bytes; }
+};
+
+// One block size's launch: threads (ceil(threads / block) blocks, as built-in tests launch) or a
+// fixed grid of blocks; CUDA's dynamic shared memory; the useful bytes for GB/s.
+struct UserLaunch {
+  std::uint64_t threads = 0;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> grid;  // blocks in x, y
+  std::uint64_t shared_bytes = 0;
+  std::uint64_t useful_bytes = 0;
+};
+
+// The buffers' initial contents (poisoned ones: empty) and the expected outputs (empty where no
+// file is given), made on the input thread for each point.
+struct UserContents {
+  std::vector<std::vector<std::uint8_t>> initial, expected;
+};
+
+struct UserPlan {
+  std::string file;  // the declaration file: errors name it
+  std::uint64_t n = 0;  // the problem size: the declaration's, or --n
+  std::vector<UserBuffer> buffers;
+  std::vector<std::uint8_t> scalars;       // packed as the binding convention lays them out
+  std::vector<std::uint32_t> block_sizes;  // the pair's own; empty: the run's sweep
+  bool bda = false;                        // the shader has a bda form
+  // Rows whose API cannot run say what was done instead, e.g. CUDA "compiled for sm_90 by
+  // NVRTC 13.0 (PTX 2 kB, cubin 5 kB)"; "" where nothing was.
+  std::string cuda_note, vulkan_note;
+  // The launch at a block size; throws UsageError naming the file and the field.
+  std::function<UserLaunch(std::uint32_t block)> launch;
+  std::function<UserContents(std::uint64_t run_seed)> contents;
+};
+
+// The outputs of the first lane of a point that passed, per block size, with the lane's name
+// ("cuda", "vulkan descriptor"): every later lane's outputs are compared with them.
+struct UserReference {
+  std::map<std::uint32_t, std::pair<std::string, std::vector<std::vector<std::uint8_t>>>> by_block;
+};
+
+// Bytes before and after every buffer of a pair, filled with kGuardWord and checked after the
+// correctness run: a write outside the declared buffer is a failed row naming buffer and offset.
+inline constexpr std::uint64_t kGuardBytes = 4096;  // a multiple of kViewAlignment
+inline constexpr std::uint32_t kGuardWord = 0xB1E55ED5u;
+
+}  // namespace cuvk
