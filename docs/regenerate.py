@@ -237,6 +237,8 @@ def main():
         new = fix_packages(".", new, problems, name)
         if name == "docs/REFERENCE.md":
             new = fix_reference(cuvk, new, problems)
+        if name == "README.md" and new.count("\n") > 200:
+            problems.append(f"README.md: {new.count(chr(10))} lines, at most 200 (issue 26)")
         if new != text and not a.check:
             with open(name, "w") as f:
                 f.write(new)
