@@ -270,7 +270,9 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   RunConfig cfg = config_of(a);
   check_run_args(a);
   parse_format(a.format);  // fail on a bad format before running anything
+  parse_tolerance(a.tolerance);  // checked with or without --baseline
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
+  check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
 
   BackendOptions vk_opts;
   // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
@@ -378,7 +380,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
     write_output_file(output, text);
     if (!quiet)
       std::cout << (doc.streamed ? stream_tail(doc, Format::table) : format_run(doc, Format::table))
-                << "\nwrote " << output << '\n';
+                << "\nwrote " << printable(output) << '\n';
   }
   for (const std::string& m : doc.validation_messages)
     std::cerr << "validation: " << printable(m) << '\n';

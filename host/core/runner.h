@@ -101,6 +101,7 @@ constexpr std::size_t kMaxSamples = 1000000;  // RunConfig::max_samples
 constexpr int kMaxHostCostSamples = 100000;   // RunConfig::host_cost_samples
 constexpr std::size_t kMaxBlockSizes = 64;    // --block-sizes: values in the sweep
 constexpr std::size_t kMaxAxisValues = 1024;  // --offsets, --strides: values per axis
+constexpr std::uint64_t kMaxRunPoints = 4096;  // points x block sizes x binding modes per run
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
 constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite in seconds

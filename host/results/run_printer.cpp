@@ -248,7 +248,7 @@ std::string stream_line(const std::vector<std::string>& all_cells, bool md, bool
   std::string line;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::size_t c = columns[i];
-    const std::string cell = printable(all_cells[c]);
+    const std::string cell = md ? md_cell(all_cells[c]) : printable(all_cells[c]);
     const bool right =
         !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && c >= 4;
     const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
