@@ -10,6 +10,8 @@
 #include "catalogue.h"
 #include "error.h"
 #include "host_data.h"
+#include "json_check.h"
+#include "printing.h"
 #include "runner.h"
 #include "standard_output.h"
 #include "util.h"
@@ -107,6 +109,22 @@ TEST(ErrorLine, ANonZeroExitWithoutAnErrorLineGetsOne) {
   std::cerr.rdbuf(old);
   EXPECT_EQ(captured.str(), std::string("note: something\nerror: ") + exit_code_meaning(3) +
                                 "\nerror: the reason\n");
+}
+
+// Class 12: one escaping rule: bidi controls and line separators are escaped like controls.
+TEST(Escaping, BidiControlsAndLineSeparatorsAreEscaped) {
+  EXPECT_EQ(printable("a\u202eb\u2028c\u2029d\u2066e\u200ff\u061cg"),
+            "a\\u202eb\\u2028c\\u2029d\\u2066e\\u200ff\\u061cg");
+  EXPECT_EQ(printable("wrote r\x1b[31m\n.json"), "wrote r\\x1b[31m\\n.json");
+  EXPECT_EQ(printable("\u00e9t\u00e9 \u2014 \u4e2d"), "\u00e9t\u00e9 \u2014 \u4e2d");  // kept
+}
+
+// Class 6: a Markdown cell never splits: '|' is escaped.
+TEST(Markdown, PipesInCellsAreEscaped) {
+  EXPECT_EQ(md_cell("engine q0 (graphics|compute|transfer)"),
+            "engine q0 (graphics\\|compute\\|transfer)");
+  const std::string t = format_text_table({{"variant", "ms"}, {"a|b", "1.0"}}, true);
+  EXPECT_NE(t.find("| a\\|b "), std::string::npos) << t;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -19,6 +20,7 @@
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "runner.h"  // kMaxReps, kMaxWarmup
 #include "host_data.h"  // host_memory_limit_note
 #include "json_check.h"  // one_line
 #include "standard_output.h"
@@ -76,14 +78,19 @@ Format parse_format(const std::string& s) {
 
 std::vector<Api> parse_apis(const std::vector<std::string>& names) {
   std::vector<Api> apis;
+  bool all = false;
   for (const std::string& n : names) {
-    if (n == "all") return {Api::cuda, Api::vulkan};
+    if (n == "all") {
+      all = true;
+      continue;
+    }
     Api api;
     if (n == "cuda") api = Api::cuda;
     else if (n == "vulkan") api = Api::vulkan;
     else throw UsageError("--api '" + n + "': expected cuda, vulkan or all");
     if (std::find(apis.begin(), apis.end(), api) == apis.end()) apis.push_back(api);
   }
+  if (all) return {Api::cuda, Api::vulkan};  // every other name checked too
   if (apis.empty()) throw UsageError("--api: no API given");
   return apis;
 }
@@ -91,14 +98,19 @@ std::vector<Api> parse_apis(const std::vector<std::string>& names) {
 // In the order given, each once; "all" = descriptor,bda.
 std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names) {
   std::vector<Binding> bindings;
+  bool all = false;
   for (const std::string& n : names) {
-    if (n == "all") return {Binding::descriptor, Binding::bda};
+    if (n == "all") {
+      all = true;
+      continue;
+    }
     Binding b;
     if (n == "descriptor") b = Binding::descriptor;
     else if (n == "bda") b = Binding::bda;
     else throw UsageError("--vk-binding '" + n + "': expected descriptor, bda or all");
     if (std::find(bindings.begin(), bindings.end(), b) == bindings.end()) bindings.push_back(b);
   }
+  if (all) return {Binding::descriptor, Binding::bda};  // every other name checked too
   if (bindings.empty()) throw UsageError("--vk-binding: no binding mode given");
   return bindings;
 }
@@ -189,22 +201,73 @@ struct CliApp {
   std::vector<Command> commands;
 };
 
-// Every option of an unsigned type (CLI11's type name "UINT") refuses a negative value, naming
-// the option, instead of wrapping it to 2^64 - 1.
-void refuse_negative_unsigned(CLI::App& app) {
+// What an unsigned option's value must be: digits that fit in 64 bits ("" when it is), so that
+// nothing is wrapped (-1 to 2^64 - 1) or saturated (99999999999999999999999 to 2^64 - 1).
+std::string unsigned_problem(const std::string& v) {
+  const std::size_t first = v.find_first_not_of(" \t");
+  if (first != std::string::npos && v[first] == '-')
+    return quoted(v) + " is negative; expected a non-negative integer";
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+    return quoted(v) + " is not a non-negative integer";
+  errno = 0;
+  std::strtoull(v.c_str(), nullptr, 10);
+  if (errno == ERANGE)
+    return quoted(v) + " is too large (at most " +
+           std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")";
+  return {};
+}
+
+// A signed integer option's value: digits (an optional '-') within [lo, hi] ("" when it is).
+std::string integer_problem(const std::string& v, long long lo, long long hi) {
+  const std::string range = " from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::size_t digits = !v.empty() && v[0] == '-' ? 1 : 0;
+  if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
+    return quoted(v) + " is not an integer" + range;
+  errno = 0;
+  const long long x = std::strtoll(v.c_str(), nullptr, 10);
+  if (errno == ERANGE || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+    return quoted(v) + " is out of range: an integer" + range;
+  return {};  // within int: validate_config judges the bounds, naming the value
+}
+
+// A floating-point option's value: a finite number ("" when it is); ranges: validate_config.
+std::string number_problem(const std::string& v) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0') return quoted(v) + " is not a number";
+  (void)x;  // inf and nan are numbers: validate_config names their range
+  return {};
+}
+
+// The bounds of the integer options, named in their messages (validate_config judges them too).
+std::pair<long long, long long> integer_bounds(const std::string& option) {
+  if (option == "--reps") return {1, kMaxReps};
+  if (option == "--warmup") return {0, kMaxWarmup};
+  return {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+}
+
+// Every option that takes a value refuses an empty one (`--n ''` does not mean the default; an
+// empty item of a list, `--tests copy,`, is refused as `--offsets 1,` is), and every option of an
+// unsigned type (CLI11's "UINT") refuses a negative, non-numeric or too large value, naming the
+// option and the value.
+void check_option_values(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
-    if (opt->get_type_name().find("UINT") == std::string::npos) continue;
-    const std::string name = opt->get_name();
+    if (opt->get_type_size() == 0 || opt->get_name().empty()) continue;  // a flag
+    const std::string type = opt->get_type_name();
+    const bool is_unsigned = type.find("UINT") != std::string::npos;
+    const bool is_int = !is_unsigned && type.find("INT") != std::string::npos;
+    const bool is_float = type.find("FLOAT") != std::string::npos;
+    const auto bounds = integer_bounds(opt->get_name());
     opt->check(CLI::Validator(
-        [name](std::string& v) {
-          const std::size_t first = v.find_first_not_of(" \t");
-          return first != std::string::npos && v[first] == '-'
-                     ? "'" + v + "' is negative; expected a non-negative integer"
-                     : std::string();
+        [=](std::string& v) {
+          if (v.empty()) return std::string("empty value; give a value or leave the option out");
+          if (is_unsigned) return unsigned_problem(v);
+          if (is_int) return integer_problem(v, bounds.first, bounds.second);
+          return is_float ? number_problem(v) : std::string();
         },
-        "", "non-negative"));
+        "", "non-empty"));
   }
-  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+  for (CLI::App* sub : app.get_subcommands({})) check_option_values(*sub);
 }
 
 std::unique_ptr<CliApp> make_cli_app(const std::string& cmdline) {
@@ -219,7 +282,7 @@ std::unique_ptr<CliApp> make_cli_app(const std::string& cmdline) {
       add_parity_command(app, cmdline), add_report_command(app),
       add_trace_command(app, cmdline),  add_help_command(app),  // help: last, it walks the rest
   };
-  refuse_negative_unsigned(app);
+  check_option_values(app);
   return cli;
 }
 
@@ -238,16 +301,53 @@ void check_command_name(const CliApp& cli, int argc, const char* const* argv) {
   }
 }
 
+// The comma-separated options (--tests, --api, ...) refuse an empty item as the numeric lists do
+// (`--offsets 1,`): CLI11 drops empty items of "copy," and, for ",", takes the next word as the
+// value. Checked on the words as given, before CLI11 parses them.
+void check_list_items(const CliApp& cli, int argc, const char* const* argv) {
+  const CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (sub == nullptr) {
+      for (const Command& c : cli.commands)
+        if (c.sub->get_name() == word) sub = c.sub;
+      continue;
+    }
+    if (word.rfind("--", 0) != 0) continue;
+    const std::size_t eq = word.find('=');
+    const std::string name = word.substr(0, eq);
+    const CLI::Option* opt = nullptr;
+    for (const CLI::Option* o : sub->get_options())
+      if (o->check_lname(name.substr(2))) opt = o;
+    if (opt == nullptr || opt->get_delimiter() != ',') continue;
+    if (eq == std::string::npos && i + 1 >= argc) continue;  // CLI11 says a value is missing
+    const std::string value = eq != std::string::npos ? word.substr(eq + 1) : argv[++i];
+    if (value.empty() || value.front() == ',' || value.back() == ',' ||
+        value.find(",,") != std::string::npos)
+      throw UsageError(name + ": empty item in " + quoted(value));
+  }
+}
+
 const Command* parsed_command(const CliApp& cli) {
   for (const Command& c : cli.commands)
     if (c.sub->parsed()) return &c;
   return nullptr;
 }
 
+// CLI11's "Could not convert: OPTION = VALUE" as "OPTION: 'VALUE' does not fit the option's type".
+std::string conversion_message(const std::string& what) {
+  const std::string tag = "Could not convert: ";
+  const std::size_t eq = what.find(" = ");
+  if (what.rfind(tag, 0) != 0 || eq == std::string::npos) return what;
+  return what.substr(tag.size(), eq - tag.size()) + ": " + quoted(what.substr(eq + 3)) +
+         " is out of range or not a value of the option's type (32-bit unsigned for sizes)";
+}
+
 int run_cli(int argc, char** argv) {
   const std::unique_ptr<CliApp> cli = make_cli_app(command_line(argc, argv));
   try {
     check_command_name(*cli, argc, argv);
+    check_list_items(*cli, argc, argv);
     cli->app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return cli->app.exit(e);
@@ -255,6 +355,10 @@ int run_cli(int argc, char** argv) {
     return cli->app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return cli->app.exit(e);
+  } catch (const CLI::ConversionError& e) {  // "Could not convert: --block-size = 99999999999"
+    std::cerr << "error: " << one_line(conversion_message(e.what()), kMaxErrorLine)
+              << " (see --help)\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << " (see --help)\n";
     return kExitUsage;
@@ -300,6 +404,7 @@ void parse_command_line(const std::vector<std::string>& args) {
   for (const std::string& a : args) argv.push_back(a.c_str());
   const std::unique_ptr<CliApp> cli = make_cli_app("cuvk");
   check_command_name(*cli, static_cast<int>(argv.size()), argv.data());
+  check_list_items(*cli, static_cast<int>(argv.size()), argv.data());
   cli->app.parse(static_cast<int>(argv.size()), argv.data());
   if (const Command* chosen = parsed_command(*cli); chosen && chosen->check) chosen->check();
 }

@@ -59,6 +59,8 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
   const Format format = parse_format(a.format);
   column_indices(parity_table_headers(), a.columns);  // an unknown column before anything runs
   if (!a.output.empty()) check_writable(a.output);
+  check_distinct_files({{"--output", a.output}, {"--save-run", p.save_run}},
+                       {{"--from", p.from}, {"--baseline", a.baseline}});
 
   // Every input is read and checked before anything runs or prints.
   RunFile run;
@@ -109,9 +111,9 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     if (!a.quiet)
       std::cout << format_parity(run, parity, baseline ? &*baseline : nullptr, Format::table,
                                  a.columns)
-                << "\nwrote " << a.output << '\n';
+                << "\nwrote " << printable(a.output) << '\n';
   }
-  if (!p.save_run.empty() && !a.quiet) std::cout << "wrote " << p.save_run << " (the run)\n";
+  if (!p.save_run.empty() && !a.quiet) std::cout << "wrote " << printable(p.save_run) << " (the run)\n";
   if (parity.exit_code == kExitNotCompared)
     std::cerr << "error: " << one_line(where + parity.not_compared_reason, kMaxErrorLine) << '\n';
   return worse_exit(parity.exit_code, baseline ? baseline->exit_code : kExitOk);

@@ -131,6 +131,9 @@ int write_index(const ReportArgs& a) {
   const std::string output = a.output.empty() ? dir + "/README.md" : a.output;
   const std::string what = a.output.empty() ? "--index" : "--output";
   check_writable(output, what);
+  std::vector<NamedFile> inputs;
+  for (const std::string& n : names) inputs.push_back({"run file", dir + "/" + n});
+  check_distinct_files({{what, output}}, inputs);
 
   IndexInputs in;
   in.tolerance = parse_tolerance(a.tolerance);
@@ -155,7 +158,7 @@ int write_index(const ReportArgs& a) {
   if (!skipped.empty())
     in.figures_note = "These figures were not redrawn by the last `" + in.command + "`: " + skipped;
   write_output_file(output, format_index(in), what);
-  std::cout << "wrote " << output << " (" << in.runs.size() << " runs, " << in.figures.size()
+  std::cout << "wrote " << printable(output) << " (" << in.runs.size() << " runs, " << in.figures.size()
             << " figures)\n";
   for (const std::string& d : derived) std::cout << "not a run, left out: " << printable(d) << '\n';
   if (!skipped.empty()) {
@@ -169,15 +172,24 @@ int report_command(const ReportArgs& a) {
   if (!a.index_dir.empty()) {
     if (!a.files.empty()) throw UsageError("give run files or --index DIR, not both");
     if (a.fleet) throw UsageError("give --fleet or --index DIR, not both");
+    if (parse_format(a.format) != Format::md)
+      throw UsageError("--format " + quoted(a.format) + ": --index writes Markdown (md) only");
     return write_index(a);
   }
   if (a.files.empty()) throw UsageError("report: give one or more run files (or --index DIR)");
   const Format format = parse_format(a.format);
   parse_tolerance(a.tolerance);
   if (!a.output.empty()) check_writable(a.output);
+  std::vector<NamedFile> inputs;
+  for (const std::string& f : a.files) inputs.push_back({"FILE", f});
+  check_distinct_files({{"--output", a.output}}, inputs);
   std::string text;
   if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
+    std::vector<NamedFile> read;  // a folder's files are inputs too
+    for (const RunFile& r : in.runs) read.push_back({"run file", r.name});
+    for (const FailedTask& f : in.failed) read.push_back({"marker", f.file});
+    check_distinct_files({{"--output", a.output}}, read);
     text =
         format_fleet(fleet_view(in.runs, in.failed, parse_tolerance(a.tolerance)), in.runs, format);
     for (const std::string& d : in.not_runs)

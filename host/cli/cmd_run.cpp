@@ -111,6 +111,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
                 "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+  sub.add_flag("--counters", a.counters,
+               "hardware counters beside every row (CUPTI, after the timed repetitions): "
+               "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
+               "and CTAs per SM; see docs/COUNTERS.md");
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
@@ -158,6 +162,7 @@ RunConfig config_of(const RunArgs& a) {
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
   cfg.seed = a.seed;
+  cfg.counters = a.counters;
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
@@ -186,6 +191,7 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
 struct OpenBackends {
   std::unique_ptr<Backend> cuda, vulkan;
   std::unique_ptr<ClockMonitor> clocks;
+  std::unique_ptr<CounterSession> counters;
   BackendSet set;
   double cuda_s = 0.0, vulkan_s = 0.0, clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
 };
@@ -237,6 +243,11 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     if (!b.clocks && b.set.clocks_reason.empty())
       b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
     b.set.clocks = b.clocks.get();
+    if (cfg.counters && d.is_cpu)
+      b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
+    else if (cfg.counters)
+      b.counters = open_counters(d.uuid, &b.set.counters_reason);
+    b.set.counters = b.counters.get();
   }
   b.clocks_s = seconds_since(clocks_t0);
   b.set.cuda_reason = choice.cuda_reason;
@@ -355,7 +366,9 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   RunConfig cfg = config_of(a);
   check_run_args(a);
   parse_format(a.format);  // fail on a bad format before running anything
+  parse_tolerance(a.tolerance);  // checked with or without --baseline
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
+  check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
 
   BackendOptions vk_opts = vulkan_options(cfg, a.timeout_s);
   std::vector<std::string> vk_messages;
@@ -412,7 +425,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.on_row = [&](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, doc.columns));
+    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
@@ -462,7 +475,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
     write_output_file(output, text);
     if (!quiet)
       std::cout << (doc.streamed ? stream_tail(doc, Format::table) : format_run(doc, Format::table))
-                << "\nwrote " << output << '\n';
+                << "\nwrote " << printable(output) << '\n';
   }
   for (const std::string& m : doc.validation_messages)
     std::cerr << "validation: " << printable(m) << '\n';

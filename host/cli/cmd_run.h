@@ -29,6 +29,7 @@ struct RunArgs {
   double target_ci = 0.5, max_time_s = 0.0, settle_ms = 500.0;
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
+  bool counters = false;  // --counters: CUPTI hardware counters beside every row
   std::string baseline;         // --baseline FILE: compare every row with this saved run
   std::string tolerance = "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)

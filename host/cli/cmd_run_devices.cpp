@@ -1,4 +1,6 @@
 // `cuvk run --device all`: one run and one result file per GPU of the node.
+#include <sys/stat.h>
+
 #include <iostream>
 
 #include "backends.h"
@@ -54,6 +56,12 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
   if (a.output.empty() && (f == Format::json || f == Format::csv))
     throw UsageError("--device all with --format " + a.format +
                      " needs --output (it writes one file per GPU, e.g. r.json -> r.gpu0.json)");
+  if (!a.output.empty() && a.output.find("{gpu}") == std::string::npos) {
+    struct stat st {};  // r.json -> r.gpu0.json: only a file name can be numbered
+    if (stat(a.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw UsageError("--device all writes one file per GPU (r.json -> r.gpu0.json); --output " +
+                       quoted(a.output) + " is not a regular file name");
+  }
   const std::vector<Target> targets = node_targets(devices);
   for (const Target& t : targets)
     if (!a.output.empty()) check_writable(device_output_path(a.output, t.index));
@@ -66,7 +74,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     one.output = device_output_path(a.output, t.index);
     std::cerr << "cuvk: --device all: " << (k + 1) << " of " << targets.size() << ": "
               << printable(t.label) << (t.spec.empty() ? "" : " [" + t.spec + "]")
-              << (one.output.empty() ? "" : " -> " + one.output) << '\n';
+              << (one.output.empty() ? "" : " -> " + printable(one.output)) << '\n';
     try {
       code = worse_exit(code, run_command(one, cmdline, devices));
     } catch (const UsageError&) {

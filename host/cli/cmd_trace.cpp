@@ -208,9 +208,8 @@ std::string draw_trace(const TraceArgs& a, const std::string& json) {
   return "";
 }
 
-int run_trace(const TraceArgs& a, const std::string& command_line) {
-  const auto started = std::chrono::steady_clock::now();
-  const TestCase* test = find_test(a.test);
+// Every option judged before any device is opened (a usage error, exit 2).
+void check_trace_args(const TraceArgs& a, const TestCase* test) {
   if (test == nullptr) throw UsageError("unknown test '" + a.test + "' (see `cuvk list`)");
   trace_binding(a.binding);
   trace_apis(a.api);
@@ -233,6 +232,13 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     plot_extension(a.plot);
     check_writable(a.plot, "--plot");
   }
+  check_distinct_files({{"--output", a.output}, {"--plot", a.plot}}, {});
+}
+
+int run_trace(const TraceArgs& a, const std::string& command_line) {
+  const auto started = std::chrono::steady_clock::now();
+  const TestCase* test = find_test(a.test);
+  check_trace_args(a, test);
 
   BackendOptions opts;
   opts.trace = true;

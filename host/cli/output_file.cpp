@@ -14,6 +14,7 @@
 #include <random>
 
 #include "error.h"
+#include "json_check.h"  // quoted
 
 namespace cuvk {
 namespace {
@@ -170,7 +171,48 @@ void write_replacing(const Target& t, const std::string& content, const std::str
   }
 }
 
+// What makes two names one file: "i<dev>:<ino>" of an existing regular file, "p<real path>" of
+// an output not created yet (its folder resolved); "" for what is never compared.
+std::string file_identity(const std::string& path, bool output, const std::string& what) {
+  if (path.empty()) return {};
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0)
+    return S_ISREG(st.st_mode)
+               ? "i" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino)
+               : std::string();
+  if (!output) return {};  // a missing input: its reader names it
+  const Target t = resolve(path, what);
+  if (t.kind != Kind::create) return {};
+  char* real = realpath(folder_of(t.path).c_str(), nullptr);
+  if (real == nullptr) return "p" + t.path;
+  const std::string folder = real;
+  std::free(real);
+  return "p" + join(folder, name_of(t.path));
+}
+
 }  // namespace
+
+void check_distinct_files(const std::vector<NamedFile>& outputs,
+                          const std::vector<NamedFile>& inputs) {
+  std::vector<std::pair<std::string, const NamedFile*>> seen;
+  for (const NamedFile& in : inputs)
+    if (std::string id = file_identity(in.path, false, in.what); !id.empty())
+      seen.emplace_back(std::move(id), &in);
+  const std::size_t input_count = seen.size();
+  for (const NamedFile& out : outputs) {
+    const std::string id = file_identity(out.path, true, out.what);
+    if (id.empty()) continue;
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      if (seen[k].first == id)
+        throw UsageError(out.what + " " + quoted(out.path) + " is the same file as " +
+                         (k < input_count ? "the input " : "") +
+                         (seen[k].second->what == "FILE" ? "file" : seen[k].second->what) + " " +
+                         quoted(seen[k].second->path) + ": " +
+                         (k < input_count ? "it would be overwritten" : "one would overwrite the other") +
+                         "; give another file name");
+    seen.emplace_back(id, &out);
+  }
+}
 
 void check_writable(const std::string& path, const std::string& what) {
   const Target t = resolve(path, what);

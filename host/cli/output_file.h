@@ -15,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace cuvk {
 
@@ -22,6 +23,18 @@ namespace cuvk {
 // the rules above: a directory, a socket, a missing or unwritable folder, a device without write
 // permission, too many symbolic links.
 void check_writable(const std::string& path, const std::string& what = "--output");
+
+// A file option as given: the option ("--output", "--from", "report's FILE") and the path.
+struct NamedFile {
+  std::string what, path;
+};
+
+// UsageError when an output names the same file as an input or as another output: the same
+// regular file (st_dev and st_ino: through symbolic links and hard links too), or, for an output
+// not created yet, the same real path. Devices, FIFOs and standard output are never compared (two
+// outputs may both be /dev/null). Empty paths are left out. Every command calls it before work.
+void check_distinct_files(const std::vector<NamedFile>& outputs,
+                          const std::vector<NamedFile>& inputs);
 
 // Writes `content` to `path` under the rules above. Throws Error (an I/O error, exit 3) on any
 // failure, leaving an existing target untouched and no temporary behind.

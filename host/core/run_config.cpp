@@ -23,7 +23,8 @@ std::string bound_text(double v) {
 void check_range(double value, double lo, double hi, const std::string& what,
                  const std::string& unit = "") {
   if (!(value >= lo && value <= hi))  // also NaN
-    throw UsageError(what + " must be between " + bound_text(lo) + " and " + bound_text(hi) + unit);
+    throw UsageError(what + " must be between " + bound_text(lo) + " and " + bound_text(hi) + unit +
+                     ", not " + bound_text(value));
 }
 
 void check_count(std::size_t count, std::size_t bound, const std::string& what) {
@@ -65,6 +66,19 @@ void validate_config(const RunConfig& cfg) {
         throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
                          " is not allowed (at least " + std::to_string(axis->min_value) + ")");
   }
+  // The product of the sweep lists, bounded: points x block sizes x Vulkan binding modes.
+  std::uint64_t points = 0;
+  for (const std::string& name : cfg.tests)
+    if (const TestCase* t = find_test(name))
+      points += points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).size();
+  const std::uint64_t measured = points * cfg.block_sizes.size() * cfg.vk_bindings.size();
+  if (measured > kMaxRunPoints)
+    throw UsageError("the sweep has " + std::to_string(measured) + " points (" +
+                     std::to_string(points) + " points x " +
+                     std::to_string(cfg.block_sizes.size()) + " block sizes x " +
+                     std::to_string(cfg.vk_bindings.size()) +
+                     " Vulkan binding modes); at most " + std::to_string(kMaxRunPoints) +
+                     " in one run: split it into several runs");
 }
 
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,

@@ -258,6 +258,8 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
       measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
       if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
         row.flags.push_back("l2_not_flushed");
+      if (cfg.counters && row.status == Status::ok)
+        collect_counters(a, launch, flush ? &a.flush : nullptr, out, row);
     }
     PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
     inbuf.reset();

@@ -14,6 +14,27 @@ std::string number_or_type(const json& v) {
   return v.is_number() ? v.dump() : type_of(v);
 }
 
+// The length of the UTF-8 sequence at s[i] when it is a character that reorders or breaks text
+// invisibly: bidi controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and the line
+// and paragraph separators (U+2028, U+2029); else 0.
+int invisible_format_char(const std::string& s, std::size_t i) {
+  const auto at = [&](std::size_t k) {
+    return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u;
+  };
+  if (at(i) == 0xd8 && at(i + 1) == 0x9c) return 2;  // U+061C
+  if (at(i) != 0xe2) return 0;
+  const unsigned b1 = at(i + 1), b2 = at(i + 2);
+  if (b1 == 0x80 && (b2 == 0x8e || b2 == 0x8f || (b2 >= 0xa8 && b2 <= 0xae))) return 3;
+  if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return 3;
+  return 0;
+}
+
+unsigned decode_utf8(const std::string& s, std::size_t i, int len) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]) & 0x3fu; };
+  if (len == 2) return ((static_cast<unsigned char>(s[i]) & 0x1fu) << 6) | b(1);
+  return ((static_cast<unsigned char>(s[i]) & 0x0fu) << 12) | (b(1) << 6) | b(2);
+}
+
 }  // namespace
 
 std::string printable(const std::string& s) {
@@ -24,7 +45,12 @@ std::string printable(const std::string& s) {
     // C1 controls as UTF-8 (U+0080..U+009F: C2 80..C2 9F) steer terminals as C0 ones do.
     const bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(s[i + 1]) <= 0x9f;
-    if (c == '\n') {
+    if (const int len = invisible_format_char(s, i)) {  // bidi controls, line separators
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04x", decode_utf8(s, i, len));
+      out += buf;
+      i += static_cast<std::size_t>(len) - 1;
+    } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\t') {
       out += "\\t";

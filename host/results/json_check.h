@@ -17,8 +17,10 @@ namespace cuvk {
 inline constexpr std::size_t kMaxQuoted = 60;  // longest piece of file content quoted in an error
 
 // Text from outside (a file, a driver, a directory listing) made safe to print: control
-// characters as escapes (newline "\n", tab "\t", others "\x1b"; C1 controls "\u009b"), so no
-// such text can steer a terminal or split a line. Every printer and every `error:` line uses it.
+// characters as escapes (newline "\n", tab "\t", others "\x1b"; C1 controls "\u009b"; bidi
+// controls and line separators "\u202e", "\u2028"), so no such text can steer a terminal, reorder
+// what is shown or split a line. The one escaping rule for everything printed that came from
+// outside (files, drivers, paths, the command line): every printer and `error:` line uses it.
 std::string printable(const std::string& s);
 
 // Text from the file made fit for a one-line error: control characters replaced, cut at

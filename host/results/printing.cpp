@@ -29,11 +29,20 @@ std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
 
 }  // namespace
 
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : printable(s)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string format_text_table(const std::vector<std::vector<std::string>>& raw, bool markdown) {
   // Every cell printable: names, drivers and reasons come from files and drivers.
   std::vector<std::vector<std::string>> rows = raw;
   for (auto& r : rows)
-    for (std::string& cell : r) cell = printable(cell);
+    for (std::string& cell : r) cell = markdown ? md_cell(cell) : printable(cell);
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& r : rows)
     for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());

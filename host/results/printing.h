@@ -25,6 +25,11 @@ inline constexpr const char* kReportSchema = "cuvk.report/1";
 // Text from files and drivers goes through printable() (json_check.h) wherever it is printed:
 // format_text_table and csv_field do it for every cell, describe_run for its line.
 
+// A Markdown table cell: printable() and every '|' escaped ("\|"), so text from files and drivers
+// (a variant "engine q0 (graphics|compute|transfer)") never splits a cell. Every Markdown table
+// cell cuvk prints goes through it (format_text_table, the run's streamed rows).
+std::string md_cell(const std::string& s);
+
 // rows[0] is the header; a column whose data cells start with a digit is right-aligned.
 std::string format_text_table(const std::vector<std::vector<std::string>>& rows, bool markdown);
 
