@@ -97,6 +97,20 @@ class CudaBuffer final : public DeviceBuffer {
   void* ptr_ = nullptr;
 };
 
+// Host memory pinned with cudaHostRegister: cudaMemcpy then copies it by DMA, no bounce buffer.
+class PinnedHost final : public HostRegistration {
+ public:
+  PinnedHost(void* data, std::size_t bytes) : data_(data) {
+    CUVK_CUDA_CHECK(cudaHostRegister(data, bytes, cudaHostRegisterDefault));
+  }
+  ~PinnedHost() override { cudaHostUnregister(data_); }
+  PinnedHost(const PinnedHost&) = delete;
+  PinnedHost& operator=(const PinnedHost&) = delete;
+
+ private:
+  void* data_;
+};
+
 class Event {
  public:
   Event() { CUVK_CUDA_CHECK(cudaEventCreate(&event_)); }
@@ -216,6 +230,10 @@ class CudaBackend final : public Backend {
   void download(const DeviceBuffer& src, void* dst, std::size_t bytes) override {
     ensure_usable();
     CUVK_CUDA_CHECK(cudaMemcpy(dst, ptr(src), bytes, cudaMemcpyDeviceToHost));
+  }
+
+  std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes) override {
+    return std::make_unique<PinnedHost>(data, bytes);
   }
 
   void fill(DeviceBuffer& dst, std::uint32_t word) override {

@@ -128,6 +128,19 @@ TEST(HostileText, PrintableEscapesEveryControlCharacter) {
   EXPECT_EQ(one_line("x\ny", 400), "x\\ny");
 }
 
+TEST(HostileText, ALongPathKeepsItsFileName) {
+  const std::string deep = "/check/" + std::string(200, 'd') + "/tmp.0sNy/link.json";
+  const std::string q = quoted_path(deep);
+  EXPECT_EQ(q.size(), 2 * kMaxQuoted + 2);
+  EXPECT_EQ(q.substr(0, 4), "'...");
+  EXPECT_EQ(q.substr(q.size() - 10), "link.json'");
+  EXPECT_EQ(quoted_path("a\nb.json"), "'a\\nb.json'");
+  const std::string wide =  // the cut would fall on the second byte of "±"
+      "/" + std::string(200, 'x') + "\xc2\xb1" + std::string(2 * kMaxQuoted - 4, 'y');
+  const std::string w = quoted_path(wide);  // never starts inside a UTF-8 character
+  EXPECT_NE(static_cast<unsigned char>(w[4]) & 0xc0, 0x80);
+}
+
 TEST(HostileText, EveryPrinterEscapesTextFromTheFile) {
   const RunFile run = hostile_run();
   const ParityResult parity = compare_apis(run.rows, kDefaultTolerance);

@@ -105,6 +105,11 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
     enabled.bda_unsupported =
         "Vulkan device " + facts.info.name + " has no bufferDeviceAddress feature";
   }
+  // Transfers straight from and into the runner's host memory (no staging copy), where offered.
+  if (facts.external_memory_host && context.instance.api_version() >= kVulkan11) {
+    extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    enabled.host_import = true;
+  }
   // Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
   exec_features.sType =

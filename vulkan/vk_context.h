@@ -43,6 +43,8 @@ struct EnabledFeatures {
   bool capture_statistics = false;  // VK_KHR_pipeline_executable_properties enabled (inspect)
   // `cuvk trace` (BackendOptions::trace): what traced launches can use, or why not.
   TraceSupport trace;
+  // VK_EXT_external_memory_host enabled: host memory can be imported (Backend::register_host).
+  bool host_import = false;
   // BackendOptions::copy_queues: a queue on every other copy family was asked for.
   bool copy_queues = false;
 };

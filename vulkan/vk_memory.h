@@ -63,6 +63,7 @@ class Allocator {
   const VulkanBuffer& own(const DeviceBuffer& buffer, const char* what) const;
   // Budget minus usage of the device-local heaps (VK_EXT_memory_budget), else their size.
   std::uint64_t free_memory_bytes() const;
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return facts_.memory; }
 
  private:
   const VolkDeviceTable& vk() const { return context_->table; }

@@ -233,6 +233,9 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
       });
   facts.portability_subset = has_extension(device_ext, kPortabilitySubset);
   facts.memory_budget = has_extension(device_ext, "VK_EXT_memory_budget");
+  facts.external_memory_host =
+      has_extension(device_ext, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) &&
+      base.apiVersion >= kVulkan11;
 
   const Properties props = query_properties(physical, base, device_ext, info);
   query_features(physical, props, device_ext, facts);

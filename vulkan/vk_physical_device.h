@@ -24,6 +24,8 @@ struct PhysicalFacts {
   double timestamp_period_ns = 0.0;
   bool portability_subset = false;
   bool memory_budget = false;  // VK_EXT_memory_budget: the driver reports what is still free
+  // VK_EXT_external_memory_host: host memory imported as device memory (Backend::register_host).
+  bool external_memory_host = false;
   // The `bda` binding mode: the bufferDeviceAddress feature (core in Vulkan 1.2; on a 1.1 device
   // through VK_KHR_buffer_device_address, bda_extension).
   bool buffer_device_address = false;

@@ -90,6 +90,9 @@ class VulkanBackend final : public Backend {
     staging_.download(src, dst, bytes);
   }
   void fill(DeviceBuffer& dst, std::uint32_t word) override { staging_.fill(dst, word); }
+  std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes) override {
+    return staging_.register_host(data, bytes);
+  }
   std::uint64_t free_memory_bytes() const override { return allocator_.free_memory_bytes(); }
   std::vector<std::string> kernels() const override {
     std::vector<std::string> names = vk::Pipelines::kernel_names();
@@ -136,6 +139,16 @@ class VulkanBackend final : public Backend {
   vk::Allocator allocator_;
   vk::Staging staging_;                 // staging buffer, made at the first transfer
   std::vector<CopyQueue> copy_queues_;  // the other copy families' queues (Launch::queue_family)
+
+ public:
+  // Every physical device of this backend's instance, described (vulkan_devices_of).
+  std::vector<DeviceInfo> instance_devices() const {
+    const std::vector<VkPhysicalDevice> physicals = context_->instance.physical_devices();
+    std::vector<DeviceInfo> infos;
+    for (std::size_t i = 0; i < physicals.size(); ++i)
+      infos.push_back(vk::describe(physicals[i], static_cast<int>(i)).info);
+    return infos;
+  }
 };
 
 VulkanBackend::VulkanBackend(vk::OpenedDevice opened, double timeout_s)
@@ -150,7 +163,7 @@ VulkanBackend::VulkanBackend(vk::OpenedDevice opened, double timeout_s)
              commands_),
       pipelines_(*context_, features_.capture_statistics),
       allocator_(context_, facts_, features_.bda),
-      staging_(*context_, allocator_, commands_) {
+      staging_(*context_, allocator_, commands_, features_.host_import) {
   open_copy_queues();
   startup_.emplace_back("device", vk::ms_since(opened.device_start));  // with pools and layouts
   if (!(timeout_s > 0.0) || timeout_s > 1e9) throw Error("timeout must be positive seconds");
@@ -299,6 +312,12 @@ std::vector<DeviceInfo> vulkan_devices(const BackendOptions& options) {
     infos.push_back(vk::describe(physicals[i], static_cast<int>(i)).info);
   }
   return infos;
+}
+
+std::vector<DeviceInfo> vulkan_devices_of(const Backend& opened) {
+  const auto* vb = dynamic_cast<const VulkanBackend*>(&opened);
+  if (vb == nullptr) throw Error("vulkan_devices_of: not a Vulkan backend");
+  return vb->instance_devices();
 }
 
 std::unique_ptr<Backend> make_vulkan_backend(int index, const BackendOptions& options) {

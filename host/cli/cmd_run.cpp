@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "devices.h"
 #include "error.h"
+#include "input_pipeline.h"
 #include "interrupt.h"
 #include "launch_clock.h"
 #include "live_console.h"
@@ -110,6 +111,10 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
                 "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+  sub.add_flag("--counters", a.counters,
+               "hardware counters beside every row (CUPTI, after the timed repetitions): "
+               "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
+               "and CTAs per SM; see docs/COUNTERS.md");
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
@@ -157,6 +162,7 @@ RunConfig config_of(const RunArgs& a) {
   cfg.max_time_s = a.max_time_s;
   cfg.settle_ms = a.settle_ms;
   cfg.seed = a.seed;
+  cfg.counters = a.counters;
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
   else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
@@ -171,10 +177,21 @@ bool has_copy_queue_points(const RunConfig& cfg) {
   return !points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).empty();
 }
 
+// The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
+// compute queue alone (fewer queues to create, buffers exclusive to it).
+// `timeout_s` bounds every wait for the GPU (--timeout).
+BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
+  BackendOptions opts;
+  opts.copy_queues = has_copy_queue_points(cfg);
+  opts.timeout_s = timeout_s;
+  return opts;
+}
+
 // The backends of the chosen devices and the clock monitor, owned for the run.
 struct OpenBackends {
   std::unique_ptr<Backend> cuda, vulkan;
   std::unique_ptr<ClockMonitor> clocks;
+  std::unique_ptr<CounterSession> counters;
   BackendSet set;
   double cuda_s = 0.0, vulkan_s = 0.0, clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
 };
@@ -184,12 +201,17 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
-                   OpenBackends& b) {
+                   InventoryOnce& devices, OpenBackends& b) {
   const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
   const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
+  // Those opened early where they are the ones chosen (InventoryOnce::open_early).
+  if (want_cuda && choice.cuda)
+    b.cuda = devices.take_early(Api::cuda, choice.cuda->index, opts, b.cuda_s);
+  if (want_vk && choice.vulkan)
+    b.vulkan = devices.take_early(Api::vulkan, choice.vulkan->index, opts, b.vulkan_s);
   // CUDA's context is created on another thread while Vulkan creates its device.
   auto cuda_started = std::async(std::launch::async, [&] {
-    if (!want_cuda || !choice.cuda) return;
+    if (!want_cuda || !choice.cuda || b.cuda) return;
     const auto t0 = std::chrono::steady_clock::now();
     struct Timed {
       std::chrono::steady_clock::time_point t0;
@@ -202,7 +224,7 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
       choice.cuda_reason = e.what();
     }
   });
-  if (want_vk && choice.vulkan) {
+  if (want_vk && choice.vulkan && !b.vulkan) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
       b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
@@ -217,8 +239,15 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
   b.set.vulkan = b.vulkan.get();
   if (b.cuda || b.vulkan) {
     const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
-    b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
+    b.clocks = devices.take_early_clocks(d.uuid, b.set.clocks_reason);
+    if (!b.clocks && b.set.clocks_reason.empty())
+      b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
     b.set.clocks = b.clocks.get();
+    if (cfg.counters && d.is_cpu)
+      b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
+    else if (cfg.counters)
+      b.counters = open_counters(d.uuid, &b.set.counters_reason);
+    b.set.counters = b.counters.get();
   }
   b.clocks_s = seconds_since(clocks_t0);
   b.set.cuda_reason = choice.cuda_reason;
@@ -239,9 +268,87 @@ std::optional<Format> console_format(const RunArgs& a) {
 
 }  // namespace
 
+struct InventoryOnce::Early {
+  ~Early() {  // the threads write the members below: they end first
+    if (cuda.valid()) cuda.wait();
+    if (vulkan.valid()) vulkan.wait();
+  }
+  bool copy_queues = false;
+  double timeout_s = 120.0;  // --timeout of the run that opened them
+  std::future<std::unique_ptr<Backend>> cuda, vulkan;
+  double cuda_s = 0.0, vulkan_s = 0.0;
+  std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
+  std::unique_ptr<ClockMonitor> clocks;    // for the early CUDA device's GPU
+  Uuid clocks_uuid{};
+  std::string clocks_why;
+};
+
 const DeviceInventory& InventoryOnce::get() {
-  if (!inventory_) inventory_ = take_inventory(BackendOptions{});
+  if (inventory_) return *inventory_;
+  // Vulkan's devices through the early backend's instance where one opened: one instance less.
+  if (early_ && early_->vulkan.valid()) early_->vulkan_ready = early_->vulkan.get();
+  inventory_ = take_inventory(BackendOptions{}, early_ ? early_->vulkan_ready.get() : nullptr);
   return *inventory_;
+}
+
+void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOptions& vk_options) {
+  if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
+  auto early = std::make_shared<Early>();
+  early->copy_queues = vk_options.copy_queues;
+  early->timeout_s = vk_options.timeout_s;
+  const auto open = [](Api api, BackendOptions opts, double* open_s) {
+    return [api, opts, open_s]() -> std::unique_ptr<Backend> {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::unique_ptr<Backend> b;
+      try {
+        b = make_backend(api, 0, opts);
+      } catch (const std::exception&) {  // the run opens what it chose and reports why not
+      }
+      *open_s = seconds_since(t0);
+      return b;
+    };
+  };
+  for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
+    if (api == Api::cuda)
+      early->cuda = std::async(std::launch::async, [open, e = early.get()] {
+        BackendOptions cuda_opts;
+        cuda_opts.timeout_s = e->timeout_s;
+        std::unique_ptr<Backend> b = open(Api::cuda, cuda_opts, &e->cuda_s)();
+        if (b) {  // NVML too, for that GPU (the run's clock monitor where it is the one chosen)
+          e->clocks_uuid = b->info().uuid;
+          e->clocks = open_clock_monitor(e->clocks_uuid, &e->clocks_why);
+        }
+        return b;
+      });
+    else
+      early->vulkan = std::async(std::launch::async, open(api, vk_options, &early->vulkan_s));
+  }
+  early_ = std::move(early);
+}
+
+std::unique_ptr<ClockMonitor> InventoryOnce::take_early_clocks(const Uuid& uuid, std::string& why) {
+  if (!early_ || early_->cuda.valid() || early_->clocks_uuid != uuid) return nullptr;
+  if (!early_->clocks) why = early_->clocks_why;
+  return std::move(early_->clocks);
+}
+
+std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
+                                                   const BackendOptions& vk_options,
+                                                   double& open_s) {
+  if (!early_) return nullptr;
+  std::future<std::unique_ptr<Backend>>& f = api == Api::cuda ? early_->cuda : early_->vulkan;
+  std::unique_ptr<Backend> b;
+  if (api == Api::vulkan && early_->vulkan_ready)
+    b = std::move(early_->vulkan_ready);
+  else if (f.valid())
+    b = f.get();
+  else
+    return nullptr;
+  open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
+  const bool fits = index == 0 && !vk_options.validation &&
+                    vk_options.timeout_s == early_->timeout_s &&
+                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
+  return fits ? std::move(b) : nullptr;
 }
 
 void check_run_args(const RunArgs& a) {
@@ -263,11 +370,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
   check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
 
-  BackendOptions vk_opts;
-  // The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
-  // compute queue alone (fewer queues to create, buffers exclusive to it).
-  vk_opts.copy_queues = has_copy_queue_points(cfg);
-  vk_opts.timeout_s = a.timeout_s;
+  BackendOptions vk_opts = vulkan_options(cfg, a.timeout_s);
   std::vector<std::string> vk_messages;
   if (a.validation) {
     vk_opts.validation = true;
@@ -292,17 +395,20 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const auto wants = [&cfg](Api api) {
     return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
   };
-  cfg.first_inputs = start_first_inputs(
-      cfg, (wants(Api::cuda) && doc.choice.cuda) ||
-               (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu),
-      doc.choice);
+  const bool on_gpu = (wants(Api::cuda) && doc.choice.cuda) ||
+                      (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu);
+  // Those started with the command (default sizes only) where made for this kind of device (and
+  // then where they fit the first point: EarlyInputs::take_for), else started now.
+  cfg.first_inputs = std::move(devices.early_inputs);
+  if (cfg.first_inputs && (cfg.n || cfg.first_inputs->for_gpu != on_gpu)) cfg.first_inputs.reset();
+  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu, doc.choice);
   doc.command_line = cmdline;
   doc.columns = a.columns;
   doc.date_utc = now_utc();
   doc.host = hostname();
   OpenBackends backends;
   const double opening_s = seconds_since_launch();
-  open_backends(cfg, vk_opts, doc.choice, backends);
+  open_backends(cfg, vk_opts, doc.choice, devices, backends);
   load_pairs(pairs, backends.cuda.get(), backends.vulkan.get());
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
@@ -319,7 +425,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   };
   cfg.on_row = [&](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, doc.columns));
+    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
   };
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
@@ -385,6 +491,15 @@ int run_exit_code(const RunDocument& doc) {
 int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   column_indices(run_table_headers(), a.columns);  // an unknown column before anything runs
   if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
+  if (a.device.empty() && !a.validation) {  // the usual pair, opened beside everything before it
+    try {
+      const RunConfig cfg = config_of(a);
+      devices.open_early(cfg.apis, vulkan_options(cfg, a.timeout_s));
+      if (cfg.n == 0)  // sizes given: checked against the chosen devices first (execute_run)
+        devices.early_inputs = start_first_inputs(cfg, access("/dev/nvidiactl", F_OK) == 0);
+    } catch (const UsageError&) {  // execute_run says what is wrong, before opening anything
+    }
+  }
   const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
   RunDocument doc = execute_run(a, cmdline, devices);
   // A signal after the last row (while the devices close, seen on an H100) still means stop:

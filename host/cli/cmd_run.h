@@ -4,12 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backends.h"
 #include "commands.h"
+#include "nvml.h"
 #include "run_printer.h"
 #include "run_reader.h"
 
@@ -27,6 +29,7 @@ struct RunArgs {
   double target_ci = 0.5, max_time_s = 0.0, settle_ms = 500.0;
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
+  bool counters = false;  // --counters: CUPTI hardware counters beside every row
   std::string baseline;         // --baseline FILE: compare every row with this saved run
   std::string tolerance = "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
@@ -45,8 +48,24 @@ class InventoryOnce {
  public:
   const DeviceInventory& get();
 
+  // Starts opening CUDA device 0 and Vulkan device 0 (those of `apis`) on other threads, beside
+  // the enumeration: most runs choose them, and then start with them open (start-up is the
+  // longer of the two, not their sum). A run that chooses others closes them (take_early).
+  void open_early(const std::vector<Api>& apis, const BackendOptions& vk_options);
+  // The early backend of `api` if it is device `index` opened with `vk_options`' copy queues
+  // (null otherwise: the caller opens its own); `open_s`: how long its opening took.
+  std::unique_ptr<Backend> take_early(Api api, int index, const BackendOptions& vk_options,
+                                      double& open_s);
+  // The clock monitor opened beside the early CUDA device, if it is the GPU with `uuid`.
+  std::unique_ptr<ClockMonitor> take_early_clocks(const Uuid& uuid, std::string& why);
+  // The first point's inputs, started with open_early (sized for a GPU where an NVIDIA device node
+  // exists): the run takes them where they fit its first point (EarlyInputs::take_for).
+  std::shared_ptr<EarlyInputs> early_inputs;
+
  private:
+  struct Early;
   std::optional<DeviceInventory> inventory_;
+  std::shared_ptr<Early> early_;
 };
 
 // Judges the options as execute_run does before it opens anything; throws UsageError.

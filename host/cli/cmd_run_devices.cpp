@@ -60,7 +60,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     struct stat st {};  // r.json -> r.gpu0.json: only a file name can be numbered
     if (stat(a.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       throw UsageError("--device all writes one file per GPU (r.json -> r.gpu0.json); --output " +
-                       quoted(a.output) + " is not a regular file name");
+                       quoted_path(a.output) + " is not a regular file name");
   }
   const std::vector<Target> targets = node_targets(devices);
   for (const Target& t : targets)

@@ -204,10 +204,10 @@ void check_distinct_files(const std::vector<NamedFile>& outputs,
     if (id.empty()) continue;
     for (std::size_t k = 0; k < seen.size(); ++k)
       if (seen[k].first == id)
-        throw UsageError(out.what + " " + quoted(out.path) + " is the same file as " +
+        throw UsageError(out.what + " " + quoted_path(out.path) + " is the same file as " +
                          (k < input_count ? "the input " : "") +
                          (seen[k].second->what == "FILE" ? "file" : seen[k].second->what) + " " +
-                         quoted(seen[k].second->path) + ": " +
+                         quoted_path(seen[k].second->path) + ": " +
                          (k < input_count ? "it would be overwritten" : "one would overwrite the other") +
                          "; give another file name");
     seen.emplace_back(id, &out);

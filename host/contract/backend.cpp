@@ -6,6 +6,10 @@
 
 namespace cuvk {
 
+std::unique_ptr<HostRegistration> Backend::register_host(void*, std::size_t) {
+  return nullptr;
+}
+
 const char* api_name(Api api) {
   return api == Api::cuda ? "cuda" : "vulkan";
 }

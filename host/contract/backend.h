@@ -226,6 +226,13 @@ struct RunOptions {
   const Launch* before_each = nullptr;
 };
 
+// Host memory registered with a backend (Backend::register_host); the registration ends with it.
+class HostRegistration {
+ public:
+  virtual ~HostRegistration() = default;
+};
+constexpr std::size_t kHostRegisterAlign = std::size_t{2} << 20;  // 2 MiB: a huge page
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -236,6 +243,11 @@ class Backend {
   virtual void download(const DeviceBuffer& src, void* dst, std::size_t bytes) = 0;
   // Sets every 32-bit word of the buffer to `word` (poisoning outputs, zeroing scratch).
   virtual void fill(DeviceBuffer& dst, std::uint32_t word) = 0;
+  // Optional: makes [data, data + bytes) host memory that upload and download copy straight from
+  // and into (CUDA: pinned; Vulkan: imported with VK_EXT_external_memory_host) until the returned
+  // registration is destroyed, which must happen before the memory goes. `data` and `bytes` are
+  // multiples of kHostRegisterAlign. Null: not offered here (transfers still work, more slowly).
+  virtual std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes);
 
   // Device memory this process could still allocate (the driver's budget where it reports one).
   virtual std::uint64_t free_memory_bytes() const = 0;

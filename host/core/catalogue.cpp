@@ -39,7 +39,7 @@ Plan plan_read_x(const Point& pt) {
   plan.out_words = n;
   const AccessStream load = aos ? stream(0, sizeof(CuvkParticle), kFloat, n) : stream(0, kFloat, kFloat, n);
   plan.traffic = traffic({{load}, {stream(0, kFloat, kFloat, n)}});
-  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [n, aos](Span<const float> in, Span<float> out) {
     for (std::uint32_t i = 0; i < n; ++i) out[i] = aos ? in[4ull * i] : in[i];
   };
   return plan;
@@ -58,7 +58,7 @@ Plan plan_read_x3(const Point& pt) {
   const AccessStream load =
       aos ? stream(0, kFields * kFloat, kFloat, n) : stream(0, kFloat, kFloat, n);
   plan.traffic = traffic({{load}, {stream(0, kFloat, kFloat, n)}});
-  plan.reference = [n, aos](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [n, aos](Span<const float> in, Span<float> out) {
     for (std::uint32_t i = 0; i < n; ++i) out[i] = aos ? in[std::uint64_t{kFields} * i] : in[i];
   };
   return plan;
@@ -88,7 +88,7 @@ Plan plan_update_xy(const Point& pt) {
     streams = {stream(0, elem, elem, threads), stream(std::uint64_t{plane} * kFloat, elem, elem, threads)};
   }
   plan.traffic = traffic({streams, streams});  // the result has the input's layout
-  plan.reference = [plane, aos](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [plane, aos](Span<const float> in, Span<float> out) {
     for (std::uint64_t i = 0; i < plane; ++i) {
       const std::uint64_t xi = aos ? 2 * i : i, yi = aos ? 2 * i + 1 : plane + i;
       out[xi] = in[xi] + kAddX;
@@ -107,7 +107,7 @@ Plan plan_read_offset(const Point& pt) {
   plan.out_words = n;
   plan.traffic = traffic({{stream(std::uint64_t{off} * kFloat, kFloat, kFloat, n)},
                           {stream(0, kFloat, kFloat, n)}});
-  plan.reference = [n, off](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [n, off](Span<const float> in, Span<float> out) {
     std::copy_n(in.begin() + off, n, out.begin());
   };
   return plan;
@@ -122,7 +122,7 @@ Plan plan_write_offset(const Point& pt) {
   plan.out_words = std::uint64_t{n} + off;
   plan.traffic = traffic({{stream(0, kFloat, kFloat, n)},
                           {stream(std::uint64_t{off} * kFloat, kFloat, kFloat, n)}});
-  plan.reference = [n, off](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [n, off](Span<const float> in, Span<float> out) {
     std::copy_n(in.begin(), n, out.begin() + off);  // out[0, off) keeps the poison
   };
   return plan;
@@ -140,7 +140,7 @@ Plan plan_stride(const Point& pt) {
   plan.out_words = threads;
   plan.traffic = traffic({{stream(0, std::uint64_t{s} * kFloat, kFloat, threads)},
                           {stream(0, kFloat, kFloat, threads)}});
-  plan.reference = [threads, s](const std::vector<float>& in, std::vector<float>& out) {
+  plan.reference = [threads, s](Span<const float> in, Span<float> out) {
     for (std::uint64_t i = 0; i < threads; ++i) out[i] = in[i * s];
   };
   return plan;
@@ -164,7 +164,9 @@ Plan plan_copy(const Point& pt) {
   plan.in_words = words;
   plan.out_words = words;
   plan.traffic = traffic({{stream(0, elem, elem, threads)}, {stream(0, elem, elem, threads)}});
-  plan.reference = [](const std::vector<float>& in, std::vector<float>& out) { out = in; };
+  plan.reference = [](Span<const float> in, Span<float> out) {
+    std::copy(in.begin(), in.end(), out.begin());
+  };
   return plan;
 }
 
@@ -185,7 +187,9 @@ Plan plan_copy_engine(const Point& pt) {
   plan.in_words = words;
   plan.out_words = words;
   plan.traffic = traffic({{stream(0, kFloat, kFloat, n)}, {stream(0, kFloat, kFloat, n)}});
-  plan.reference = [](const std::vector<float>& in, std::vector<float>& out) { out = in; };
+  plan.reference = [](Span<const float> in, Span<float> out) {
+    std::copy(in.begin(), in.end(), out.begin());
+  };
   return plan;
 }
 

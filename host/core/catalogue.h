@@ -16,6 +16,7 @@
 #include "axes.h"
 #include "params.h"
 #include "sector_model.h"
+#include "span.h"
 #include "user_plan.h"
 
 namespace cuvk {
@@ -44,7 +45,7 @@ struct Plan {
   Traffic traffic;
   // Writes the expected output into `out`, which arrives filled with the poison word: elements the
   // kernel must not touch keep it, and are checked too.
-  std::function<void(const std::vector<float>& in, std::vector<float>& out)> reference;
+  std::function<void(Span<const float> in, Span<float> out)> reference;
   // A user's kernel pair (issue 20): its buffers, scalars and launch rule; in_words, out_words,
   // params and reference are unused then, and outputs are compared across APIs.
   std::shared_ptr<const UserPlan> user;

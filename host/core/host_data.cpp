@@ -46,6 +46,11 @@ void parallel_for(std::uint64_t count, F&& body) {
 
 }  // namespace
 
+void parallel_ranges(std::uint64_t count,
+                     const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+  parallel_for(count, body);
+}
+
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -53,9 +58,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
-  std::vector<float> v(words);
-  parallel_for(words, [&](std::uint64_t lo, std::uint64_t hi) {
+void random_input_into(Span<float> v, std::uint64_t seed) {
+  parallel_for(v.size(), [&](std::uint64_t lo, std::uint64_t hi) {
     for (std::uint64_t i = lo; i < hi; ++i) {
       const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
       const std::uint32_t bits = static_cast<std::uint32_t>(((h >> 63) << 31) | 0x3F800000u |
@@ -63,6 +67,11 @@ std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
       std::memcpy(&v[i], &bits, sizeof bits);
     }
   });
+}
+
+std::vector<float> random_input(std::uint64_t words, std::uint64_t seed) {
+  std::vector<float> v(words);
+  random_input_into(v, seed);
   return v;
 }
 
@@ -117,7 +126,7 @@ std::uint64_t fnv1a64(const void* data, std::size_t bytes) {
   return h;
 }
 
-void verify(const std::vector<float>& got, const std::vector<float>& expected, ResultRow& row) {
+void verify(Span<const float> got, Span<const float> expected, ResultRow& row) {
   row.checked = expected.size();
   // Every element, spread over the cores: per chunk the count of wrong elements and the first.
   const unsigned chunks = std::max(1u, std::min(kMaxWorkers, std::thread::hardware_concurrency()));

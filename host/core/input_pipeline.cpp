@@ -1,5 +1,6 @@
 #include "input_pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -7,7 +8,8 @@
 
 namespace cuvk {
 
-Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t index) {
+Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t index,
+                      std::shared_ptr<HostSlot> slot) {
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -20,20 +22,37 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
     in.made_s.emplace_back("pair contents", seconds(t0));
     return in;
   }
-  in.input = random_input(plan.in_words, splitmix64(run_seed) + index);
+  if (!slot || slot->input.capacity() < plan.in_words || slot->expected.capacity() < plan.out_words)
+    slot = std::make_shared<HostSlot>(plan.in_words, plan.out_words);
+  const Span<float> input = slot->input.touch(plan.in_words);
+  random_input_into(input, splitmix64(run_seed) + index);
   in.made_s.emplace_back("random inputs", seconds(t0));
   t0 = Clock::now();
-  in.expected.assign(plan.out_words, poison_float());
-  plan.reference(in.input, in.expected);
+  const Span<float> expected = slot->expected.touch(plan.out_words);
+  std::fill(expected.begin(), expected.end(), poison_float());
+  plan.reference(input, expected);
   in.made_s.emplace_back("references", seconds(t0));
-  const float* data = in.expected.data();  // the vector's buffer moves with it, unchanged
-  const std::size_t bytes = in.expected.size() * sizeof(float);
+  t0 = Clock::now();
+  in.download = slot->download.touch(plan.out_words);
+  in.made_s.emplace_back("download buffers", seconds(t0));
+  in.input = input;
+  in.expected = expected;
+  in.slot = std::move(slot);
+  const float* data = expected.data();  // the slot outlives the hash: Inputs holds both
+  const std::size_t bytes = expected.size() * sizeof(float);
   in.expected_hash = std::async(std::launch::async, [data, bytes] { return hash_output(data, bytes); }).share();
   return in;
 }
 
-EarlyInputs::EarlyInputs(Plan plan, std::uint64_t run_seed) : plan_(std::move(plan)), seed_(run_seed) {
-  inputs_ = std::async(std::launch::async, [this] { return prepare_inputs(plan_, seed_, 0); });
+EarlyInputs::EarlyInputs(Plan plan, std::uint64_t run_seed, std::size_t max_in_words,
+                         std::size_t max_out_words)
+    : plan_(std::move(plan)), seed_(run_seed) {
+  inputs_ = std::async(std::launch::async, [this, max_in_words, max_out_words] {
+    return prepare_inputs(
+        plan_, seed_, 0,
+        std::make_shared<HostSlot>(std::max<std::size_t>(max_in_words, plan_.in_words),
+                                   std::max<std::size_t>(max_out_words, plan_.out_words)));
+  });
 }
 
 EarlyInputs::~EarlyInputs() {
@@ -52,6 +71,10 @@ std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::
 InputPipeline::InputPipeline(std::vector<const Plan*> plans, std::uint64_t run_seed, bool needed,
                              EarlyInputs* early)
     : plans_(std::move(plans)), seed_(run_seed), needed_(needed) {
+  for (const Plan* p : plans_) {
+    max_in_ = std::max<std::size_t>(max_in_, p->in_words);
+    max_out_ = std::max<std::size_t>(max_out_, p->out_words);
+  }
   std::optional<std::future<Inputs>> first;
   if (early && needed_ && !plans_.empty()) first = early->take_for(*plans_[0], seed_);
   if (first)
@@ -66,15 +89,21 @@ InputPipeline::~InputPipeline() {
 
 Inputs InputPipeline::take(std::size_t j) {
   Inputs in = next_.valid() ? next_.get() : Inputs{};
+  if (in.slot && in.slot->input.capacity() >= max_in_ && in.slot->expected.capacity() >= max_out_)
+    slots_[j % 2] = in.slot;  // kept for point j+2 (the early inputs' slot too, where it fits)
   start(j + 1);
   return in;
 }
 
 void InputPipeline::start(std::size_t j) {
   if (!needed_ || j >= plans_.size()) return;
+  std::shared_ptr<HostSlot>& slot = slots_[j % 2];
+  // Reused only once nobody else holds it (its point's lanes and hash are done); else a new one.
+  if (!slot || slot.use_count() > 1) slot = std::make_shared<HostSlot>(max_in_, max_out_);
   const Plan* plan = plans_[j];
   const std::uint64_t seed = seed_;
-  next_ = std::async(std::launch::async, [plan, seed, j] { return prepare_inputs(*plan, seed, j); });
+  next_ = std::async(std::launch::async,
+                     [plan, seed, j, slot] { return prepare_inputs(*plan, seed, j, slot); });
 }
 
 }  // namespace cuvk

@@ -9,6 +9,7 @@
 
 #include "axes.h"
 #include "backend.h"
+#include "counters.h"
 #include "nvml.h"
 #include "stats.h"
 
@@ -60,6 +61,8 @@ struct ResultRow {
   std::optional<OutputHash> output_hash;
   std::string stop_reason;  // converged | time_budget | sample_budget
   std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
+  // Hardware counters (`--counters`), measured after the timed repetitions; unset without it.
+  std::optional<RowCounters> counters;
   // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
   // clock_below_start, throttled, ci_not_met.
   std::vector<std::string> flags;

@@ -104,9 +104,10 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
 }
 
 std::uint64_t host_bytes_of(const Plan& plan) {
-  // The point's input and expected output, the next point's (prepared meanwhile) and the
-  // downloaded output: words are at most 2^33 each, so this cannot overflow.
-  return (2 * (plan.in_words + plan.out_words) + plan.out_words) * sizeof(float);
+  // Two slots of host memory (input_pipeline.h: this point's and the next one's, prepared
+  // meanwhile), each an input, an expected output and a download buffer: words are at most 2^33
+  // each, so this cannot overflow.
+  return 2 * (plan.in_words + 2 * plan.out_words) * sizeof(float);
 }
 
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis) {

@@ -86,6 +86,11 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
   out.l2_bytes = lim.l2_bytes;
   out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_scratch_bytes(lim) : 0;
   out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;
+  if (cfg.counters) {
+    out.counters_source = set.counters ? "CUPTI on " + set.counters->chip() : set.counters_reason;
+    if (set.counters) out.counters_pm_metrics = set.counters->pm_names();
+    if (set.counters) out.counters_interval_ns = set.counters->interval_ns();
+  }
   if (set.clocks && set.clocks->max_mem_mhz() > 0 && lim.bus_bits > 0)
     out.dram_peak_gbps = 2.0 * set.clocks->max_mem_mhz() * 1e6 * static_cast<double>(lim.bus_bits) /
                          8.0 / kBytesPerGB;
@@ -363,7 +368,15 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gp
   try {
     validate_config(cfg);
     std::vector<Job> jobs = plan_jobs(cfg, lim, cfg.n ? cfg.n : (on_gpu ? kDefaultGpuN : kDefaultCpuN));
-    return std::make_shared<EarlyInputs>(std::move(jobs.front().plan), cfg.seed);
+    std::uint64_t max_in = 0, max_out = 0;  // the pipeline reuses their host memory
+    for (const Job& j : jobs) {
+      max_in = std::max(max_in, j.plan.in_words);
+      max_out = std::max(max_out, j.plan.out_words);
+    }
+    auto early =
+        std::make_shared<EarlyInputs>(std::move(jobs.front().plan), cfg.seed, max_in, max_out);
+    early->for_gpu = on_gpu;
+    return early;
   } catch (const UsageError&) {
     return nullptr;
   }
@@ -375,7 +388,8 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   std::vector<ApiState> apis;
   for (Api a : cfg.apis)
     apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
-                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {}});
+                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {},
+                    cfg.counters ? set.counters : nullptr, set.counters_reason});
   std::vector<Job> jobs;
   Limits lim;
   {

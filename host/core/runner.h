@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "catalogue.h"
+#include "counters.h"
 #include "devices.h"
 #include "nvml.h"
 #include "row.h"
@@ -45,6 +46,8 @@ struct RunConfig {
   std::size_t max_samples = 10000;
   double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
   int host_cost_samples = 200;
+  // Hardware counters after each point's timed repetitions (BackendSet::counters).
+  bool counters = false;
   // Optional: called before each point and API is measured, with the rows done so far, the rows
   // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
@@ -133,6 +136,11 @@ struct RunOutcome {
   // Host work on other threads while the phases above run (each point's inputs, expected output
   // and its hash are made ahead): seconds per kind of work, overlapping phase_s.
   std::vector<std::pair<std::string, double>> background_s;
+  // With RunConfig::counters: what measured the counters ("CUPTI on GH100") or why nothing did,
+  // and the PM-sampling metrics and interval in use.
+  std::string counters_source;
+  std::vector<std::string> counters_pm_metrics;
+  std::uint64_t counters_interval_ns = 0;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).
@@ -142,6 +150,8 @@ struct BackendSet {
   std::string cuda_reason, vulkan_reason;
   ClockMonitor* clocks = nullptr;  // optional (NVML)
   std::string clocks_reason;
+  CounterSession* counters = nullptr;  // with RunConfig::counters: CUPTI, or why not
+  std::string counters_reason;
 };
 
 // Validates the configuration against the catalogue and devices (throws UsageError) and runs it.

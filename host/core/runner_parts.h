@@ -66,6 +66,8 @@ struct ApiState {
   std::unique_ptr<DeviceBuffer> scratch, sink;
   Launch flush;
   std::vector<QueueFamily> families;  // Backend::copy_queue_families
+  CounterSession* counters = nullptr;   // BackendSet::counters (with RunConfig::counters)
+  std::string counters_reason;
 };
 
 // One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
@@ -126,5 +128,10 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
 // failure becomes the row's status and reason; an interrupt leaves it unavailable, "interrupted".
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
               ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
+// With RunConfig::counters: the row's hardware counters, after its timed repetitions
+// (runner_counters.cpp); `flush` runs before the profiled launch (null: none).
+void collect_counters(const ApiState& a, const Launch& launch, const Launch* flush,
+                      RunOutcome& out, ResultRow& row);
 
 }  // namespace cuvk::runner_detail

@@ -9,6 +9,10 @@
 namespace cuvk {
 
 DeviceInventory take_inventory(const BackendOptions& options) {
+  return take_inventory(options, nullptr);
+}
+
+DeviceInventory take_inventory(const BackendOptions& options, const Backend* vulkan) {
   DeviceInventory inv;
   // The two drivers start up independently: CUDA on another thread while Vulkan enumerates.
   auto cuda = std::async(std::launch::async, [&inv] {
@@ -19,7 +23,7 @@ DeviceInventory take_inventory(const BackendOptions& options) {
     }
   });
   try {
-    inv.vulkan = vulkan_devices(options);
+    inv.vulkan = vulkan ? vulkan_devices_of(*vulkan) : vulkan_devices(options);
   } catch (const std::exception& e) {
     inv.vulkan_error = e.what();
   }

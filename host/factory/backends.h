@@ -14,6 +14,8 @@ namespace cuvk {
 
 // Every device each API reports, or why an API could not enumerate.
 DeviceInventory take_inventory(const BackendOptions& options);
+// The same, the Vulkan devices through `vulkan` (an open Vulkan backend: its instance) where given.
+DeviceInventory take_inventory(const BackendOptions& options, const Backend* vulkan);
 
 // A backend on device `index` of that API's enumeration. Throws Error with the reason.
 std::unique_ptr<Backend> make_backend(Api api, int index, const BackendOptions& options);

@@ -76,6 +76,15 @@ std::string quoted(const std::string& s) {
   return "'" + one_line(s, kMaxQuoted) + "'";
 }
 
+std::string quoted_path(const std::string& path) {
+  const std::string out = printable(path);
+  constexpr std::size_t max = 2 * kMaxQuoted;
+  if (out.size() <= max) return "'" + out + "'";
+  std::size_t from = out.size() - (max - 3);
+  while (from < out.size() && (static_cast<unsigned char>(out[from]) & 0xc0) == 0x80) ++from;
+  return "'..." + out.substr(from) + "'";  // from a character's first byte
+}
+
 const char* type_of(const json& v) {
   if (v.is_null()) return "null";
   if (v.is_boolean()) return "a boolean";

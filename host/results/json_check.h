@@ -26,6 +26,9 @@ std::string printable(const std::string& s);
 // Text from the file made fit for a one-line error: control characters replaced, cut at
 // kMaxQuoted characters, in single quotes.
 std::string quoted(const std::string& s);
+// A path made fit for a one-line error: like quoted(), but a long path keeps its end (the file
+// name tells the user which file) and loses its start: '.../tests/tmp/tmp.0sNy/link.json'.
+std::string quoted_path(const std::string& path);
 // One line of at most `max` characters (printable(), then cut, "..." where cut).
 std::string one_line(const std::string& s, std::size_t max);
 const char* type_of(const nlohmann::json& v);  // "null", "a boolean", "a number", ...

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "axes.h"
+#include "counters_report.h"
 #include "util.h"
 
 namespace cuvk {
@@ -244,6 +245,10 @@ std::vector<RowField> timing_fields() {
       {"pct_of_ceiling", Need::informative,
        [](const ResultRow& r) {
          return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);
+       }},
+      {"counters", Need::informative,  // `cuvk run --counters` only
+       [](const ResultRow& r) {
+         return r.counters ? counters_json(*r.counters) : json(json::value_t::discarded);
        }},
       group("clocks", Need::informative,
             {{"start", Need::informative,

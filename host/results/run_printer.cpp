@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "counters_report.h"
 #include "run_summary.h"
 #include "util.h"
 #include "verdicts.h"
@@ -17,37 +18,55 @@ std::string status_cell(const ResultRow& r) {
 }
 
 // The columns every textual format shares, one vector of cells per row.
-std::vector<std::string> header_cells() {
-  return {"test",       "layout",   "variant",   "point",  "block",    "api",     "binding",
-          "median ms",  "±CI %",    "min ms",    "max ms", "spread %", "samples", "useful GB/s",
-          "moved GB/s", "sect/req", "% ceiling", "status", "flags"};
+// `counters`: the counter columns follow (counters_report.h).
+std::vector<std::string> header_cells(bool counters = false) {
+  std::vector<std::string> h = {"test",     "layout",    "variant",   "point",       "block",
+                                "api",      "binding",   "median ms", "±CI %",       "min ms",
+                                "max ms",   "spread %",  "samples",   "useful GB/s", "moved GB/s",
+                                "sect/req", "% ceiling", "status",    "flags"};
+  if (counters)
+    for (const std::string& c : counter_header_cells()) h.push_back(c);
+  return h;
 }
 
-std::vector<std::string> row_cells(const ResultRow& r) {
+std::vector<std::string> row_cells(const ResultRow& r, bool counters = false) {
   const bool ok = r.status == Status::ok;
   auto num = [ok](const char* f, double v) { return ok ? fmt(f, v) : std::string("-"); };
   std::string flags;
   for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
-  return {r.test,
-          dash(r.layout),
-          variant_label(r),
-          point_label(r).empty() ? "-" : point_label(r),
-          std::to_string(r.block_size),
-          api_name(r.api),
-          binding_name(r.binding),
-          num("%.4f", r.time_ms.median),
-          num("%.2f", 100.0 * r.time_ms.ci_rel_half_width),
-          num("%.4f", r.time_ms.min),
-          num("%.4f", r.time_ms.max),
-          num("%.2f", 100.0 * r.time_ms.rel_spread),
-          ok ? std::to_string(r.time_ms.samples) : "-",
-          num("%.1f", r.gbps_useful),
-          num("%.1f", r.gbps_moved),
-          r.kernel == kCopyEngine || r.variant == "engine" ? "-"
-                                                           : std::to_string(r.sectors_per_request),
-          r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
-          status_cell(r),
-          flags.empty() ? "-" : flags};
+  std::vector<std::string> cells = {r.test,
+                                    dash(r.layout),
+                                    variant_label(r),
+                                    point_label(r).empty() ? "-" : point_label(r),
+                                    std::to_string(r.block_size),
+                                    api_name(r.api),
+                                    binding_name(r.binding),
+                                    num("%.4f", r.time_ms.median),
+                                    num("%.2f", 100.0 * r.time_ms.ci_rel_half_width),
+                                    num("%.4f", r.time_ms.min),
+                                    num("%.4f", r.time_ms.max),
+                                    num("%.2f", 100.0 * r.time_ms.rel_spread),
+                                    ok ? std::to_string(r.time_ms.samples) : "-",
+                                    num("%.1f", r.gbps_useful),
+                                    num("%.1f", r.gbps_moved),
+                                    r.kernel == kCopyEngine || r.variant == "engine"
+                                        ? "-"
+                                        : std::to_string(r.sectors_per_request),
+                                    r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
+                                    status_cell(r),
+                                    flags.empty() ? "-" : flags};
+  if (counters)
+    for (const std::string& c : counter_cells(r)) cells.push_back(c);
+  return cells;
+}
+
+// The --columns selection of the base columns; with `counters`, the counter columns after it.
+std::vector<std::size_t> table_columns(bool counters, const std::vector<std::string>& columns) {
+  std::vector<std::size_t> idx = column_indices(header_cells(), columns);
+  if (counters)
+    for (std::size_t c = header_cells().size(); c < header_cells(true).size(); ++c)
+      idx.push_back(c);
+  return idx;
 }
 
 std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
@@ -71,8 +90,8 @@ std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdo
   for (const ParitySummaryRow& p : parity_summary(rows))
     t.push_back({p.test, dash(p.layout),
                  variant_label(p.variant, p.vulkan_queue_family, p.vulkan_queue_flags),
-                 dash(p.point), std::to_string(p.block_size),
-                 binding_name(p.vulkan_binding), p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
+                 dash(p.point), std::to_string(p.block_size), binding_name(p.vulkan_binding),
+                 p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
                  p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
                  p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
                  !p.differs                  ? ""
@@ -145,6 +164,11 @@ std::string preamble(const RunDocument& doc, bool markdown) {
     out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
   out << '\n';
   out << bullet << l2_line(doc) << '\n';
+  if (doc.config.counters)
+    out << bullet << "counters: " << printable(doc.outcome.counters_source)
+        << "; meas = measured (s/r: CUPTI range profiler, CUDA; MB per dispatch, GB/s, SM %, "
+           "warps and CTAs per SM: PM sampling of back-to-back dispatches, both APIs); model MB "
+           "= the sector model's moved bytes\n";
   out << bullet
       << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
       << "over the same API's copy vec4\n";
@@ -191,8 +215,8 @@ std::string summaries(const RunDocument& doc, bool md) {
     if (r.status == Status::unavailable) {
       note += "unavailable: " + r.reason;
     } else {
-      note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) +
-              ": failed: " + r.reason;
+      note +=
+          r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) + ": failed: " + r.reason;
     }
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
   }
@@ -209,9 +233,9 @@ std::string summaries(const RunDocument& doc, bool md) {
 // the rest of its row along rather than holding the row back.
 const std::vector<std::size_t>& stream_widths() {
   static const std::vector<std::size_t> widths = [] {
-    const std::vector<std::size_t> typical = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
-    std::vector<std::size_t> w = typical;
-    const std::vector<std::string> head = header_cells();
+    std::vector<std::size_t> w = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
+    for (std::size_t c : counter_widths()) w.push_back(c);
+    const std::vector<std::string> head = header_cells(true);
     for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
     return w;
   }();
@@ -244,19 +268,20 @@ std::vector<std::string> run_table_headers() {
 std::string stream_head(const RunDocument& doc, Format format) {
   if (format == Format::csv) return csv_header();
   const bool md = format == Format::md;
-  const std::vector<std::size_t> columns = column_indices(header_cells(), doc.columns);
+  const bool counters = doc.config.counters;
+  const std::vector<std::size_t> columns = table_columns(counters, doc.columns);
   std::string out = md ? "## cuvk results\n\n" : "";
-  out += preamble(doc, md) + '\n' + stream_line(header_cells(), md, true, columns);
+  out += preamble(doc, md) + '\n' + stream_line(header_cells(counters), md, true, columns);
   std::vector<std::string> rule;
   for (std::size_t w : stream_widths()) rule.push_back(std::string(w, '-'));
   return out + stream_line(rule, md, true, columns);
 }
 
-std::string stream_row(const ResultRow& row, Format format,
-                       const std::vector<std::string>& columns) {
+std::string stream_row(const ResultRow& row, Format format, const std::vector<std::string>& columns,
+                       bool counters) {
   if (format == Format::csv) return csv_row(row);
-  return stream_line(row_cells(row), format == Format::md, false,
-                     column_indices(header_cells(), columns));
+  return stream_line(row_cells(row, counters), format == Format::md, false,
+                     table_columns(counters, columns));
 }
 
 std::string stream_tail(const RunDocument& doc, Format format) {
@@ -272,7 +297,8 @@ std::string stream_tail(const RunDocument& doc, Format format) {
   }
   if (!doc.outcome.phase_s.empty()) {
     out += bullet + std::string("host wall time by phase:");
-    for (const auto& [phase, s] : doc.outcome.phase_s) out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    for (const auto& [phase, s] : doc.outcome.phase_s)
+      out += " " + phase + " " + fmt("%.2f", s) + " s;";
     out.back() = '\n';
     if (doc.wall_s > 0)
       out += bullet + std::string("the phases cover ") + fmt("%.1f", 100.0 * phase_cover(doc)) +
@@ -299,9 +325,11 @@ std::string format_run(const RunDocument& doc, Format format) {
     case Format::table:
     case Format::md: {
       const bool md = format == Format::md;
-      const std::vector<std::size_t> columns = column_indices(header_cells(), doc.columns);
-      std::vector<std::vector<std::string>> rows = {pick_cells(header_cells(), columns)};
-      for (const ResultRow& r : doc.outcome.rows) rows.push_back(pick_cells(row_cells(r), columns));
+      const bool counters = doc.config.counters;
+      const std::vector<std::size_t> columns = table_columns(counters, doc.columns);
+      std::vector<std::vector<std::string>> rows = {pick_cells(header_cells(counters), columns)};
+      for (const ResultRow& r : doc.outcome.rows)
+        rows.push_back(pick_cells(row_cells(r, counters), columns));
       std::ostringstream out;
       if (md) out << "## cuvk results\n\n";
       out << preamble(doc, md) << '\n' << format_text_table(rows, md) << summaries(doc, md);

@@ -2,6 +2,7 @@
 
 #include "axes.h"
 #include "build_info.h"
+#include "counters_report.h"
 #include "run_file.h"
 #include "run_summary.h"
 #include "verdicts.h"
@@ -83,7 +84,8 @@ json settings_json(const RunDocument& doc) {
       {"l2", c.l2 == L2Mode::cold ? "cold" : "warm"},
       {"l2_flush_bytes", doc.outcome.flush_bytes},
       {"timer", "GPU: CUDA events on a non-blocking stream; Vulkan vkCmdWriteTimestamp pairs"},
-      {"gbps_unit", "1e9 bytes/s"}};
+      {"gbps_unit", "1e9 bytes/s"},
+      {"counters", counters_settings_json(c, doc.outcome)}};
   for (const Axis& axis : axes()) {  // "offsets", "strides": each axis's swept values
     const auto given = c.axis_values.find(axis.name);
     s[axis.name + "s"] = given != c.axis_values.end() ? given->second : axis.defaults;

@@ -72,13 +72,16 @@ def newest_first(sources):
 
 
 def gpu_sweeps(sources):
-    """{(variant, n, binding): (points, Source)} of one GPU: each series from the newest file that
-    has it (a fresh sweep replaces an older one; other sizes and bindings stay)."""
+    """{(variant, n, binding): (points, Source)} of one GPU: each series from the file that sweeps
+    the most block sizes, ties to the newest (a fresh full sweep replaces an older one; a newer run
+    of two block sizes, such as the counters' experiments, does not cut a full sweep short)."""
     out = {}
     for src in newest_first(sources):
         for variant in ("scalar", "vec4"):
             for (n, mode), pts in block_ratios(src, variant).items():
-                out.setdefault((variant, n, mode), (pts, src))
+                key = (variant, n, mode)
+                if key not in out or len(pts) > len(out[key][0]):
+                    out[key] = (pts, src)
     return out
 
 

@@ -1,0 +1,94 @@
+// The counters step of one lane (`cuvk run --counters`), after its timed repetitions: the range
+// profiler around one launch of the kernel (CUDA), then PM sampling over a batch of back-to-back
+// dispatches (both APIs), then measured against the sector model. Nothing here is timed: the
+// row's times come from the repetitions before it.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "error.h"
+#include "runner_parts.h"
+
+namespace cuvk::runner_detail {
+namespace {
+
+// The sampled batch: at least this much GPU time, so that well over 100 samples fall inside it
+// at CounterSession::interval_ns (20 us: 200 samples), within these dispatch counts.
+constexpr double kSampleBatchMs = 4.0;
+constexpr int kMinDispatches = 3, kMaxDispatches = 20000;
+
+std::string kernel_why(const ApiState& a, const Launch& launch) {
+  if (a.api != Api::cuda)
+    return "per-kernel counters come from CUPTI's range profiler, which attaches to CUDA "
+           "contexts only (this row's DRAM and SM figures are PM-sampled)";
+  if (launch.kernel == kCopyEngine) return "cudaMemcpyAsync runs no kernel to profile";
+  return a.counters->kernel_unavailable();
+}
+
+int batch_dispatches(double median_ms) {
+  if (!(median_ms > 0)) return kMinDispatches;
+  const double n = std::ceil(kSampleBatchMs / median_ms);
+  return static_cast<int>(std::clamp(n, double{kMinDispatches}, double{kMaxDispatches}));
+}
+
+std::string dump_label(const ResultRow& row) {
+  std::string label = row.kernel + "_" + api_name(row.api) + "_" + binding_name(row.binding);
+  for (std::uint32_t v : row.axes.values()) label += "_" + std::to_string(v);
+  label += "_b" + std::to_string(row.block_size);
+  if (row.queue_family) label += "_q" + std::to_string(*row.queue_family);
+  return label;
+}
+
+}  // namespace
+
+void collect_counters(const ApiState& a, const Launch& launch, const Launch* flush, RunOutcome& out,
+                      ResultRow& row) {
+  PhaseTimer timer(out.phase_s, "counters");
+  RowCounters c;
+  CounterSession* s = a.counters;
+  if (!s) {
+    c.kernel_unavailable = c.sampled_unavailable = a.counters_reason;
+    row.counters = std::move(c);
+    return;
+  }
+  Backend& b = *a.backend;
+  c.kernel_unavailable = kernel_why(a, launch);
+  if (c.kernel_unavailable.empty()) try {
+      PhaseTimer t(out.phase_s, "counters: range profiler");
+      c.kernel = s->profile_kernel(
+          [&] {
+            if (flush) b.run(*flush, RunOptions{1, nullptr});
+          },
+          [&] {
+            b.run(launch, RunOptions{1, nullptr});
+          });
+    } catch (const Error& e) {
+      c.kernel_unavailable = e.what();
+    }
+  c.sampled_unavailable = s->sampling_unavailable();
+  const int reps = batch_dispatches(row.time_ms.median);
+  double batch_ms = 0;
+  if (c.sampled_unavailable.empty()) try {
+      PhaseTimer t(out.phase_s, "counters: PM sampling");
+      std::vector<double> times;
+      const std::vector<PmSample> samples = s->sample([&] {
+        times = b.run(launch, RunOptions{reps, nullptr});
+      });
+      batch_ms = std::accumulate(times.begin(), times.end(), 0.0);
+      c.sampled = attribute(samples, s->interval_ns(), static_cast<std::uint32_t>(reps), batch_ms);
+    } catch (const Error& e) {
+      c.sampled_unavailable = e.what();
+    }
+  s->dump(dump_label(row),
+          row.test + " " + row.layout + " " + row.variant + " " + point_label(row) + " " +
+              api_name(row.api) + " " + binding_name(row.binding),
+          static_cast<std::uint32_t>(reps), batch_ms);
+  if (launch.kernel != kCopyEngine &&
+      differs_from_model(measured_sectors_per_request(c), row.sectors_per_request))
+    row.flags.push_back("sectors_differ_from_model");
+  if (differs_from_model(measured_dram_bytes(c), static_cast<double>(row.moved_bytes)))
+    row.flags.push_back("dram_differs_from_model");
+  row.counters = std::move(c);
+}
+
+}  // namespace cuvk::runner_detail

@@ -1,0 +1,27 @@
+// Hardware counters (`cuvk run --counters`) in the reports: the row's counter cells next to its
+// modeled figures, and the JSON of a row's counters and of the run's counter settings
+// (results/SCHEMA.md, "counters").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "row.h"
+#include "runner.h"
+
+namespace cuvk {
+
+// The counter columns of the table (after the row's own), one cell each per row.
+std::vector<std::string> counter_header_cells();
+std::vector<std::string> counter_cells(const ResultRow& row);
+// Typical widths of those columns for the streamed table.
+std::vector<std::size_t> counter_widths();
+
+// A row's counters: {"kernel": {...} | {"unavailable": reason}, "sampled": {...} | {...}}.
+nlohmann::json counters_json(const RowCounters& c);
+// The run's counter settings: enabled, source, metrics, sampling interval.
+nlohmann::json counters_settings_json(const RunConfig& cfg, const RunOutcome& out);
+
+}  // namespace cuvk

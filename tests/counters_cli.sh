@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# counters_cli.sh CUVK: `cuvk run --counters` where there are no counters (lavapipe, no CUPTI,
+# no GPU) exits 0, every row's counter cell says `unavailable: <reason>`, nothing is labelled
+# measured, and the JSON says why per row and in settings.counters (issue 21).
+set -u
+cuvk=$1
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+"$cuvk" run --counters --api vulkan --tests copy,read_offset --offsets 1 --n 4096 \
+  --max-time 0.02 --settle-ms 1 --format json --output "$d/run.json" > "$d/out.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { echo "exit $rc, expected 0"; cat "$d/out.txt"; exit 1; }
+grep -q "meas s/r" "$d/out.txt" || { echo "no counter columns"; cat "$d/out.txt"; exit 1; }
+rows=$(grep -cE "^(copy|read_offset) " "$d/out.txt")
+unavail=$(grep -E "^(copy|read_offset) " "$d/out.txt" | grep -c "unavailable: ")
+[ "$rows" -gt 0 ] && [ "$rows" -eq "$unavail" ] || {
+  echo "$unavail of $rows rows say unavailable"; cat "$d/out.txt"; exit 1; }
+python3 - "$d/run.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["settings"]["counters"]
+assert c["enabled"] and c["source"], c
+for r in d["results"]:
+    k = r["counters"]
+    assert k["sampled"]["unavailable"], k
+    assert k["kernel"]["unavailable"], k
+    assert k["measured_dram_bytes_per_dispatch"] is None and k["measured_sectors_per_request"] is None, k
+    assert "dram_differs_from_model" not in r["flags"], r["flags"]
+PY
+echo "ok: $rows rows, counters unavailable: $(python3 -c "import json,sys; print(json.load(open('$d/run.json'))['settings']['counters']['source'])")"

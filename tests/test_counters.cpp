@@ -1,0 +1,282 @@
+// Hardware counters (issue 21): the decode of CUPTI's values, the attribution of PM samples to a
+// batch of dispatches, measured against modeled, the metric names against the chip's own list,
+// and the paths where there are no counters. The fixtures in tests/fixtures/counters/ were
+// recorded on an H100 (`CUVK_COUNTERS_DUMP`, see docs/COUNTERS.md); no GPU is needed here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "counter_data.h"
+#include "counters.h"
+#include "counters_report.h"
+#include "error.h"
+
+using namespace cuvk;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::uint64_t kInterval = 20000;
+
+// A sample of `ns` nanoseconds from `start` with SMs active `active` of the time and `gbps`
+// of DRAM reads; the other metrics at fixed plausible values.
+PmSample sample(std::uint64_t start, double active, double gbps, std::uint64_t ns = kInterval) {
+  PmSample s;
+  s.start_ns = start;
+  s.end_ns = start + ns;
+  s.values.assign(kPmCount, 0.0);
+  const double cycles = 1.98e9 * static_cast<double>(ns) * 1e-9;
+  s.values[kPmGpcCycles] = cycles;
+  s.values[kPmSmActiveCycles] = active * cycles;
+  s.values[kPmDramRead] = gbps * 1e9 * static_cast<double>(ns) * 1e-9;
+  s.values[kPmDramWrite] = s.values[kPmDramRead] / 2;
+  s.values[kPmCtasActive] = active * 6;
+  s.values[kPmWarpsActive] = active * 96;
+  s.values[kPmSmThroughput] = active * 50;
+  return s;
+}
+
+// Idle, then `busy` busy samples, then idle: a batch as the sampler sees it.
+std::vector<PmSample> window(int idle_before, int busy, int idle_after) {
+  std::vector<PmSample> s;
+  std::uint64_t t = 1000000;
+  for (int i = 0; i < idle_before; ++i, t += kInterval) s.push_back(sample(t, 0.0, 0.1));
+  for (int i = 0; i < busy; ++i, t += kInterval) s.push_back(sample(t, 0.9, 2000));
+  for (int i = 0; i < idle_after; ++i, t += kInterval) s.push_back(sample(t, 0.0, 0.1));
+  return s;
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path);
+  return json::parse(in);
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+// ---- attribution ----
+
+TEST(CounterAttribution, BusySpanAndBytesPerDispatch) {
+  const auto c = attribute(window(5, 200, 7), kInterval, 10, 3.9);
+  EXPECT_EQ(c.samples, 212u);
+  EXPECT_EQ(c.dropped_samples, 1u);  // the first sample after Start
+  EXPECT_EQ(c.busy_samples, 200u);
+  EXPECT_NEAR(c.busy_ms, 200 * 0.02, 1e-9);
+  EXPECT_NEAR(c.dram_read_gbps, 2000, 1e-6);
+  EXPECT_NEAR(c.dram_write_gbps, 1000, 1e-6);
+  // 200 samples x 20 us x 2000 GB/s = 8 GB over 10 dispatches, plus the idle trickle.
+  EXPECT_NEAR(c.dram_read_bytes_per_dispatch, 0.8e9, 0.8e9 * 1e-4);
+  EXPECT_NEAR(c.sm_active_pct, 90, 1e-9);
+  EXPECT_NEAR(c.ctas_per_sm, 5.4, 1e-9);
+  EXPECT_NEAR(c.warps_per_sm, 0.9 * 96, 1e-9);
+  EXPECT_EQ(c.series.size(), 200u);
+  EXPECT_DOUBLE_EQ(c.series.front().t_us, 0.0);
+}
+
+TEST(CounterAttribution, FirstAndIrregularSamplesAreDropped) {
+  auto s = window(3, 100, 3);
+  s.front().values[kPmDramRead] = 5e10;            // what the counters held before Start
+  s[50].end_ns = s[50].start_ns + 10 * kInterval;  // not a regular sample
+  const auto c = attribute(s, kInterval, 4, 1.0);
+  EXPECT_EQ(c.dropped_samples, 2u);
+  EXPECT_LT(c.dram_read_bytes_per_dispatch, 1.1e9);  // the 50 GB of sample 0 are not in it
+  EXPECT_EQ(c.busy_samples, 99u);                    // nor the irregular one
+}
+
+TEST(CounterAttribution, CopyEngineIsBusyWithIdleSms) {
+  auto s = window(2, 0, 0);
+  for (int i = 0; i < 150; ++i) s.push_back(sample(s.back().end_ns, 0.0, 850));
+  const auto c = attribute(s, kInterval, 5, 1.0);
+  EXPECT_EQ(c.busy_samples, 150u);
+  EXPECT_NEAR(c.sm_active_pct, 0.0, 1e-12);
+  EXPECT_NEAR(c.dram_read_gbps, 850, 1e-6);
+}
+
+TEST(CounterAttribution, NoBusySampleIsAnError) {  // the sampler saw nothing of the work
+  EXPECT_THROW(attribute(window(50, 0, 50), kInterval, 3, 1.0), Error);
+  EXPECT_THROW(attribute(window(1, 10, 1), kInterval, 0, 1.0), Error);
+}
+
+// ---- recorded on the H100 (tests/fixtures/counters/) ----
+
+std::string fixture(const std::string& name) {
+  return std::string(CUVK_SOURCE_DIR) + "/tests/fixtures/counters/" + name;
+}
+
+// A dump's samples and batch, as cuvk decoded them on the GPU.
+struct Recorded {
+  std::vector<PmSample> samples;
+  std::uint64_t interval_ns = 0;
+  std::uint32_t dispatches = 0;
+  double batch_gpu_ms = 0;
+};
+
+Recorded recorded(const std::string& name) {
+  const json j = read_json(fixture(name))["pm"];
+  Recorded r;
+  r.interval_ns = j["interval_ns"];
+  r.dispatches = j["dispatches"];
+  r.batch_gpu_ms = j["batch_gpu_ms"];
+  for (const json& s : j["samples"]) {
+    PmSample x;
+    x.start_ns = s["start_ns"];
+    x.end_ns = s["end_ns"];
+    for (const json& v : s["values"]) x.values.push_back(v.is_null() ? std::nan("") : double(v));
+    r.samples.push_back(std::move(x));
+  }
+  return r;
+}
+
+// CUDA's and Vulkan's copy scalar at block 256, the first 64 samples of each batch: the sampler
+// sees both APIs' dispatches, and Vulkan keeps fewer workgroups resident (FINDINGS section 1).
+TEST(CounterRecorded, BothApisSampledVulkanFewerResident) {
+  const Recorded cu = recorded("pm_copy_scalar_cuda.json");
+  const Recorded vk = recorded("pm_copy_scalar_vulkan.json");
+  const auto c = attribute(cu.samples, cu.interval_ns, cu.dispatches, cu.batch_gpu_ms);
+  const auto v = attribute(vk.samples, vk.interval_ns, vk.dispatches, vk.batch_gpu_ms);
+  EXPECT_EQ(c.dropped_samples, 1u);  // the first: seconds long, counts from before Start
+  EXPECT_GE(c.busy_samples, 50u);
+  EXPECT_GE(v.busy_samples, 50u);
+  EXPECT_GT(c.sm_active_pct, 90);
+  EXPECT_GT(v.sm_active_pct, 90);
+  EXPECT_NEAR(c.dram_read_gbps, 1150, 100);  // 64M floats each way at 0.23 ms
+  EXPECT_NEAR(v.dram_read_gbps, 1100, 100);
+  EXPECT_NEAR(c.ctas_per_sm, 7.3, 0.2);
+  EXPECT_NEAR(v.ctas_per_sm, 6.7, 0.2);
+  EXPECT_LT(v.ctas_per_sm, c.ctas_per_sm - 0.4);
+}
+
+// vkCmdCopyBuffer on the compute-capable family 0 runs on the SMs (CTAs, instructions); on the
+// video-decode family 3 the SMs stay idle while DRAM moves the data (a copy engine).
+TEST(CounterRecorded, CopyEngineOnSmsOrNot) {
+  const Recorded q0 = recorded("pm_copy_engine_vulkan_q0.json");
+  const Recorded q3 = recorded("pm_copy_engine_vulkan_q3.json");
+  const auto a = attribute(q0.samples, q0.interval_ns, q0.dispatches, q0.batch_gpu_ms);
+  const auto b = attribute(q3.samples, q3.interval_ns, q3.dispatches, q3.batch_gpu_ms);
+  EXPECT_GT(a.sm_active_pct, 90);
+  EXPECT_GT(a.ctas_per_sm, 5);
+  EXPECT_GT(a.inst_per_dispatch, 1e6);
+  EXPECT_NEAR(a.dram_read_gbps, 420, 40);
+  EXPECT_LT(b.sm_active_pct, 1);
+  EXPECT_EQ(b.inst_per_dispatch, 0);
+  EXPECT_NEAR(b.dram_read_gbps, 450, 40);
+}
+
+// The range profiler's counter data image of read_offset offset 1 (CUDA), evaluated again
+// offline by CUPTI's host API: the values cuvk decoded on the GPU, 5 sectors per load request.
+TEST(CounterRecorded, RangeImageDecodesToTheSeedsFigures) {
+  const json j = read_json(fixture("raw_read_offset1_cuda.json"));
+  const std::vector<std::string> metrics = j["range"]["metrics"];
+  ASSERT_EQ(metrics, kernel_metrics());
+  const std::vector<double> on_gpu = j["range"]["values"];
+  const KernelCounters k = decode_kernel(on_gpu, j["range"]["passes"]);
+  EXPECT_DOUBLE_EQ(*k.ld_sectors_per_request(), 5.0);
+  EXPECT_DOUBLE_EQ(*k.st_sectors_per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(k.ctas_launched, 262144);          // 64M threads in blocks of 256
+  EXPECT_DOUBLE_EQ(k.ld_bytes_per_sector_pct, 80.0);  // ncu's figure for the seed's offset 1
+  std::string why;
+  const auto again =
+      evaluate_counter_data(CounterKind::range_profiler, j["chip"],
+                            read_bytes(fixture("raw_read_offset1_cuda.range_avail.bin")), metrics,
+                            read_bytes(fixture("raw_read_offset1_cuda.range_data.bin")), 1, &why);
+  if (again.empty()) GTEST_SKIP() << "no CUPTI host library here: " << why;
+  ASSERT_EQ(again.front().size(), on_gpu.size());
+  for (std::size_t i = 0; i < on_gpu.size(); ++i)
+    EXPECT_DOUBLE_EQ(again.front()[i], on_gpu[i]) << metrics[i];
+}
+
+// ---- the range profiler's values ----
+
+TEST(CounterDecode, KernelValuesInMetricOrder) {
+  std::vector<double> v(kernel_metrics().size());
+  v[0] = 10485760, v[1] = 2097152, v[2] = 8388608, v[3] = 2097152;  // read_offset 1, as ncu
+  v[4] = 268.46e6, v[5] = 253.35e6, v[6] = 262144, v[7] = 80, v[8] = 80, v[9] = 3e5;
+  const KernelCounters k = decode_kernel(v, 4);
+  EXPECT_DOUBLE_EQ(*k.ld_sectors_per_request(), 5.0);
+  EXPECT_DOUBLE_EQ(*k.st_sectors_per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(*k.sectors_per_request(), 5.0);  // the worse stream, as the model's
+  EXPECT_DOUBLE_EQ(k.ctas_launched, 262144);
+  EXPECT_EQ(k.passes, 4u);
+  v.pop_back();
+  EXPECT_THROW(decode_kernel(v, 4), Error);
+}
+
+TEST(CounterDecode, NoRequestsNoRatio) {
+  const KernelCounters k = decode_kernel(std::vector<double>(kernel_metrics().size(), 0.0), 1);
+  EXPECT_FALSE(k.sectors_per_request());
+}
+
+// ---- measured against modeled ----
+
+TEST(CounterModel, FlagsBeyondFivePercent) {
+  EXPECT_FALSE(differs_from_model(4.0, 4.0));
+  EXPECT_FALSE(differs_from_model(4.19, 4.0));
+  EXPECT_TRUE(differs_from_model(4.21, 4.0));
+  EXPECT_TRUE(differs_from_model(5.0, 4.0));
+  EXPECT_FALSE(differs_from_model(std::nullopt, 4.0));  // not measured: never flagged
+  EXPECT_TRUE(differs_from_model(10.0, 0.0));
+}
+
+// ---- metric names ----
+
+TEST(CounterMetrics, BaseNames) {
+  EXPECT_EQ(metric_base_name("dram__bytes_read.sum"), "dram__bytes_read");
+  EXPECT_EQ(metric_base_name("TPC.TriageCompute.tpc__warps_active_realtime.avg.per_cycle_elapsed"),
+            "TPC.TriageCompute.tpc__warps_active_realtime");
+  EXPECT_EQ(metric_base_name("sm__warps_active.avg.pct_of_peak_sustained_active"),
+            "sm__warps_active");
+  const auto bad =
+      unknown_metrics({"dram__bytes_read.sum", "dram__bytez.sum"}, {"dram__bytes_read"});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0], "dram__bytez.sum");
+}
+
+// Every name cuvk asks for is in the GH100's own lists (CUPTI's host API, no GPU needed).
+TEST(CounterMetrics, NamesAreTheChipsOwn) {
+  std::string why;
+  const auto range = chip_metrics(CounterKind::range_profiler, "GH100", {}, &why);
+  if (range.empty()) GTEST_SKIP() << "no CUPTI host library here: " << why;
+  EXPECT_TRUE(unknown_metrics(kernel_metrics(), range).empty());
+  const auto pm = chip_metrics(CounterKind::pm_sampling, "GH100", {}, &why);
+  ASSERT_FALSE(pm.empty()) << why;
+  for (const PmMetric& m : pm_metrics())
+    if (!m.names.empty()) {
+      EXPECT_TRUE(unknown_metrics({m.names.front()}, pm).empty()) << m.key;
+    }
+  EXPECT_FALSE(unknown_metrics({"dram__bytez.sum"}, pm).empty());
+}
+
+// ---- without counters ----
+
+TEST(CounterUnavailable, RowCellsSayWhy) {
+  ResultRow r;
+  r.moved_bytes = 536870912;
+  RowCounters c;
+  c.kernel_unavailable = c.sampled_unavailable = "a CPU device (llvmpipe) has no hardware counters";
+  r.counters = c;
+  const auto cells = counter_cells(r);
+  ASSERT_EQ(cells.size(), counter_header_cells().size());
+  EXPECT_EQ(cells.back(), "unavailable: a CPU device (llvmpipe) has no hardware counters");
+  EXPECT_EQ(cells[0], "-");      // no measured sectors/request
+  EXPECT_EQ(cells[1], "536.9");  // the model's MB stays: it is labelled model
+  EXPECT_EQ(cells[2], "-");      // and nothing is labelled measured
+  const json j = counters_json(c);
+  EXPECT_EQ(j["sampled"]["unavailable"], c.sampled_unavailable);
+  EXPECT_TRUE(j["measured_dram_bytes_per_dispatch"].is_null());
+}
+
+TEST(CounterUnavailable, NoGpuHereSaysWhy) {
+  std::string why;
+  const auto s = open_counters(Uuid{}, &why);
+  if (s) GTEST_SKIP() << "a GPU with counters is here";
+  EXPECT_FALSE(why.empty());
+}

@@ -1,0 +1,121 @@
+// Host memory the backends copy straight from and into (issue 22): the runner's arrays are
+// mapped once, reused from point to point and registered with each backend (CUDA pins them,
+// Vulkan imports them with VK_EXT_external_memory_host). Transfers through a registration must
+// land exactly where the unregistered ones do; reused slots must hold what fresh ones would.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "catalogue.h"
+#include "cuda_backend.h"
+#include "host_data.h"
+#include "host_memory.h"
+#include "input_pipeline.h"
+#include "vulkan_backend.h"
+
+using namespace cuvk;
+
+namespace {
+
+// Writes a pattern into registered memory, uploads a sub-range at an offset, downloads it into
+// another offset of the same memory and into a plain vector: all three must agree.
+void round_trip(Backend& b, bool expect_registration) {
+  constexpr std::size_t kWords = (std::size_t{3} << 20) + 5;  // not a multiple of any page
+  HostMemory mem(2 * kWords + 1024);
+  const Span<float> all = mem.touch(mem.capacity());
+  std::iota(all.begin(), all.begin() + kWords + 7, 1.0f);
+  mem.register_with(b, mem.capacity());
+  auto dev = b.allocate(kWords * sizeof(float));
+  b.upload(*dev, all.data() + 7, kWords * sizeof(float));  // from inside, not at the start
+  float* back = all.data() + kWords + 512;
+  std::fill(back, back + kWords, -1.0f);
+  b.download(*dev, back, kWords * sizeof(float));
+  std::vector<float> plain(kWords, -2.0f);
+  b.download(*dev, plain.data(), plain.size() * sizeof(float));  // unregistered: staging / pageable
+  for (std::size_t i = 0; i < kWords; i += 4093) {
+    ASSERT_EQ(back[i], static_cast<float>(i + 8)) << i;
+    ASSERT_EQ(plain[i], static_cast<float>(i + 8)) << i;
+  }
+  EXPECT_TRUE(std::equal(plain.begin(), plain.end(), back));
+  HostMemory other(1 << 20);  // apart: CUDA refuses to pin a range twice
+  const std::unique_ptr<HostRegistration> direct =
+      b.register_host(other.touch(1 << 20).data(), kHostRegisterAlign);
+  EXPECT_EQ(direct != nullptr, expect_registration);
+}
+
+}  // namespace
+
+TEST(HostMemory, AlignedForRegistrationAndTouchedOnDemand) {
+  HostMemory mem(1000);
+  EXPECT_EQ(mem.capacity(), 1000u);
+  const Span<float> s = mem.touch(10);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s.data()) % kHostRegisterAlign, 0u);
+  EXPECT_EQ(s.size(), 10u);
+  s[9] = 3.0f;
+  EXPECT_EQ(mem.view(10)[9], 3.0f);
+}
+
+TEST(HostMemory, VulkanTransfersThroughAnImportLandWhereStagedOnesDo) {
+  std::unique_ptr<Backend> b;
+  try {
+    vulkan_devices(BackendOptions{});
+    b = make_vulkan_backend(0, BackendOptions{});
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no Vulkan: " << e.what();
+  }
+  // lavapipe and NVIDIA offer VK_EXT_external_memory_host; a driver without it still transfers.
+  EXPECT_EQ(b->register_host(nullptr, 0), nullptr);
+  HostMemory probe(1 << 20);
+  const bool imports = b->register_host(probe.touch(1 << 20).data(), 4u << 20) != nullptr;
+  if (b->info().is_cpu) {
+    EXPECT_TRUE(imports) << "lavapipe offers VK_EXT_external_memory_host";
+  }
+  round_trip(*b, imports);
+}
+
+TEST(HostMemory, CudaTransfersFromPinnedMemoryLandWhereOthersDo) {
+  std::unique_ptr<Backend> b;
+  try {
+    cuda_devices();
+    b = make_cuda_backend(0);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no CUDA: " << e.what();
+  }
+  round_trip(*b, true);
+}
+
+TEST(InputPipeline, ReusedSlotsHoldWhatFreshOnesWould) {
+  // A large point, a small one, a large one again: slots are reused two points later.
+  const TestCase* read_x = find_test("read_x");
+  const TestCase* offset = find_test("read_offset");
+  ASSERT_NE(read_x, nullptr);
+  ASSERT_NE(offset, nullptr);
+  const std::uint32_t n = 1u << 16;
+  const std::vector<Plan> plans = {read_x->plan(make_point("aos", "scalar", n)),
+                                   offset->plan(make_point("", "scalar", n, {{"offset", 7}})),
+                                   read_x->plan(make_point("soa", "scalar", n)),
+                                   offset->plan(make_point("", "scalar", n, {{"offset", 1}}))};
+  std::vector<const Plan*> ptrs;
+  for (const Plan& p : plans) ptrs.push_back(&p);
+  InputPipeline pipeline(ptrs, 42, true);
+  const HostSlot* first_slot = nullptr;
+  for (std::size_t j = 0; j < plans.size(); ++j) {
+    const Inputs got = pipeline.take(j);
+    const Inputs want = prepare_inputs(plans[j], 42, j);
+    ASSERT_EQ(got.input.size(), plans[j].in_words);
+    ASSERT_EQ(got.expected.size(), plans[j].out_words);
+    ASSERT_EQ(got.download.size(), plans[j].out_words);
+    EXPECT_TRUE(std::equal(got.input.begin(), got.input.end(), want.input.begin())) << j;
+    EXPECT_EQ(hash_output(got.expected.data(), got.expected.size() * 4), want.expected_hash.get())
+        << j;
+    EXPECT_EQ(got.expected_hash.get(), want.expected_hash.get()) << j;
+    if (j == 0) first_slot = got.slot.get();
+    if (j == 2) {
+      EXPECT_EQ(got.slot.get(), first_slot) << "point 2 reuses point 0's slot";
+    }
+  }
+}
