@@ -162,6 +162,11 @@ std::string preamble(const RunDocument& doc, bool markdown) {
         << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
   if (doc.outcome.dram_peak_gbps)
     out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
+  // A CPU device settles for the minimum by default (runner.h): said where it did.
+  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
+  if (cpu_only && doc.config.settle_ms == kDefaultCpuSettleMs)
+    out << "; settling " << fmt("%.0f", kDefaultCpuSettleMs) << " ms, not "
+        << fmt("%.0f", kDefaultGpuSettleMs) << " (a CPU device: no GPU clocks to raise)";
   out << '\n';
   out << bullet << l2_line(doc) << '\n';
   if (doc.config.counters)
@@ -310,6 +315,17 @@ std::string stream_tail(const RunDocument& doc, Format format) {
     out += bullet + std::string("beside them, on other threads (overlapping the phases):");
     for (const auto& [phase, s] : doc.outcome.background_s)
       out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    out.back() = '\n';
+  }
+  if (doc.first_row_s > 0 && !doc.outcome.first_row_phase_s.empty()) {
+    // What the first row waited for: the phases as they stood then (those of 5 ms or more).
+    out += bullet + std::string("before the first row (") + fmt("%.2f", doc.first_row_s) + " s):";
+    for (const auto& [phase, s] : doc.outcome.first_row_phase_s)
+      if (s >= 0.005) out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    std::string beside;
+    for (const auto& [phase, s] : doc.outcome.first_row_background_s)
+      if (s >= 0.005) beside += " " + phase + " " + fmt("%.2f", s) + " s;";
+    if (!beside.empty()) out += " beside them:" + beside;
     out.back() = '\n';
   }
   return out;
