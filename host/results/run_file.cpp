@@ -8,6 +8,7 @@
 #include "axes.h"
 #include "catalogue.h"
 #include "counters_report.h"
+#include "lanes.h"
 #include "util.h"
 
 namespace cuvk {
@@ -420,11 +421,11 @@ ResultRow read_row(const JsonIn& in) {
 }
 
 std::string row_identity(const ResultRow& r) {
-  std::string id = r.test + "|" + r.layout + "|" + r.variant + "|" + api_name(r.api) + "|" +
-                   binding_name(r.binding) + "|" + std::to_string(r.n);
+  const Lane lane = Lane::of(r);
+  std::string id = r.test + "|" + r.layout + "|" + r.variant + lane_identity(lane, false) + "|" +
+                   std::to_string(r.n);
   for (std::uint32_t v : r.axes.values()) id += "|" + std::to_string(v);
-  id += "|" + std::to_string(r.block_size);
-  return r.queue_family ? id + "|q" + std::to_string(*r.queue_family) : id;
+  return id + "|" + std::to_string(r.block_size) + lane_identity(lane, true);
 }
 
 json clock_json(const ClockSample& c) {
