@@ -931,5 +931,6 @@ TEST(RunnerFirstRow, PhasesBeforeTheFirstRowAreRecorded) {
   EXPECT_TRUE(has(out.first_row_phase_s, "settle"));
   EXPECT_TRUE(has(out.first_row_phase_s, "vulkan measure"));
   EXPECT_TRUE(has(out.first_row_background_s, "first inputs (beside settling)"));
-  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register host memory (beside settling)"));
+  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register input (beside settling)"));
+  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register download (beside settling)"));
 }
