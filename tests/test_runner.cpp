@@ -768,7 +768,7 @@ class FakeCounters final : public CounterSession {
     return {{"switches", static_cast<double>(switches)}};
   }
   KernelCounters profile_kernel(const std::function<void()>& before,
-                                const std::function<void()>& kernel) override {
+                                const std::function<void()>& kernel, double ctas) override {
     if (!range_on) ++switches;
     range_on = true;
     calls.push_back("profile");
@@ -778,7 +778,7 @@ class FakeCounters final : public CounterSession {
     }
     before();
     kernel();
-    return decode_kernel({4, 1, 4, 1, 64, 64, 1, 50, 100, 1000}, 4);
+    return decode_kernel({4, 1, 4, 1, 64, 64, ctas, 50, 100, 1000}, 4);
   }
   std::vector<PmSample> sample(const std::function<void()>& work) override {
     if (range_on) ++switches;
@@ -837,7 +837,10 @@ TEST(RunnerCounters, KernelsProfiledBeforeTheFirstRowSwitchTwice) {
     EXPECT_TRUE(r.counters->sampled.has_value()) << r.counters->sampled_unavailable;
     if (r.api == Api::cuda) {
       ++cuda_rows;
-      EXPECT_TRUE(r.counters->kernel.has_value()) << r.counters->kernel_unavailable;
+      ASSERT_TRUE(r.counters->kernel.has_value()) << r.counters->kernel_unavailable;
+      // The session is told the launch's CTAs (it refuses counts that are not the launch's).
+      EXPECT_EQ(r.counters->kernel->ctas_launched,
+                static_cast<double>(r.geometry.grid_x) * r.geometry.grid_y);
     }
   }
   ASSERT_EQ(cuda_rows, 6u);

@@ -30,6 +30,10 @@ std::string dump_label(const ResultRow& row) {
   return label;
 }
 
+double ctas_of(const Launch& l) {
+  return static_cast<double>(l.geometry.grid_x) * static_cast<double>(l.geometry.grid_y);
+}
+
 }  // namespace
 
 std::string kernel_launch_key(const Launch& l) {
@@ -65,7 +69,8 @@ void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launch
           },
           [&] {
             b.run(launch, RunOptions{1, nullptr});
-          });
+          },
+          ctas_of(launch));
     } catch (const std::exception&) {  // profiled with its row instead, which says why not
     }
     s->dump("range_" + key, launch.kernel + " before the first row", 1, 0);
@@ -99,7 +104,8 @@ void collect_counters(const ApiState& a, const Launch& launch, const Launch* flu
             },
             [&] {
               b.run(launch, RunOptions{1, nullptr});
-            });
+            },
+            ctas_of(launch));
       } catch (const Error& e) {
         c.kernel_unavailable = e.what();
       }

@@ -184,10 +184,11 @@ class CounterSession {
   // Host seconds spent since the last call, by step ("switch to range profiler", "PM decode"...),
   // for the run's cost figures.
   virtual std::vector<std::pair<std::string, double>> take_costs() { return {}; }
-  // Range profiler around one kernel launch (CUDA): `before` runs outside the range before every
-  // pass (the L2 flush), `kernel` inside it. Throws Error with CUPTI's reason.
+  // Range profiler around one kernel launch (CUDA) of `ctas` CTAs: `before` runs outside the range
+  // before every pass (the L2 flush), `kernel` inside it. Throws Error with CUPTI's reason, or
+  // where the profiler counted other than `ctas` CTAs launched (its counts are not the launch's).
   virtual KernelCounters profile_kernel(const std::function<void()>& before,
-                                        const std::function<void()>& kernel) = 0;
+                                        const std::function<void()>& kernel, double ctas) = 0;
   // PM sampling while `work` runs (any API, any process). Throws Error with CUPTI's reason.
   virtual std::vector<PmSample> sample(const std::function<void()>& work) = 0;
   // Where CUVK_COUNTERS_DUMP names a directory: the last profile's or sample's raw CUPTI data and

@@ -139,7 +139,7 @@ class CuptiSession final : public CounterSession {
   }
 
   KernelCounters profile_kernel(const std::function<void()>& before,
-                                const std::function<void()>& kernel) override;
+                                const std::function<void()>& kernel, double ctas) override;
   std::vector<PmSample> sample(const std::function<void()>& work) override;
   void dump(const std::string& label, const std::string& what_ran, std::uint32_t dispatches,
             double batch_gpu_ms) override;
@@ -376,23 +376,28 @@ void CuptiSession::range_disable() {
 }
 
 KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
-                                            const std::function<void()>& kernel) {
+                                            const std::function<void()>& kernel, double ctas) {
   if (!kernel_why_.empty()) throw Error(kernel_why_);
   range_enable();
   if (range_reused_) {
     // A profiler that measured an earlier kernel measures this one from a fresh image and
     // configuration; where the driver will not (an error, or a result that cannot be: fewer
-    // passes than the metrics need, no CTA launched), a fresh profiler measures it again.
+    // passes than the metrics need, other CTAs than the launch's), a fresh profiler measures it
+    // again.
     try {
       KernelCounters k = profile_once(before, kernel);
-      if (k.passes == range_passes_ && k.ctas_launched > 0) return k;
+      if (k.passes == range_passes_ && k.ctas_launched == ctas) return k;
     } catch (const Error&) {
     }
     range_disable();
     range_enable();
   }
   range_reused_ = true;
-  return profile_once(before, kernel);
+  KernelCounters k = profile_once(before, kernel);
+  if (k.ctas_launched != ctas)
+    throw Error("the range profiler counted " + std::to_string(k.ctas_launched) +
+                " CTAs launched for a launch of " + std::to_string(ctas) + ": not the launch's");
+  return k;
 }
 
 // One measurement on the enabled profiler: the configuration set on a blank image, then the
