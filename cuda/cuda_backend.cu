@@ -164,6 +164,7 @@ class CudaBackend final : public Backend {
 
   std::uint64_t free_memory_bytes() const override {
     std::size_t free_bytes = 0, total_bytes = 0;
+    ensure_usable();
     CUVK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     return free_bytes;
   }
@@ -233,6 +234,7 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes) override {
+    ensure_usable();  // this device current: the runner registers from another thread too
     return std::make_unique<PinnedHost>(data, bytes);
   }
 
@@ -258,8 +260,11 @@ class CudaBackend final : public Backend {
  private:
   static void* ptr(const DeviceBuffer& b) { return static_cast<const CudaBuffer&>(b).ptr(); }
 
+  // Also makes this device the calling thread's current one: the backend is opened on one
+  // thread and used from others, and each thread starts on device 0.
   void ensure_usable() const {
     if (!hung_.empty()) throw Error("CUDA device " + info_.name + " is unusable: " + hung_);
+    CUVK_CUDA_CHECK(cudaSetDevice(info_.index));
   }
   // Waits for `event` until timeout_s_ has passed; then marks the backend hung and throws.
   void wait_with_deadline(cudaEvent_t event, const std::string& kernel);

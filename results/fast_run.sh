@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# The speed benchmark (issue 22): wall time, first row and every phase of the default suite, from a
-# fresh machine's first run ("cold": call this first, before anything else touches the GPU) and a
-# warm second run, each compared with the published baseline (--baseline results/<gpu>.json).
-# Run from the repository root on the GPU machine with build/cuvk (or $CUVK_BUILD/cuvk) and .gl/
-# carried; builds nothing. Writes $OUT/fast_<gpu>.tar.gz: fast_<gpu>_{cold,warm}.{json,txt}
-# (every console line stamped with the seconds since that run started) and summary.txt.
+# The speed benchmark (issue 22): wall time, first row and every phase of the default suite.
+# Call it FIRST on a freshly lent machine (nothing may touch the GPU before it: the first run is
+# the "cold" one, the first impression of a new user), from the repository root, with build/cuvk
+# (or $CUVK_BUILD/cuvk) and .gl/ carried; it builds nothing. Three default runs, one after another:
+#   cold      `cuvk run` as a new user types it (JSON saved with --output, the table on the console)
+#   warm      the same again
+#   baseline  the same with --baseline results/<gpu>.json (verdicts: SAME expected on every row)
+# Every console line is stamped with the seconds since its run started. Writes $OUT/fast/:
+# fast_<gpu>_{cold,warm,baseline}.{json,txt} and summary.txt (wall, first row, what preceded the
+# first row, phase cover, verdicts). About 25 s on an H100.
 set -u
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
-R=$(mktemp -d)
+R=${OUT:?}/fast
+mkdir -p "$R"
 cuvk=./${CUVK_BUILD:-build}/cuvk
 # The GPU model without touching the driver (nvidia-smi would warm it before the cold run).
 model=$(grep -h '^Model:' /proc/driver/nvidia/gpus/*/information 2>/dev/null | head -1)
@@ -22,7 +27,8 @@ case "$model" in
 esac
 gpu=${GPU:-$gpu}
 base=results/$gpu.json
-echo "gpu: $gpu ($model); machine up $(cut -d' ' -f1 /proc/uptime) s; baseline $base" | tee "$R/summary.txt"
+echo "gpu: $gpu ($model); machine up $(cut -d' ' -f1 /proc/uptime) s before the cold run; baseline $base" |
+  tee "$R/summary.txt"
 
 # Prefixes every line with the seconds since the run started.
 stamp() { python3 -u -c '
@@ -32,16 +38,16 @@ for line in iter(sys.stdin.readline, ""):
     sys.stdout.write("%7.2f %s" % (time.time() - t0, line))
 ' "$1"; }
 
-for kind in cold warm; do
+for kind in cold warm baseline; do
   t0=$(date +%s.%N)
   args=(run --format json --output "$R/fast_${gpu}_$kind.json")
-  [ -f "$base" ] && args+=(--baseline "$base")
+  [ "$kind" = baseline ] && [ -f "$base" ] && args+=(--baseline "$base")
   "$cuvk" "${args[@]}" 2>&1 | stamp "$t0" > "$R/fast_${gpu}_$kind.txt"
   rc=${PIPESTATUS[0]}
   echo "$kind: rc=$rc, $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}") s until exit" | tee -a "$R/summary.txt"
-  grep -E 'wall time|by phase|cover|beside them|Verdicts' "$R/fast_${gpu}_$kind.txt" | tee -a "$R/summary.txt"
+  grep -E 'wall time|before the first row|by phase|cover|beside them|Verdicts' "$R/fast_${gpu}_$kind.txt" |
+    tee -a "$R/summary.txt"
 done
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >> "$R/summary.txt" 2>&1
-
-tar -czf "$OUT/fast_$gpu.tar.gz" -C "$R" .
+nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.mem --format=csv \
+  >> "$R/summary.txt" 2>&1
 ls -la "$R"

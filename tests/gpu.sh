@@ -6,8 +6,10 @@
 # or statistics (host/core/stats.*, verdicts, parity); docs/TESTING.md says more.
 #
 #   1. here:       tests/gpu.sh pack [BUILD_DIR] [BUNDLE_DIR]      (default: build .dev/tests)
-#        bundles the build tree (binaries, ctest files), the source files the build was made
-#        from, the Khronos validation layer (.deb) and the revision: about 15 MB.
+#        bundles the build tree (binaries, ctest files), the checksums of the source files the
+#        build was made from, the Khronos validation layer (.deb) and the revision: about 37 MB.
+#        The sources themselves travel as the device tool's copy of the checkout (pack from the
+#        build of the checkout you run from); CUVK_PACK_SRC=1 bundles them too (15 MB more).
 #   2. GPU machine (the device tool: carry .gl and the bundle; $OUT set):
 #        for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 #        export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json;
@@ -29,8 +31,14 @@ pack() {
   rev=$(git -C "$src" rev-parse HEAD)
   if [ -n "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then rev="$rev (modified)"; fi
   mkdir -p "$bundle"
-  # The source as built: every tracked file of the working tree.
-  git -C "$src" ls-files -z | tar -C "$src" --null -T - -cf - | xz -T2 -6 >"$bundle/src.tar.xz"
+  rm -f "$bundle/src.tar.xz"
+  # The source as built: every tracked file's checksum (the run finds them in the checkout it is
+  # given), and with CUVK_PACK_SRC=1 the files themselves.
+  (cd "$src" && git ls-files -z | xargs -0 sha256sum) >"$bundle/src.sha256"
+  git -C "$src" ls-files -s | awk '$1 == "100755" { print $4 }' >"$bundle/src.executable"
+  if [ "${CUVK_PACK_SRC:-0}" = 1 ]; then
+    git -C "$src" ls-files -z | tar -C "$src" --null -T - -cf - | xz -T2 -6 >"$bundle/src.tar.xz"
+  fi
   # The build tree without objects and generated sources: binaries, ctest files, test data.
   tar -C "$build" --exclude='*.o' --exclude='*.a' --exclude=CMakeFiles --exclude=Testing \
     --exclude='*.h' --exclude='*.spv' -cf - . | xz -T2 -6 >"$bundle/build.tar.xz"
@@ -53,8 +61,24 @@ run() {
   src=$(sed -n 's/^src=//p' "$bundle/manifest")
   build=$(sed -n 's/^build=//p' "$bundle/manifest")
   rev=$(sed -n 's/^revision=//p' "$bundle/manifest")
-  mkdir -p "$out" "$src" "$build"
-  [ -f "$src/CMakeLists.txt" ] || xz -dc "$bundle/src.tar.xz" | tar -C "$src" -xf -
+  mkdir -p "$out"
+  # The sources at the path the build recorded: there already, else this checkout (the device
+  # tool's copy) when every file is the one built from, else the bundled copy.
+  local here
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -f "$src/CMakeLists.txt" ]; then
+    if [ -f "$bundle/src.tar.xz" ]; then
+      mkdir -p "$src" && xz -dc "$bundle/src.tar.xz" | tar -C "$src" -xf -
+    elif (cd "$here" && sha256sum --quiet --strict -c "$bundle/src.sha256"); then
+      mkdir -p "$(dirname "$src")" && rmdir "$src" 2>/dev/null || true
+      ln -s "$here" "$src"
+      (cd "$here" && xargs -r chmod +x <"$bundle/src.executable")  # a copy may drop the bits
+    else
+      echo "gpu.sh: $here is not the source $rev was built from (above: the files that differ);"
+      echo "        run from that checkout, or pack with CUVK_PACK_SRC=1"; exit 2
+    fi
+  fi
+  mkdir -p "$build"
   xz -dc "$bundle/build.tar.xz" | tar -C "$build" -xf -
   for deb in "$bundle"/*.deb; do if [ -e "$deb" ]; then dpkg -x "$deb" /; fi; done
   ldconfig 2>/dev/null || true  # the validation layer is dlopen'ed by name

@@ -79,7 +79,9 @@ PY
     "$cuvk" report "$dir/r.json" --format md >"$dir/report.md" || fail "report: exit $?"
     check_md "$dir/report.md" "report --format md"
     grep -q 'graphics\\|compute' "$dir/report.md" || fail "report: no escaped pipe"
-    "$cuvk" parity --from "$src/results/h100.json" --format md >"$dir/parity.md"
+    # Exit 0 or 1 (h100.json has SLOWER rows): compared, not an error (2, 3) or a crash.
+    rc=0; "$cuvk" parity --from "$src/results/h100.json" --format md >"$dir/parity.md" || rc=$?
+    [ "$rc" -le 1 ] || fail "parity --format md: exit $rc"
     check_md "$dir/parity.md" "parity --format md"
     mkdir "$dir/idx" && cp "$dir/r.json" "$src/results/h100.json" "$dir/idx/"
     "$cuvk" report --index "$dir/idx" >/dev/null || fail "report --index: exit $?"
@@ -91,13 +93,75 @@ PY
       >"$dir/out" 2>&1 || fail "run: exit $?"
     LC_ALL=C grep -qP '\x1b|\xe2\x80[\xa8-\xae]' "$dir/out" && fail "run: raw ESC or bidi printed"
     grep -q 'wrote .*r\\x1b\[31m\\u202e\\nx.json' "$dir/out" || fail "run: the path is not escaped"
-    "$cuvk" parity --from "$src/results/h100.json" --output "$dir/$bad.md" >"$dir/out" 2>&1
+    rc=0; "$cuvk" parity --from "$src/results/h100.json" --output "$dir/$bad.md" >"$dir/out" 2>&1 || rc=$?
+    [ "$rc" -le 1 ] && [ -s "$dir/$bad.md" ] || { cat "$dir/out"; fail "parity --output: exit $rc"; }
     LC_ALL=C grep -qP '\x1b|\xe2\x80[\xa8-\xae]' "$dir/out" && fail "parity: raw ESC or bidi printed"
     sed 's/"name": "NVIDIA H100 80GB HBM3"/"name": "EVIL\\u202eGPU\\u2028x"/' "$src/results/h100.json" \
       >"$dir/evil.json"
     "$cuvk" report "$dir/evil.json" >"$dir/out" 2>&1 || fail "report: exit $?"
     LC_ALL=C grep -qP '\xe2\x80[\xa8-\xae]' "$dir/out" && fail "report: raw bidi printed"
     grep -q 'EVIL\\u202eGPU\\u2028x' "$dir/out" || fail "report: the name is not shown escaped"
+    ;;
+  contradictory_files)  # class 9: a file that contradicts itself is refused, naming the field
+    # mutate NAME PYTHON: results/h100.json with PYTHON applied to d (the document), as NAME.json.
+    mutate() {
+      python3 - "$src/results/h100.json" "$dir/$1.json" "$2" <<'PY' || fail "mutate $1"
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(d if isinstance(d, str) else json.dumps(d))
+PY
+    }
+    mutate not_verified 'd["results"][1]["verified"] = False'
+    mutate mismatches 'd["results"][2]["mismatches"] = 5'
+    mutate duplicate_key 'd["results"][3]["params"]["n"] = 123456789
+d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
+    mutate vulkan_null 'd["devices"]["vulkan"] = None'
+    mutate uuid 'd["devices"]["cuda"]["uuid"] = "x"'
+    mutate date 'd["provenance"]["date_utc"] = "x"'
+    mutate test 'd["results"][0]["test"] = "nosuch"'
+    mutate variant 'd["results"][0]["variant"] = "vec8"'
+    mutate layout 'd["results"][2]["layout"] = "csr"'
+    mutate queue_family 'd["results"][71]["queue_family"] = 9'
+    mutate queue_flags 'd["results"][71]["queue_flags"] = 5'
+    mutate flags_contradict 'd["results"][71]["queue_flags"] = "transfer"'
+    mutate pair_variant 'r = d["results"][0]; r["kernel"] = "pair:copy"; r["variant"] = "vec4"'
+    expect_error 2 "not_verified.json: results\\[1\\].verified: false in an ok row" \
+      "$cuvk" report "$dir/not_verified.json"
+    expect_error 2 "mismatches.json: results\\[2\\].mismatches: 5 in an ok row" \
+      "$cuvk" parity --from "$dir/mismatches.json"
+    expect_error 2 "duplicate_key.json: results\\[3\\].params.n: the key appears twice" \
+      "$cuvk" report "$dir/duplicate_key.json"
+    expect_error 2 "vulkan_null.json: results\\[1\\].api: .vulkan. in a row that ran .* devices.vulkan is null" \
+      "$cuvk" report "$dir/vulkan_null.json"
+    expect_error 2 "uuid.json: devices.cuda.uuid: expected a UUID .* found 'x'" \
+      "$cuvk" report "$dir/uuid.json"
+    expect_error 2 "date.json: provenance.date_utc: expected a UTC date .* found 'x'" \
+      "$cuvk" report "$dir/date.json"
+    expect_error 2 "test.json: results\\[0\\].test: unknown test 'nosuch' \\(known: read_x, .*copy_engine; a kernel pair" \
+      "$cuvk" report "$dir/test.json"
+    expect_error 2 "variant.json: results\\[0\\].variant: 'vec8' is not a variant of copy" \
+      "$cuvk" report "$dir/variant.json"
+    expect_error 2 "layout.json: results\\[2\\].layout: 'csr' is not a layout of read_x" \
+      "$cuvk" report "$dir/layout.json"
+    expect_error 2 "queue_family.json: results\\[71\\].queue_family: 9 is not a copy queue family of devices.vulkan \\(it lists 0, 1, 2, 3, 4\\)" \
+      "$cuvk" report "$dir/queue_family.json"
+    expect_error 2 "queue_flags.json: results\\[71\\].queue_flags: expected a string" \
+      "$cuvk" report "$dir/queue_flags.json"
+    expect_error 2 "flags_contradict.json: results\\[71\\].queue_flags: 'transfer' contradicts devices.vulkan" \
+      "$cuvk" report "$dir/flags_contradict.json"
+    expect_error 2 "pair_variant.json: results\\[0\\].variant: 'vec4' in a kernel pair's row" \
+      "$cuvk" report "$dir/pair_variant.json"
+    mkdir "$dir/fleet" && cp "$src/results/h100.json" "$dir/fleet/a.json" &&
+      cp "$src/results/h100.json" "$dir/fleet/b.json"
+    expect_error 2 "--fleet: '.*b.json' and '.*a.json' are the same run" \
+      "$cuvk" report --fleet "$dir/fleet"
+    # What cuvk wrote reads: every run file of results/, user kernel pairs' rows ("pair:<name>") too.
+    for f in "$src"/results/pairs/*.json "$src"/results/h100.json "$src"/results/h200/*.json; do
+      "$cuvk" report "$f" >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "report $f: exit $?"; }
+    done
+    cp "$src/results/h200.json" "$dir/fleet/b.json"
+    "$cuvk" report --fleet "$dir/fleet" >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "fleet of two boards"; }
     ;;
   *) fail "unknown case $case_name" ;;
 esac

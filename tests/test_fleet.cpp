@@ -91,7 +91,7 @@ TEST(Fleet, FlagsTheBoardThatDiffersFromItsSiblings) {
   EXPECT_EQ(slow.same, 3u);
   EXPECT_EQ(slow.uuid, uuid(2));
   EXPECT_EQ(slow.host, "node1");
-  EXPECT_EQ(slow.worst_point, "read_x scalar block 256 cuda pointer");
+  EXPECT_EQ(slow.worst_point, "read_x aos scalar block 256 cuda pointer");
   EXPECT_NEAR(slow.worst.ratio, 1.10, 1e-9);
   EXPECT_GT(slow.worst.low, 1.03);
   EXPECT_NEAR(slow.typical_ratio, std::pow(1.10, 0.25), 1e-9);

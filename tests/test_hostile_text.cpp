@@ -74,13 +74,16 @@ const std::string kEvil = "GPU\x1b[2J\x07name\r\nnext" + kC1Csi + "31m";
 
 RunFile hostile_run() {
   json rows = two_rows();
-  rows[0]["test"] = "read_x\x1b]0;title\x07";
   rows.push_back(fixture::unavailable_row("stride", "cuda"));
   rows.back()["reason"] = "driver said\nerror: fake\x1b[31m";
   json doc = fixture::document(rows, true, true, kEvil);
   doc["devices"]["vulkan"]["driver"] = "Mesa\x1b[5m";
   doc["provenance"]["git_revision"] = "abc\r\n123";
-  return parse_results(doc.dump(), "hostile\x1b[1m.json");
+  RunFile run = parse_results(doc.dump(), "hostile\x1b[1m.json");
+  // The reader refuses a test name this cuvk does not know (issue 23, class 9): a name with
+  // control characters reaches the printers only from memory, as here.
+  run.rows[0].test = "read_x\x1b]0;title\x07";
+  return run;
 }
 
 }  // namespace

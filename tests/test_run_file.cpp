@@ -22,10 +22,10 @@ namespace {
 
 ResultRow ok_row() {
   ResultRow r;
-  r.test = "read_offset";
+  r.test = "update_xy";
   r.layout = "aos";
-  r.variant = "vec4";
-  r.kernel = "read_offset_vec4";
+  r.variant = "vec2";
+  r.kernel = "update_xy_aos_vec2";
   r.api = Api::vulkan;
   r.binding = Binding::bda;
   r.n = 4096;
@@ -179,8 +179,8 @@ TEST(RowFields, QueueFamilyIsOptionalAndPartOfTheIdentity) {
   EXPECT_EQ(b.queue_flags, q.queue_flags);
   EXPECT_NE(row_identity(q), row_identity(r));
   EXPECT_EQ(row_identity(b), row_identity(q));
-  EXPECT_EQ(variant_label(q), "vec4 q1 (transfer|sparse)");
-  EXPECT_EQ(variant_label(r), "vec4");
+  EXPECT_EQ(variant_label(q), "vec2 q1 (transfer|sparse)");
+  EXPECT_EQ(variant_label(r), "vec2");
   nlohmann::json bad = j;
   bad["queue_family"] = "one";
   EXPECT_THROW(read_row(JsonIn("t.json", bad)), UsageError);

@@ -88,6 +88,10 @@ class FakeBackend final : public Backend {
   std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
 
   void set_l2_bytes(std::uint64_t b) { info_.l2_bytes = b; }
+  void set_gpu() {  // a GPU: its output checked beside its measuring (a 3 MiB flush scratch)
+    info_.is_cpu = false;
+    info_.l2_bytes = 1u << 20;
+  }
   void set_bus_bits(std::uint32_t b) { info_.memory_bus_bits = b; }
   void set_max_buffer_bytes(std::uint64_t b) { info_.max_buffer_bytes = b; }
 
@@ -742,4 +746,74 @@ TEST(RunnerQueues, CopyEngineSweepIsOffWithoutSizes) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Issue 22: on a GPU each lane's output is checked on the host while the GPU measures. The check
+// still decides: a wrong output fails its row and its timings are dropped, never reported.
+TEST(RunnerCheckBesideMeasuring, AWrongOutputOnAGpuFailsAndIsNeverANumber) {
+  FakeBackend fake;
+  fake.set_gpu();
+  const RunOutcome out = run(fake, config({"read_x"}));
+  ASSERT_EQ(out.rows.size(), 2u);
+  for (const ResultRow& r : out.rows) {
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_FALSE(r.verified);
+    EXPECT_EQ(r.mismatches, 1024u);
+    EXPECT_NE(r.reason.find("1024 of 1024 elements wrong"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.time_ms.samples, 0u);
+    EXPECT_TRUE(r.stop_reason.empty()) << r.stop_reason;
+    EXPECT_TRUE(r.flags.empty());
+  }
+}
+
+TEST(RunnerCheckBesideMeasuring, ARightOutputOnAGpuIsVerifiedTimedAndAccounted) {
+  FakeBackend fake;
+  fake.set_gpu();
+  fake.copies_input = "copy";
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  const RunOutcome out = run(fake, cfg);
+  ASSERT_EQ(out.rows.size(), 1u);
+  const ResultRow& r = out.rows[0];
+  EXPECT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.checked, 1024u);
+  EXPECT_TRUE(r.output_hash.has_value());
+  EXPECT_DOUBLE_EQ(r.time_ms.median, 1.0);
+  const auto named = [](const std::vector<std::pair<std::string, double>>& v, const char* name) {
+    return std::any_of(v.begin(), v.end(), [name](const auto& p) { return p.first == name; });
+  };
+  EXPECT_TRUE(named(out.background_s, "verify (beside measuring)"));
+  EXPECT_TRUE(named(out.phase_s, "vulkan verify"));  // the wait for it after measuring
+}
+
+// What the first row waited for: the phases as they stood when it went out (a prefix of the run's
+// phases, none larger than at the end), and the first point's inputs and registration beside the
+// settling.
+TEST(RunnerFirstRow, PhasesBeforeTheFirstRowAreRecorded) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.sleep_ms_per_rep = 0.2;
+  RunConfig cfg = config({"copy", "read_x"});
+  cfg.variants = {"scalar"};  // copy scalar first: the one kernel the fake runs
+  cfg.settle_ms = 5.0;
+  const RunOutcome out = run(fake, cfg);
+  ASSERT_GT(out.rows.size(), 2u);
+  ASSERT_FALSE(out.first_row_phase_s.empty());
+  EXPECT_LT(out.first_row_phase_s.size(), out.phase_s.size() + 1);
+  double first = 0.0, all = 0.0;
+  for (std::size_t i = 0; i < out.first_row_phase_s.size(); ++i) {
+    EXPECT_EQ(out.first_row_phase_s[i].first, out.phase_s[i].first);
+    EXPECT_LE(out.first_row_phase_s[i].second, out.phase_s[i].second);
+    first += out.first_row_phase_s[i].second;
+  }
+  for (const auto& p : out.phase_s) all += p.second;
+  EXPECT_LT(first, all);  // later rows took time too
+  const auto has = [](const std::vector<std::pair<std::string, double>>& v, const char* name) {
+    return std::any_of(v.begin(), v.end(), [name](const auto& p) { return p.first == name; });
+  };
+  EXPECT_TRUE(has(out.first_row_phase_s, "settle"));
+  EXPECT_TRUE(has(out.first_row_phase_s, "vulkan measure"));
+  EXPECT_TRUE(has(out.first_row_background_s, "first inputs (beside settling)"));
+  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register host memory (beside settling)"));
 }

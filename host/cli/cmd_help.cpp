@@ -41,6 +41,7 @@ const std::map<std::string, Defaults>& device_defaults() {
       {"--reps", {std::to_string(kDefaultGpuReps), std::to_string(kDefaultCpuReps)}},
       {"--warmup", {std::to_string(kDefaultGpuWarmup), std::to_string(kDefaultCpuWarmup)}},
       {"--max-time", {number(kDefaultGpuMaxTimeS), number(kDefaultCpuMaxTimeS)}},
+      {"--settle-ms", {number(kDefaultGpuSettleMs), number(kDefaultCpuSettleMs)}},
   };
   return d;
 }

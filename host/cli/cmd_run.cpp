@@ -85,7 +85,7 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                   "0.2 on a CPU device)");
   sub.add_option("--settle-ms", a.settle_ms,
                   "GPU milliseconds of warm-up work per API before the first point, so clocks "
-                  "settle (default 500)");
+                  "settle (default 500 on a GPU, 50 on a CPU device)");
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
     std::string defaults;
     for (std::uint32_t v : axis.defaults) defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
@@ -160,7 +160,7 @@ RunConfig config_of(const RunArgs& a) {
                         : parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1);
   cfg.target_ci = a.target_ci / 100.0;
   cfg.max_time_s = a.max_time_s;
-  cfg.settle_ms = a.settle_ms;
+  cfg.settle_ms = a.settle_ms.value_or(kDefaultGpuSettleMs);  // CPU devices: in execute_run
   cfg.seed = a.seed;
   cfg.counters = a.counters;
   if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
@@ -256,6 +256,25 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     throw Error("no API can run: CUDA: " +
                 (want_cuda ? b.set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
                 (want_vk ? b.set.vulkan_reason : std::string("not selected")));
+}
+
+// The start-up phases in front of the run's (and of those the first row waited for: it came
+// after them); where both APIs opened at once, each one's opening beside the other.
+void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, double>>& start_up,
+                  const OpenBackends& backends) {
+  using Phases = std::vector<std::pair<std::string, double>>;
+  const auto in_front = [](Phases& phases, const Phases& add) {
+    phases.insert(phases.begin(), add.begin(), add.end());
+  };
+  RunOutcome& o = doc.outcome;
+  in_front(o.phase_s, start_up);
+  if (doc.first_row_s > 0) in_front(o.first_row_phase_s, start_up);
+  if (backends.cuda_s > 0 && backends.vulkan_s > 0) {
+    const Phases opened = {{"open cuda (beside vulkan)", backends.cuda_s},
+                           {"open vulkan (beside cuda)", backends.vulkan_s}};
+    in_front(o.background_s, opened);
+    if (doc.first_row_s > 0) in_front(o.first_row_background_s, opened);
+  }
 }
 
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
@@ -385,6 +404,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
   if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
+  if (cpu_only && !a.settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
   // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
   const auto pairs = prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
                                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
@@ -445,12 +465,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
       {"start-up: open", start_up_s - opening_s - backends.clocks_s},
       {"start-up: clock monitor", backends.clocks_s},
       {"start-up: other", opening_s - devices_s}};
-  doc.outcome.phase_s.insert(doc.outcome.phase_s.begin(), start_up.begin(), start_up.end());
-  if (backends.cuda_s > 0 && backends.vulkan_s > 0) {  // concurrent: each one's share is stated
-    doc.outcome.background_s.insert(doc.outcome.background_s.begin(),
-                                    {{"open cuda (beside vulkan)", backends.cuda_s},
-                                     {"open vulkan (beside cuda)", backends.vulkan_s}});
-  }
+  add_start_up(doc, start_up, backends);
   cfg.first_inputs.reset();  // unused when the devices planned another first point
   live.finish();
   doc.wall_s = seconds_since_launch();

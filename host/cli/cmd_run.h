@@ -26,7 +26,8 @@ struct RunArgs {
   std::optional<int> reps, warmup;  // unset: kDefault{Gpu,Cpu}{Reps,Warmup} by device
   std::uint32_t block_size = 256;
   std::string block_sizes;
-  double target_ci = 0.5, max_time_s = 0.0, settle_ms = 500.0;
+  double target_ci = 0.5, max_time_s = 0.0;
+  std::optional<double> settle_ms;  // unset: kDefault{Gpu,Cpu}SettleMs by device
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
   bool counters = false;  // --counters: CUPTI hardware counters beside every row

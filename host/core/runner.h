@@ -109,6 +109,9 @@ constexpr int kDefaultGpuReps = 100, kDefaultGpuWarmup = 10;
 constexpr int kDefaultCpuReps = 20, kDefaultCpuWarmup = 3;  // lavapipe: timing is not its point
 constexpr double kDefaultGpuMaxTimeS = 2.0;
 constexpr double kDefaultCpuMaxTimeS = 0.2;  // lavapipe's timings are noisy and never converge
+constexpr double kDefaultGpuSettleMs = 500.0;
+// A CPU device has no GPU clocks to raise: the settling's minimum (runner.cpp), not half a second.
+constexpr double kDefaultCpuSettleMs = 50.0;
 
 // Host-side cost of one API, summarised (medians of HostCostSamples) plus its start-up costs.
 struct HostCostSummary {
@@ -136,6 +139,8 @@ struct RunOutcome {
   // Host work on other threads while the phases above run (each point's inputs, expected output
   // and its hash are made ahead): seconds per kind of work, overlapping phase_s.
   std::vector<std::pair<std::string, double>> background_s;
+  // Both as they stood when the first row went out: what the first row waited for (issue 22).
+  std::vector<std::pair<std::string, double>> first_row_phase_s, first_row_background_s;
   // With RunConfig::counters: what measured the counters ("CUPTI on GH100") or why nothing did,
   // and the PM-sampling metrics and interval in use.
   std::string counters_source;

@@ -3,6 +3,7 @@
 // says enough, and the flags a reader must know. runner.cpp sequences the points and lanes.
 #include <algorithm>
 #include <exception>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,10 @@ const char* stop_name(StopReason r) {
   return "more";
 }
 
-// The untimed correctness run on freshly uploaded input and a poisoned output, every element
-// checked. Returns false (row failed) on a mismatch.
-bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
-                     ResultRow& row, RunOutcome& out) {
+// The untimed correctness run on freshly uploaded input and a poisoned output, downloaded into
+// the point's download buffer (run_lane checks it: verify, then conclude_check).
+void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
+                     RunOutcome& out) {
   const Api api = b.info().api;
   {
     // The point's host arrays, registered with this backend once per slot and size: transfers
@@ -55,14 +56,14 @@ bool correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, cons
     b.run(launch, RunOptions{1, nullptr});
   }
   const Span<float> got = in.download;
-  {
-    PhaseTimer t(out.phase_s, api_phase(api, "download"));
-    b.download(*launch.out, got.data(), got.size() * sizeof(float));
-  }
-  {
-    PhaseTimer t(out.phase_s, api_phase(api, "verify"));
-    verify(got, in.expected, row);
-  }
+  PhaseTimer t(out.phase_s, api_phase(api, "download"));
+  b.download(*launch.out, got.data(), got.size() * sizeof(float));
+}
+
+// The verdict on the downloaded output (verify() has filled row's checked, mismatches, verified):
+// its hash, and on a mismatch the row failed. Returns whether every element matched.
+bool conclude_check(Api api, const Inputs& in, ResultRow& row, RunOutcome& out) {
+  const Span<float> got = in.download;
   PhaseTimer t(out.phase_s, api_phase(api, "hash"));
   // Bit-identical to the expected output, so the same hash; only a wrong output is hashed anew.
   row.output_hash =
@@ -253,14 +254,46 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
     Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
                   lane.binding};
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
-    if (correctness_run(b, launch, *inbuf, in, row, out)) {
-      const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
-      measure(b, launch, flush ? &a.flush : nullptr, cfg, clocks, out, row);
-      if (cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
-        row.flags.push_back("l2_not_flushed");
-      if (cfg.counters && row.status == Status::ok)
-        collect_counters(a, launch, flush ? &a.flush : nullptr, out, row);
+    correctness_run(b, launch, *inbuf, in, out);
+    const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
+    const Launch* before = flush ? &a.flush : nullptr;
+    bool verified = false;
+    if (b.info().is_cpu) {  // the device is the host's cores: checked first, then measured
+      {
+        PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));
+        verify(in.download, in.expected, row);
+      }
+      verified = conclude_check(a.api, in, row, out);
+      if (verified) measure(b, launch, before, cfg, clocks, out, row);
+    } else {
+      // On a GPU every element is checked on the host's cores while the GPU measures (host work
+      // as the next point's inputs are): the timings count only once all have matched; a
+      // mismatch fails the row and drops them. The next lane downloads only after this check.
+      ResultRow timed = row;
+      std::future<double> checking = std::async(std::launch::async, [&in, &row] {
+        const auto t0 = WallClock::now();
+        verify(in.download, in.expected, row);
+        return seconds_since(t0);
+      });
+      measure(b, launch, before, cfg, clocks, out, timed);
+      {
+        PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));  // what measuring left to wait
+        add_phase(out.background_s, "verify (beside measuring)", checking.get());
+      }
+      verified = conclude_check(a.api, in, row, out);
+      if (verified) {
+        timed.verified = row.verified;
+        timed.mismatches = row.mismatches;
+        timed.checked = row.checked;
+        timed.first_bad_index = row.first_bad_index;
+        timed.output_hash = row.output_hash;
+        row = std::move(timed);
+      }
     }
+    if (verified && cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
+      row.flags.push_back("l2_not_flushed");
+    if (verified && cfg.counters && row.status == Status::ok)
+      collect_counters(a, launch, before, out, row);
     PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
     inbuf.reset();
     outbuf.reset();

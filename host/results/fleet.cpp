@@ -316,6 +316,17 @@ FleetInputs read_fleet_inputs(const std::vector<std::string>& paths) {
   if (run_paths.empty() && in.failed.empty())
     throw UsageError("--fleet: no run files (*.json) and no failed-task markers (*.failed)");
   in.runs = read_all_results(run_paths);  // all checked before anything is printed
+  // The same run twice (a copy, a link, a file given and its folder) would count as two boards.
+  std::map<std::string, std::string> seen;
+  for (const RunFile& r : in.runs) {
+    const std::string key = (r.cuda ? r.cuda->uuid : "") + "|" + (r.vulkan ? r.vulkan->uuid : "") +
+                            "|" + r.date_utc + "|" + r.host + "|" + r.command_line;
+    const auto [it, fresh] = seen.emplace(key, r.name);
+    if (!fresh)
+      throw UsageError("--fleet: " + quoted_path(r.name) + " and " + quoted_path(it->second) +
+                       " are the same run (same devices, date, host and command line): a board "
+                       "counts once; leave one out");
+  }
   return in;
 }
 

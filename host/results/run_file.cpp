@@ -1,11 +1,14 @@
 #include "run_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
 #include "axes.h"
+#include "catalogue.h"
 #include "counters_report.h"
+#include "lanes.h"
 #include "util.h"
 
 namespace cuvk {
@@ -106,7 +109,7 @@ std::vector<RowField> identity_fields() {
        [](const ResultRow& r) {
          return r.queue_family ? json(r.queue_flags) : json(json::value_t::discarded);
        },
-       [](const JsonIn& in, ResultRow& r) { r.queue_flags = in.if_string().value_or(""); }},
+       [](const JsonIn& in, ResultRow& r) { r.queue_flags = in.present() ? in.string() : ""; }},
   };
 }
 
@@ -299,6 +302,12 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
   }
 }
 
+std::string join_names(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 std::string num_text(double v) {
   return fmt("%.6g", v);
 }
@@ -318,7 +327,45 @@ void check_gbps(const JsonIn& field, double stored, std::uint64_t bytes, const c
 void check_row(const JsonIn& in, const ResultRow& r) {
   if (r.n == 0) in.at("params").at("n").fail("0 elements: a row measures at least 1");
   if (r.block_size == 0) in.at("params").at("block_size").fail("0: a block has at least 1 thread");
+  // A user's kernel pair (docs/PAIRS.md) names its rows after the pair and its kernel
+  // "pair:<name>": one variant, no layout. Every other row names a built-in test of this cuvk.
+  if (r.kernel == "pair:" + r.test) {
+    const bool identifier =
+        !r.test.empty() && !std::isdigit(static_cast<unsigned char>(r.test[0])) &&
+        std::all_of(r.test.begin(), r.test.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+    if (!identifier)
+      in.at("test").fail(quoted(r.test) + " is not a kernel pair's name (letters, digits, _)");
+    if (r.variant != "scalar")
+      in.at("variant").fail(quoted(r.variant) + " in a kernel pair's row (kernel " +
+                            quoted(r.kernel) + "): a pair has the one variant \"scalar\"");
+    if (!r.layout.empty())
+      in.at("layout").fail(quoted(r.layout) + " in a kernel pair's row (kernel " +
+                           quoted(r.kernel) + "): a pair has no layout (null)");
+  } else if (const TestCase* test = find_test(r.test)) {  // names this cuvk knows
+    const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+      return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    if (!has(test->variants, r.variant))
+      in.at("variant").fail(quoted(r.variant) + " is not a variant of " + r.test + " (" +
+                            join_names(test->variants) + ")");
+    if (test->layouts.empty() ? !r.layout.empty() : !has(test->layouts, r.layout))
+      in.at("layout").fail(quoted(r.layout) + " is not a layout of " + r.test + " (" +
+                           (test->layouts.empty() ? "none: null" : join_names(test->layouts)) + ")");
+  } else {
+    std::vector<std::string> known;
+    for (const TestCase& t : catalogue()) known.push_back(t.name);
+    in.at("test").fail("unknown test " + quoted(r.test) + " (known: " + join_names(known) +
+                       "; a kernel pair's row has kernel \"pair:<name>\")");
+  }
   if (r.status != Status::ok) return;
+  if (!r.verified)
+    in.at("verified").fail("false in an ok row: a row is ok only once its output verified "
+                           "(status \"failed\" otherwise)");
+  if (r.mismatches != 0)
+    in.at("mismatches").fail(std::to_string(r.mismatches) +
+                             " in an ok row: an ok row's output matched everywhere");
   const Summary& t = r.time_ms;
   const JsonIn time = in.at("time_ms");
   if (t.min > t.max)
@@ -374,11 +421,11 @@ ResultRow read_row(const JsonIn& in) {
 }
 
 std::string row_identity(const ResultRow& r) {
-  std::string id = r.test + "|" + r.layout + "|" + r.variant + "|" + api_name(r.api) + "|" +
-                   binding_name(r.binding) + "|" + std::to_string(r.n);
+  const Lane lane = Lane::of(r);
+  std::string id = r.test + "|" + r.layout + "|" + r.variant + lane_identity(lane, false) + "|" +
+                   std::to_string(r.n);
   for (std::uint32_t v : r.axes.values()) id += "|" + std::to_string(v);
-  id += "|" + std::to_string(r.block_size);
-  return r.queue_family ? id + "|q" + std::to_string(*r.queue_family) : id;
+  return id + "|" + std::to_string(r.block_size) + lane_identity(lane, true);
 }
 
 json clock_json(const ClockSample& c) {

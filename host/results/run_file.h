@@ -96,8 +96,8 @@ inline constexpr double kGbpsTolerance = 0.005;
 // its bytes / median time within kGbpsTolerance. Throws UsageError naming the row and the field.
 void check_row(const JsonIn& in, const ResultRow& r);
 
-// What identifies a row in a file: test, layout, variant, api, binding, n, every axis, block size
-// and, where the row has one, its queue family.
+// What identifies a row in a file: test, layout, variant, its lane (lanes.h: api, binding), n,
+// every axis, block size and, where the row has one, its queue family (lane_identity).
 std::string row_identity(const ResultRow& row);
 
 // Values as the file spells them: a clock sample object, a 64-bit hash as 16 hex digits.

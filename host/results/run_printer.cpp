@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <sstream>
 
 #include "counters_report.h"
+#include "lanes.h"
 #include "run_summary.h"
 #include "util.h"
 #include "verdicts.h"
@@ -17,44 +19,82 @@ std::string status_cell(const ResultRow& r) {
   return status_name(r.status);
 }
 
-// The columns every textual format shares, one vector of cells per row.
-// `counters`: the counter columns follow (counters_report.h).
+// The rows table's columns (table and md; CSV has its own, csv_header): each column once, with
+// its header, its streamed width and its cell. The lane dimensions shown in the run table
+// (lanes.h) follow "block". `counters`: the counter columns follow (counters_report.h).
+struct RunColumn {
+  std::string header;
+  std::size_t width;  // the streamed table's width (at least the header's)
+  std::function<std::string(const ResultRow&)> cell;
+};
+
+std::string num_cell(const ResultRow& r, const char* f, double v) {
+  return r.status == Status::ok ? fmt(f, v) : std::string("-");
+}
+
+std::vector<RunColumn> make_run_columns() {
+  std::vector<RunColumn> c = {
+      {"test", 12, [](const ResultRow& r) { return r.test; }},
+      {"layout", 6, [](const ResultRow& r) { return dash(r.layout); }},
+      {"variant", 7, [](const ResultRow& r) { return variant_label(r); }},
+      {"point", 9, [](const ResultRow& r) { return dash(point_label(r)); }},
+      {"block", 5, [](const ResultRow& r) { return std::to_string(r.block_size); }},
+  };
+  for (std::size_t d : lane_columns(kLaneRunTable)) {
+    const LaneDim& dim = lane_dims()[d];
+    c.push_back(
+        {dim.header, dim.width, [&dim](const ResultRow& r) { return dim.get(r).value_or("-"); }});
+  }
+  const std::vector<RunColumn> tail = {
+      {"median ms", 9, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.median); }},
+      {"±CI %", 6,
+       [](const ResultRow& r) { return num_cell(r, "%.2f", 100.0 * r.time_ms.ci_rel_half_width); }},
+      {"min ms", 7, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.min); }},
+      {"max ms", 7, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.max); }},
+      {"spread %", 8,
+       [](const ResultRow& r) { return num_cell(r, "%.2f", 100.0 * r.time_ms.rel_spread); }},
+      {"samples", 7,
+       [](const ResultRow& r) {
+         return r.status == Status::ok ? std::to_string(r.time_ms.samples) : "-";
+       }},
+      {"useful GB/s", 11, [](const ResultRow& r) { return num_cell(r, "%.1f", r.gbps_useful); }},
+      {"moved GB/s", 10, [](const ResultRow& r) { return num_cell(r, "%.1f", r.gbps_moved); }},
+      {"sect/req", 8,
+       [](const ResultRow& r) {
+         return r.kernel == kCopyEngine || r.variant == "engine"
+                    ? "-"
+                    : std::to_string(r.sectors_per_request);
+       }},
+      {"% ceiling", 9,
+       [](const ResultRow& r) { return r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-"; }},
+      {"status", 12, [](const ResultRow& r) { return status_cell(r); }},
+      {"flags", 5,
+       [](const ResultRow& r) {
+         std::string flags;
+         for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
+         return dash(flags);
+       }},
+  };
+  c.insert(c.end(), tail.begin(), tail.end());
+  return c;
+}
+
+const std::vector<RunColumn>& run_columns() {
+  static const std::vector<RunColumn> columns = make_run_columns();
+  return columns;
+}
+
 std::vector<std::string> header_cells(bool counters = false) {
-  std::vector<std::string> h = {"test",     "layout",    "variant",   "point",       "block",
-                                "api",      "binding",   "median ms", "±CI %",       "min ms",
-                                "max ms",   "spread %",  "samples",   "useful GB/s", "moved GB/s",
-                                "sect/req", "% ceiling", "status",    "flags"};
+  std::vector<std::string> h;
+  for (const RunColumn& c : run_columns()) h.push_back(c.header);
   if (counters)
     for (const std::string& c : counter_header_cells()) h.push_back(c);
   return h;
 }
 
 std::vector<std::string> row_cells(const ResultRow& r, bool counters = false) {
-  const bool ok = r.status == Status::ok;
-  auto num = [ok](const char* f, double v) { return ok ? fmt(f, v) : std::string("-"); };
-  std::string flags;
-  for (const std::string& f : r.flags) flags += (flags.empty() ? "" : ",") + f;
-  std::vector<std::string> cells = {r.test,
-                                    dash(r.layout),
-                                    variant_label(r),
-                                    point_label(r).empty() ? "-" : point_label(r),
-                                    std::to_string(r.block_size),
-                                    api_name(r.api),
-                                    binding_name(r.binding),
-                                    num("%.4f", r.time_ms.median),
-                                    num("%.2f", 100.0 * r.time_ms.ci_rel_half_width),
-                                    num("%.4f", r.time_ms.min),
-                                    num("%.4f", r.time_ms.max),
-                                    num("%.2f", 100.0 * r.time_ms.rel_spread),
-                                    ok ? std::to_string(r.time_ms.samples) : "-",
-                                    num("%.1f", r.gbps_useful),
-                                    num("%.1f", r.gbps_moved),
-                                    r.kernel == kCopyEngine || r.variant == "engine"
-                                        ? "-"
-                                        : std::to_string(r.sectors_per_request),
-                                    r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-",
-                                    status_cell(r),
-                                    flags.empty() ? "-" : flags};
+  std::vector<std::string> cells;
+  for (const RunColumn& c : run_columns()) cells.push_back(c.cell(r));
   if (counters)
     for (const std::string& c : counter_cells(r)) cells.push_back(c);
   return cells;
@@ -162,6 +202,11 @@ std::string preamble(const RunDocument& doc, bool markdown) {
         << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
   if (doc.outcome.dram_peak_gbps)
     out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
+  // A CPU device settles for the minimum by default (runner.h): said where it did.
+  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
+  if (cpu_only && doc.config.settle_ms == kDefaultCpuSettleMs)
+    out << "; settling " << fmt("%.0f", kDefaultCpuSettleMs) << " ms, not "
+        << fmt("%.0f", kDefaultGpuSettleMs) << " (a CPU device: no GPU clocks to raise)";
   out << '\n';
   out << bullet << l2_line(doc) << '\n';
   if (doc.config.counters)
@@ -177,11 +222,24 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   return out.str();
 }
 
+// The lane dimensions' CSV names or cells at `place` (kLaneRunCsvHead, kLaneRunCsvTail), each
+// followed by a comma for the head, preceded by one for the tail.
+std::string csv_lanes(unsigned place, const ResultRow* r) {
+  std::string s;
+  for (std::size_t d : lane_columns(place)) {
+    const LaneDim& dim = lane_dims()[d];
+    const std::string cell = r ? csv_field(dim.get(*r).value_or("")) : dim.name;
+    s += place == kLaneRunCsvHead ? cell + "," : "," + cell;
+  }
+  return s;
+}
+
 std::string csv_header() {
-  return "test,layout,variant,api,n," + axis_csv_header() +
+  return "test,layout,variant," + csv_lanes(kLaneRunCsvHead, nullptr) + "n," + axis_csv_header() +
          ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
          "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
-         "pct_of_ceiling,verified,flags,binding,queue_family,queue_flags\n";
+         "pct_of_ceiling,verified,flags" +
+         csv_lanes(kLaneRunCsvTail, nullptr) + "\n";
 }
 
 std::string csv_row(const ResultRow& r) {
@@ -189,19 +247,17 @@ std::string csv_row(const ResultRow& r) {
   auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
   std::ostringstream out;
   out << csv_field(r.test) << ',' << csv_field(r.layout) << ',' << csv_field(r.variant) << ','
-      << api_name(r.api) << ',' << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size << ','
-      << status_name(r.status) << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median) << ','
-      << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min) << ','
-      << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
+      << csv_lanes(kLaneRunCsvHead, &r) << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size
+      << ',' << status_name(r.status) << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median)
+      << ',' << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min)
+      << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
       << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
       << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
       << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
       << (r.verified ? "true" : "false") << ',';
   std::string flags;
   for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-  out << csv_field(flags) << ',' << binding_name(r.binding) << ','
-      << (r.queue_family ? std::to_string(*r.queue_family) : "") << ',' << csv_field(r.queue_flags)
-      << '\n';
+  out << csv_field(flags) << csv_lanes(kLaneRunCsvTail, &r) << '\n';
   return out.str();
 }
 
@@ -233,7 +289,8 @@ std::string summaries(const RunDocument& doc, bool md) {
 // the rest of its row along rather than holding the row back.
 const std::vector<std::size_t>& stream_widths() {
   static const std::vector<std::size_t> widths = [] {
-    std::vector<std::size_t> w = {12, 6, 7, 9, 5, 6, 10, 9, 6, 7, 7, 8, 7, 11, 10, 8, 9, 12, 5};
+    std::vector<std::size_t> w;
+    for (const RunColumn& c : run_columns()) w.push_back(c.width);
     for (std::size_t c : counter_widths()) w.push_back(c);
     const std::vector<std::string> head = header_cells(true);
     for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
@@ -308,6 +365,17 @@ std::string stream_tail(const RunDocument& doc, Format format) {
     out += bullet + std::string("beside them, on other threads (overlapping the phases):");
     for (const auto& [phase, s] : doc.outcome.background_s)
       out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    out.back() = '\n';
+  }
+  if (doc.first_row_s > 0 && !doc.outcome.first_row_phase_s.empty()) {
+    // What the first row waited for: the phases as they stood then (those of 5 ms or more).
+    out += bullet + std::string("before the first row (") + fmt("%.2f", doc.first_row_s) + " s):";
+    for (const auto& [phase, s] : doc.outcome.first_row_phase_s)
+      if (s >= 0.005) out += " " + phase + " " + fmt("%.2f", s) + " s;";
+    std::string beside;
+    for (const auto& [phase, s] : doc.outcome.first_row_background_s)
+      if (s >= 0.005) beside += " " + phase + " " + fmt("%.2f", s) + " s;";
+    if (!beside.empty()) out += " beside them:" + beside;
     out.back() = '\n';
   }
   return out;

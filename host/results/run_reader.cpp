@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <new>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -94,9 +96,55 @@ void check_text(const JsonIn& file, const std::string& text) {
               " levels, not a cuvk results file");
 }
 
+// A key that appears twice in one object: JSON leaves its meaning open (nlohmann keeps the last),
+// so a file with one is refused, naming the key by its path ("results[2].params.n").
+struct DuplicateKey {
+  std::string path;
+};
+
 json parse_json(const JsonIn& file, const std::string& text) {
+  struct Open {  // an object or array being read
+    std::string path;
+    bool array = false;
+    std::size_t elements = 0;     // an array's elements so far
+    std::set<std::string> keys;   // an object's keys so far
+  };
+  std::vector<Open> open;
+  std::string key;  // the last key read: the name of the value that follows it
+  const auto child = [&]() -> std::string {  // the path of the value starting now
+    if (open.empty()) return "";
+    Open& parent = open.back();
+    if (parent.array) return parent.path + "[" + std::to_string(parent.elements++) + "]";
+    return parent.path.empty() ? key : parent.path + "." + key;
+  };
+  const json::parser_callback_t check_keys = [&](int /*depth*/, json::parse_event_t event,
+                                                 json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start: {
+        std::string path = child();
+        open.push_back({std::move(path), event == json::parse_event_t::array_start, 0, {}});
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        open.pop_back();
+        break;
+      case json::parse_event_t::key:
+        key = parsed.get<std::string>();
+        if (!open.back().keys.insert(key).second) throw DuplicateKey{child()};
+        break;
+      case json::parse_event_t::value:
+        if (!open.empty() && open.back().array) ++open.back().elements;
+        break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(text, check_keys);
+  } catch (const DuplicateKey& d) {
+    file.fail(printable(d.path) + ": the key appears twice in one object (JSON leaves which "
+              "value counts open): keep one");
   } catch (const json::parse_error& e) {
     if (e.byte > text.size())  // the parser ran into the end of the input
       file.fail("truncated JSON: the file ends (at byte " + std::to_string(text.size()) +
@@ -127,6 +175,73 @@ int check_schema(const JsonIn& doc) {
   return version;
 }
 
+bool matches(const std::string& s, const char* pattern) {  // '9': a digit, 'x': hex, else itself
+  if (s.size() != std::strlen(pattern)) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (pattern[i] == '9' ? !std::isdigit(c) : pattern[i] == 'x' ? !std::isxdigit(c) : c != pattern[i])
+      return false;
+  }
+  return true;
+}
+
+bool is_uuid(const std::string& s) { return matches(s, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"); }
+bool is_utc_date(const std::string& s) { return matches(s, "9999-99-99T99:99:99Z"); }
+
+// The copy queue families devices.vulkan lists, by index, with their flags
+// ("0 graphics|compute|transfer x1 ts64; 2 transfer x2 ts64"; "none"); nullopt where the file
+// does not list them (files from before copy queues) or lists them in a form this cuvk does not
+// write.
+using Families = std::map<std::uint32_t, std::string>;
+std::optional<Families> listed_families(const RunFile& run) {
+  if (!run.vulkan) return std::nullopt;
+  const std::string text = run.vulkan->property("copy_queue_families");
+  if (text.empty()) return std::nullopt;
+  Families out;
+  if (text == "none") return out;
+  std::istringstream items(text);
+  for (std::string item; std::getline(items, item, ';');) {
+    std::istringstream words(item);
+    std::string index, flags;
+    if (!(words >> index >> flags) || index.size() > 9 ||
+        index.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    out.emplace(static_cast<std::uint32_t>(std::stoul(index)), flags);
+  }
+  return out;
+}
+
+// A row against the file's devices: a row that ran on an API needs that API's device, and a copy
+// queue row a family the device lists, with that family's flags.
+void check_row_devices(const JsonIn& row, const ResultRow& r, const RunFile& run,
+                       const std::optional<Families>& families) {
+  const bool ran = r.status != Status::unavailable;
+  const std::optional<RunDevice>& device = r.api == Api::cuda ? run.cuda : run.vulkan;
+  if (ran && !device)
+    row.at("api").fail(std::string("\"") + api_name(r.api) + "\" in a row that ran (status \"" +
+                       status_name(r.status) + "\"), but devices." + api_name(r.api) +
+                       " is null (no device)");
+  if (!r.queue_family) {
+    if (!r.queue_flags.empty())
+      row.at("queue_flags").fail(quoted(r.queue_flags) + " without a queue_family");
+    return;
+  }
+  if (!families) return;
+  const auto f = families->find(*r.queue_family);
+  if (f == families->end()) {
+    std::string list;
+    for (const auto& [index, flags] : *families)
+      list += (list.empty() ? "" : ", ") + std::to_string(index);
+    row.at("queue_family").fail(std::to_string(*r.queue_family) +
+                                " is not a copy queue family of devices.vulkan (" +
+                                (list.empty() ? std::string("it lists none") : "it lists " + list) +
+                                ")");
+  }
+  if (r.queue_flags != f->second)
+    row.at("queue_flags").fail(quoted(r.queue_flags) + " contradicts devices.vulkan: queue family " +
+                               std::to_string(f->first) + " is " + quoted(f->second));
+}
+
 std::optional<RunDevice> read_device(const JsonIn& d) {
   if (d.required().value().is_null()) return std::nullopt;
   if (!d.value().is_object())
@@ -134,6 +249,8 @@ std::optional<RunDevice> read_device(const JsonIn& d) {
   RunDevice dev;
   dev.name = d.at("name").string();
   dev.uuid = d.at("uuid").string();
+  if (!is_uuid(dev.uuid))
+    d.at("uuid").fail("expected a UUID (8-4-4-4-12 hex digits), found " + cuvk::quoted(dev.uuid));
   dev.driver = d.at("driver").string();
   const JsonIn cpu = d.at("is_cpu");
   dev.is_cpu = cpu.present() && cpu.value().is_boolean() && cpu.value().get<bool>();
@@ -147,6 +264,9 @@ std::optional<RunDevice> read_device(const JsonIn& d) {
 void read_provenance_and_devices(const JsonIn& doc, RunFile& run) {
   const JsonIn prov = doc.at("provenance").object();
   run.date_utc = prov.at("date_utc").string();
+  if (!is_utc_date(run.date_utc))
+    prov.at("date_utc").fail("expected a UTC date as YYYY-MM-DDTHH:MM:SSZ, found " +
+                             cuvk::quoted(run.date_utc));
   run.git_revision = prov.at("git_revision").string();
   run.version = prov.at("version").if_string().value_or("");
   run.host = prov.at("host").if_string().value_or("");
@@ -174,10 +294,12 @@ void read_rows(const JsonIn& doc, RunFile& run) {
   const JsonIn results = doc.at("results").array();
   std::map<std::string, std::size_t> seen;
   const std::optional<std::uint32_t> copy_family = old_copy_family(run);
+  const std::optional<Families> families = listed_families(run);
   for (std::size_t i = 0; i < results.value().size(); ++i) {
     const JsonIn row = results.element(i);
     run.rows.push_back(read_row(row));
     ResultRow& r = run.rows.back();
+    check_row_devices(row, r, run, families);
     if (r.api == Api::vulkan && r.kernel == kCopyEngine && !r.queue_family)
       r.queue_family = copy_family;
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);

@@ -37,6 +37,13 @@ double phase_cover(const RunDocument& doc) {
 
 namespace {
 
+// Seconds per phase, as an object (keyed by name, sorted, as phase_s).
+json phases_json(const std::vector<std::pair<std::string, double>>& phases) {
+  json o = json::object();
+  for (const auto& [phase, s] : phases) o[phase] = s;
+  return o;
+}
+
 json provenance_json(const RunDocument& doc) {
   return {{"tool", "cuvk"},
           {"version", build::kVersion},
@@ -59,6 +66,8 @@ json provenance_json(const RunDocument& doc) {
              for (const auto& [phase, s] : doc.outcome.background_s) phases[phase] = s;
              return phases;
            }()},
+          {"first_row_phase_s", phases_json(doc.outcome.first_row_phase_s)},
+          {"first_row_background_phase_s", phases_json(doc.outcome.first_row_background_s)},
           {"build", build_json()}};
 }
 
