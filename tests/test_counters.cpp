@@ -255,6 +255,44 @@ TEST(CounterMetrics, NamesAreTheChipsOwn) {
   EXPECT_FALSE(unknown_metrics({"dram__bytez.sum"}, pm).empty());
 }
 
+// The PM set, warps resident per SM included, is one pass on the GH100 (PM sampling takes one
+// configuration of one pass: a metric beyond it would need a second batch); the range
+// profiler's set needs 4 replays of the launch (the requests and the bytes per sector each
+// add one: the cost of a CUDA row's per-kernel counters).
+TEST(CounterMetrics, PmSetIsOnePassWithWarpsAndRangeSetFourReplays) {
+  std::string why;
+  std::vector<std::string> pm;
+  for (const PmMetric& m : pm_metrics())
+    if (!m.names.empty()) pm.push_back(m.names.front());
+  const std::size_t pm_passes = config_passes(CounterKind::pm_sampling, "GH100", {}, pm, &why);
+  if (pm_passes == 0) GTEST_SKIP() << "no CUPTI host library here: " << why;
+  EXPECT_EQ(pm_passes, 1u);
+  EXPECT_FALSE(pm_metrics()[kPmWarpsActive].names.empty());  // sampled, not only on request
+  EXPECT_EQ(config_passes(CounterKind::range_profiler, "GH100", {}, kernel_metrics(), &why), 4u)
+      << why;
+  // Why the warps of every shader type are a second configuration (CUVK_COUNTERS_WARPS=1).
+  pm.push_back("sm__warps_active.avg.per_cycle_elapsed");
+  EXPECT_EQ(config_passes(CounterKind::pm_sampling, "GH100", {}, pm, &why), 2u);
+}
+
+// ---- the sampled batch ----
+
+// The first batch is about kSampleBatchMs of the row's median time; a second, where the first
+// gave fewer than 100 busy samples, scales it to 130% of what 100 need.
+TEST(CounterBatch, ShortBatchThenLongerWhereTooFewSamples) {
+  EXPECT_EQ(batch_dispatches(0.2), 13);  // 2.6 ms / 0.2 ms
+  EXPECT_EQ(batch_dispatches(10.0), kMinDispatches);
+  EXPECT_EQ(batch_dispatches(0.0), kMinDispatches);
+  EXPECT_EQ(batch_dispatches(1e-6), kMaxDispatches);
+  EXPECT_GE(kSampleBatchMs * 1e6 / 20000, 1.2 * kMinBusySamples);  // at the 20 us interval
+  EXPECT_EQ(rebatch_dispatches(13, 130), 0);
+  EXPECT_EQ(rebatch_dispatches(13, kMinBusySamples), 0);
+  EXPECT_EQ(rebatch_dispatches(13, 50), 34);   // 13 * 1.3 * 100 / 50 = 33.8
+  EXPECT_EQ(rebatch_dispatches(13, 0), 1690);  // no busy sample: as if one
+  EXPECT_EQ(rebatch_dispatches(kMaxDispatches, 10), 0);
+  EXPECT_EQ(rebatch_dispatches(15000, 10), kMaxDispatches);
+}
+
 // ---- without counters ----
 
 TEST(CounterUnavailable, RowCellsSayWhy) {

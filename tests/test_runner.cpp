@@ -87,6 +87,7 @@ class FakeBackend final : public Backend {
   HostCostSamples host_cost(const Launch&, int) override { return {{1.0}, {1.0}, {2.0}}; }
   std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
 
+  void set_api(Api a) { info_.api = a; }  // issue 21: a CUDA lane beside a Vulkan one
   void set_l2_bytes(std::uint64_t b) { info_.l2_bytes = b; }
   void set_gpu() {  // a GPU: its output checked beside its measuring (a 3 MiB flush scratch)
     info_.is_cpu = false;
@@ -747,6 +748,121 @@ TEST(RunnerQueues, CopyEngineSweepIsOffWithoutSizes) {
         << e.what();
   }
 }
+
+// ---- issue 21 (counters): the order of the two instruments and the sampled batch ----
+
+namespace {
+
+// Counters that note which profiler holds the hardware and how often a row switched it, and
+// give samples of a busy GPU: `busy` busy samples per batch (the first batch of each row gets
+// `first_busy` where that is set).
+class FakeCounters final : public CounterSession {
+ public:
+  std::string chip() const override { return "FAKE"; }
+  std::vector<std::string> pm_names() const override { return std::vector<std::string>(kPmCount); }
+  std::uint64_t interval_ns() const override { return 20000; }
+  std::string kernel_unavailable() const override { return {}; }
+  std::string sampling_unavailable() const override { return {}; }
+  bool range_enabled() const override { return range_on; }
+  std::vector<std::pair<std::string, double>> take_costs() override {
+    return {{"switches", static_cast<double>(switches)}};
+  }
+  KernelCounters profile_kernel(const std::function<void()>& before,
+                                const std::function<void()>& kernel) override {
+    if (!range_on) ++switches;
+    range_on = true;
+    before();
+    kernel();
+    return decode_kernel({4, 1, 4, 1, 64, 64, 1, 50, 100, 1000}, 4);
+  }
+  std::vector<PmSample> sample(const std::function<void()>& work) override {
+    if (range_on) ++switches;
+    range_on = false;
+    work();
+    const std::size_t n = first_of_row && first_busy ? first_busy : busy;
+    first_of_row = !first_of_row && first_busy;  // the second batch is the row's last
+    std::vector<PmSample> s(n + 1);
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      s[k].start_ns = k * 20000;
+      s[k].end_ns = s[k].start_ns + 20000;
+      s[k].values.assign(kPmCount, 1.0);
+      s[k].values[kPmGpcCycles] = 1000;
+      s[k].values[kPmSmActiveCycles] = 900;
+    }
+    return s;
+  }
+  void dump(const std::string&, const std::string&, std::uint32_t, double) override {}
+
+  bool range_on = false;
+  int switches = 0;
+  std::size_t busy = 130, first_busy = 0;
+  bool first_of_row = true;
+};
+
+RunOutcome run_with_counters(FakeBackend& cuda, FakeBackend& vulkan, FakeCounters& counters,
+                             RunConfig cfg) {
+  cuda.set_api(Api::cuda);
+  cuda.copies_input = vulkan.copies_input = "copy";
+  cfg.apis = {Api::cuda, Api::vulkan};
+  cfg.counters = true;
+  BackendSet set;
+  set.cuda = &cuda;
+  set.vulkan = &vulkan;
+  set.counters = &counters;
+  return run_suite(cfg, set);
+}
+
+// The APIs take turns (c v | v c | c v | v c): a CUDA row measures first with the profiler the
+// row before left on, so the counters switch between the range profiler and the PM sampler
+// about once per CUDA row, not twice (each switch re-enables a profiler: host time).
+TEST(RunnerCounters, ACudaRowSwitchesProfilersOnceNotTwice) {
+  FakeBackend cuda, vulkan;
+  FakeCounters counters;
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  cfg.block_sizes = {64, 128, 256, 512, 1024, 32};
+  const RunOutcome out = run_with_counters(cuda, vulkan, counters, cfg);
+  std::size_t cuda_rows = 0;
+  for (const ResultRow& r : out.rows) {
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    ASSERT_TRUE(r.counters.has_value());
+    EXPECT_TRUE(r.counters->sampled.has_value()) << r.counters->sampled_unavailable;
+    if (r.api == Api::cuda) {
+      ++cuda_rows;
+      EXPECT_TRUE(r.counters->kernel.has_value()) << r.counters->kernel_unavailable;
+    }
+  }
+  ASSERT_EQ(cuda_rows, 6u);
+  EXPECT_LE(counters.switches, 7);  // twice per CUDA row: 12
+  // The session's costs reach the run's, beside the phase "counters".
+  ASSERT_FALSE(out.counters_cost_s.empty());
+  EXPECT_EQ(out.counters_cost_s.front().first, "switches");
+  EXPECT_TRUE(std::any_of(out.phase_s.begin(), out.phase_s.end(),
+                          [](const auto& p) { return p.first == "counters"; }));
+}
+
+// A batch that gave fewer than 100 busy samples (a kernel faster without the flush than its
+// timed median said) is sampled again, longer; one that gave enough is not.
+TEST(RunnerCounters, TooFewBusySamplesSampleALongerBatchOnce) {
+  FakeBackend cuda, vulkan;
+  FakeCounters counters;
+  counters.first_busy = 60;
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  const RunOutcome out = run_with_counters(cuda, vulkan, counters, cfg);
+  ASSERT_EQ(out.rows.size(), 2u);
+  for (const ResultRow& r : out.rows) {
+    ASSERT_TRUE(r.counters && r.counters->sampled) << r.reason;
+    EXPECT_EQ(r.counters->sampled->busy_samples, 130u);
+  }
+  // Per row: the timed batches, then the first sampled batch, then one larger.
+  const std::vector<int>& b = vulkan.batch_sizes;
+  ASSERT_GE(b.size(), 2u);
+  EXPECT_GT(b.back(), b[b.size() - 2]);
+  EXPECT_EQ(b.back(), rebatch_dispatches(b[b.size() - 2], 60));
+}
+
+}  // namespace
 
 // Issue 22: on a GPU each lane's output is checked on the host while the GPU measures. The check
 // still decides: a wrong output fails its row and its timings are dropped, never reported.

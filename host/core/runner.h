@@ -146,6 +146,9 @@ struct RunOutcome {
   std::string counters_source;
   std::vector<std::string> counters_pm_metrics;
   std::uint64_t counters_interval_ns = 0;
+  // Host seconds the counters took, by step (CounterSession::take_costs), within the phase
+  // "counters" (which also holds the attribution of samples and the dumps).
+  std::vector<std::pair<std::string, double>> counters_cost_s;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).

@@ -1,7 +1,8 @@
 // The counters step of one lane (`cuvk run --counters`), after its timed repetitions: the range
-// profiler around one launch of the kernel (CUDA), then PM sampling over a batch of back-to-back
-// dispatches (both APIs), then measured against the sector model. Nothing here is timed: the
-// row's times come from the repetitions before it.
+// profiler around one launch of the kernel (CUDA) and PM sampling over a batch of back-to-back
+// dispatches (both APIs), in the order that switches the counters between the two profilers
+// least, then measured against the sector model. Nothing here is timed: the row's times come
+// from the repetitions before it.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -12,23 +13,12 @@
 namespace cuvk::runner_detail {
 namespace {
 
-// The sampled batch: at least this much GPU time, so that well over 100 samples fall inside it
-// at CounterSession::interval_ns (20 us: 200 samples), within these dispatch counts.
-constexpr double kSampleBatchMs = 4.0;
-constexpr int kMinDispatches = 3, kMaxDispatches = 20000;
-
 std::string kernel_why(const ApiState& a, const Launch& launch) {
   if (a.api != Api::cuda)
     return "per-kernel counters come from CUPTI's range profiler, which attaches to CUDA "
            "contexts only (this row's DRAM and SM figures are PM-sampled)";
   if (launch.kernel == kCopyEngine) return "cudaMemcpyAsync runs no kernel to profile";
   return a.counters->kernel_unavailable();
-}
-
-int batch_dispatches(double median_ms) {
-  if (!(median_ms > 0)) return kMinDispatches;
-  const double n = std::ceil(kSampleBatchMs / median_ms);
-  return static_cast<int>(std::clamp(n, double{kMinDispatches}, double{kMaxDispatches}));
 }
 
 std::string dump_label(const ResultRow& row) {
@@ -53,32 +43,49 @@ void collect_counters(const ApiState& a, const Launch& launch, const Launch* flu
   }
   Backend& b = *a.backend;
   c.kernel_unavailable = kernel_why(a, launch);
-  if (c.kernel_unavailable.empty()) try {
-      PhaseTimer t(out.phase_s, "counters: range profiler");
-      c.kernel = s->profile_kernel(
-          [&] {
-            if (flush) b.run(*flush, RunOptions{1, nullptr});
-          },
-          [&] {
-            b.run(launch, RunOptions{1, nullptr});
-          });
-    } catch (const Error& e) {
-      c.kernel_unavailable = e.what();
-    }
+  auto profile = [&] {
+    if (c.kernel_unavailable.empty()) try {
+        c.kernel = s->profile_kernel(
+            [&] {
+              if (flush) b.run(*flush, RunOptions{1, nullptr});
+            },
+            [&] {
+              b.run(launch, RunOptions{1, nullptr});
+            });
+      } catch (const Error& e) {
+        c.kernel_unavailable = e.what();
+      }
+  };
   c.sampled_unavailable = s->sampling_unavailable();
-  const int reps = batch_dispatches(row.time_ms.median);
+  int reps = batch_dispatches(row.time_ms.median);
   double batch_ms = 0;
-  if (c.sampled_unavailable.empty()) try {
-      PhaseTimer t(out.phase_s, "counters: PM sampling");
-      std::vector<double> times;
-      const std::vector<PmSample> samples = s->sample([&] {
-        times = b.run(launch, RunOptions{reps, nullptr});
-      });
-      batch_ms = std::accumulate(times.begin(), times.end(), 0.0);
-      c.sampled = attribute(samples, s->interval_ns(), static_cast<std::uint32_t>(reps), batch_ms);
-    } catch (const Error& e) {
-      c.sampled_unavailable = e.what();
-    }
+  auto sample = [&] {
+    if (c.sampled_unavailable.empty()) try {
+        for (int batch = 0; batch < 2; ++batch) {  // a second only where the first gave too few
+          std::vector<double> times;
+          const std::vector<PmSample> samples = s->sample([&] {
+            times = b.run(launch, RunOptions{reps, nullptr});
+          });
+          batch_ms = std::accumulate(times.begin(), times.end(), 0.0);
+          c.sampled =
+              attribute(samples, s->interval_ns(), static_cast<std::uint32_t>(reps), batch_ms);
+          const int more = rebatch_dispatches(reps, c.sampled->busy_samples);
+          if (more == 0) break;
+          reps = more;
+        }
+      } catch (const Error& e) {
+        c.sampled.reset();
+        c.sampled_unavailable = e.what();
+      }
+  };
+  if (s->range_enabled()) {  // the profiler the previous CUDA row left on goes first
+    profile();
+    sample();
+  } else {
+    sample();
+    profile();
+  }
+  for (const auto& [step, sec] : s->take_costs()) add_phase(out.counters_cost_s, step, sec);
   s->dump(dump_label(row),
           row.test + " " + row.layout + " " + row.variant + " " + point_label(row) + " " +
               api_name(row.api) + " " + binding_name(row.binding),

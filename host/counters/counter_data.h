@@ -16,6 +16,12 @@ std::vector<std::string> chip_metrics(CounterKind kind, const std::string& chip,
                                       const std::vector<std::uint8_t>& availability,
                                       std::string* why);
 
+// The passes `metrics` need in one configuration on `chip` (replays of a range; PM sampling takes
+// one), or 0 with `why` set.
+std::size_t config_passes(CounterKind kind, const std::string& chip,
+                          const std::vector<std::uint8_t>& availability,
+                          const std::vector<std::string>& metrics, std::string* why);
+
 // `metrics` of ranges (samples) [0, ranges) of a counter data image, or empty with `why` set.
 std::vector<std::vector<double>> evaluate_counter_data(
     CounterKind kind, const std::string& chip, const std::vector<std::uint8_t>& availability,

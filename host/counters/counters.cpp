@@ -104,12 +104,14 @@ const std::vector<PmMetric>& pm_metrics() {
        {"SM_B.TriageCompute.sm__ctas_active.avg.per_cycle_elapsed",
         "sm__ctas_active.avg.per_cycle_elapsed"},
        false},
-      // Warps resident per SM: sm__warps_active.avg.per_cycle_elapsed, in a second configuration
-      // over a second, identical batch (cupti_session.cpp): on the GH100 it does not fit one pass
-      // with the CTAs resident. TPC.TriageCompute.tpc__warps_active_realtime does, but disagreed
-      // with the CTAs resident on the H100 (7.76 "warps" per TPC for 7.76 CTAs of 8 warps per SM
-      // in CUDA's grid-stride copy, 90 in Vulkan's).
-      {"warps_per_sm", {}, false},
+      // Warps resident per SM, of compute shaders (CUDA kernels and Vulkan compute dispatches
+      // alike): one pass with the rest on the GH100 (CUPTI's host API, tests/test_counters.cpp).
+      // sm__warps_active (every shader type) does not fit one pass with the CTAs resident: with
+      // CUVK_COUNTERS_WARPS=1 it comes from a second configuration over a second, identical
+      // batch (cupti_session.cpp), a check of this one. TPC.TriageCompute.tpc__warps_active_
+      // realtime fits too but disagreed with the CTAs resident on the H100 (7.76 "warps" per TPC
+      // for 7.76 CTAs of 8 warps per SM in CUDA's grid-stride copy, 90 in Vulkan's).
+      {"warps_per_sm", {"sm__warps_active_shader_cs.avg.per_cycle_elapsed"}, false},
       {"ctas_launched", {"FE_B.TriageCompute.gr__ctas_launched_realtime.sum"}, false},
       {"smem_kib_per_tpc",
        {"TPC.TriageCompute.tpc__l1tex_mem_shared_data_compute_kilobytes_configured_realtime.avg."
@@ -234,6 +236,22 @@ SampledCounters attribute(const std::vector<PmSample>& all, std::uint64_t interv
     c.series.push_back(p);
   }
   return c;
+}
+
+// ---- the batch ----
+
+int batch_dispatches(double median_ms) {
+  if (!(median_ms > 0)) return kMinDispatches;
+  const double n = std::ceil(kSampleBatchMs / median_ms);
+  return static_cast<int>(std::clamp(n, double{kMinDispatches}, double{kMaxDispatches}));
+}
+
+int rebatch_dispatches(int dispatches, std::size_t busy_samples) {
+  if (busy_samples >= kMinBusySamples || dispatches >= kMaxDispatches) return 0;
+  const double scale = 1.3 * static_cast<double>(kMinBusySamples) /
+                       static_cast<double>(std::max<std::size_t>(busy_samples, 1));
+  const double n = std::ceil(static_cast<double>(dispatches) * scale);
+  return static_cast<int>(std::min(n, double{kMaxDispatches}));
 }
 
 // ---- measured against modeled ----

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.h"
@@ -119,6 +120,21 @@ constexpr double kMaxSampleIntervals = 1.5;
 SampledCounters attribute(const std::vector<PmSample>& samples, std::uint64_t interval_ns,
                           std::uint32_t dispatches, double batch_gpu_ms);
 
+// ---- the batch a row samples ----
+
+// At least this many busy samples per batch (the floor), from a batch of about
+// kSampleBatchMs of GPU time at the 20 us interval (130 samples: a short batch suffices, and
+// every sample decoded costs host time).
+constexpr std::size_t kMinBusySamples = 100;
+constexpr double kSampleBatchMs = 2.6;
+constexpr int kMinDispatches = 3, kMaxDispatches = 20000;
+// Dispatches in the first batch, from the row's median time (timed with the L2 flush: the
+// batch, without it, may run faster).
+int batch_dispatches(double median_ms);
+// Where a batch of `dispatches` gave fewer than kMinBusySamples busy samples: the dispatches
+// of a second batch that gives them with a margin (0: the first sufficed, or the most already).
+int rebatch_dispatches(int dispatches, std::size_t busy_samples);
+
 // ---- what a row carries ----
 
 struct RowCounters {
@@ -160,6 +176,12 @@ class CounterSession {
   // "" where the instrument works on this GPU, else why not (each may fail on its own).
   virtual std::string kernel_unavailable() const = 0;
   virtual std::string sampling_unavailable() const = 0;
+  // Whether the range profiler holds the counters now (the sampler must be switched back on for
+  // PM sampling; switching costs host time, so a CUDA row measures with the one enabled first).
+  virtual bool range_enabled() const { return false; }
+  // Host seconds spent since the last call, by step ("switch to range profiler", "PM decode"...),
+  // for the run's cost figures.
+  virtual std::vector<std::pair<std::string, double>> take_costs() { return {}; }
   // Range profiler around one kernel launch (CUDA): `before` runs outside the range before every
   // pass (the L2 flush), `kernel` inside it. Throws Error with CUPTI's reason.
   virtual KernelCounters profile_kernel(const std::function<void()>& before,

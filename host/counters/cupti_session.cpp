@@ -1,12 +1,14 @@
 // The counter session (counters.h) over CUPTI: the range profiler on the CUDA primary context of
 // the GPU, PM sampling on the same GPU by its CUDA device index.
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
-#include "counter_data.h"
 #include "counters.h"
 #include "error.h"
 
@@ -25,21 +27,6 @@ std::unique_ptr<CounterSession> open_counters(const Uuid&, std::string* why) {
   return nullptr;
 }
 
-std::vector<std::string> chip_metrics(CounterKind, const std::string&,
-                                      const std::vector<std::uint8_t>&, std::string* why) {
-  *why = kNoHeaders;
-  return {};
-}
-
-std::vector<std::vector<double>> evaluate_counter_data(CounterKind, const std::string&,
-                                                       const std::vector<std::uint8_t>&,
-                                                       const std::vector<std::string>&,
-                                                       const std::vector<std::uint8_t>&,
-                                                       std::size_t, std::string* why) {
-  *why = kNoHeaders;
-  return {};
-}
-
 #else
 
 namespace {
@@ -47,13 +34,37 @@ namespace {
 using namespace cupti;
 
 constexpr std::uint64_t kIntervalNs = 20000;  // 50 kHz: 100 samples in 2 ms
-// Samples one counter data image holds: the whole window of a batch (at least 4 ms of GPU time,
-// 200 samples, plus the host's time before and after it) must fit, since records that do not
-// fit are lost. About 60 KB per sample on the GH100: 61 MB per image.
-constexpr std::uint32_t kMaxSamples = 1024;
+// Samples one counter data image holds: the whole window of a batch (kSampleBatchMs of GPU time,
+// runner_counters.cpp, about 150 samples, plus the host's time before and after it) must fit,
+// since records that do not fit are lost. About 60 KB per sample on the GH100: 31 MB per image,
+// copied blank before every decode.
+constexpr std::uint32_t kMaxSamples = 512;
 constexpr int kMaxDecodeCalls = 64;
-constexpr std::size_t kHardwareBufferBytes = 256u << 20;
-constexpr int kMaxPasses = 32;  // range-profiler replays of one launch
+// The hardware buffer the sampler's records land in: allocated by every enable (a row of CUDA
+// switches instruments), so as small as the image's samples need with room to spare (128 KB a
+// sample); a window that overflows it is sampled again once with a buffer 4x larger.
+constexpr std::size_t kHardwareBufferBytes = 64u << 20;
+constexpr std::size_t kMaxHardwareBufferBytes = 1024u << 20;
+constexpr std::size_t kMaxPasses = 32;  // range-profiler replays of one launch
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Adds the time from its construction to its end to `cost[name]`.
+class CostTimer {
+ public:
+  CostTimer(std::map<std::string, double>& cost, const char* name)
+      : cost_(cost), name_(name), t0_(std::chrono::steady_clock::now()) {}
+  ~CostTimer() { cost_[name_] += seconds_since(t0_); }
+  CostTimer(const CostTimer&) = delete;
+  CostTimer& operator=(const CostTimer&) = delete;
+
+ private:
+  std::map<std::string, double>& cost_;
+  const char* name_;
+  std::chrono::steady_clock::time_point t0_;
+};
 
 // kMaxSamples, or CUVK_COUNTERS_ROUND_SAMPLES (1..kMaxSamples): small images for test fixtures.
 std::uint32_t round_samples() {
@@ -84,11 +95,17 @@ std::string device_unsupported(const Lib& lib, CUdevice dev, CUpti_Profiler_API 
   return "CUPTI says the device does not support it";
 }
 
+// The sampler's records overflowed its hardware buffer (the window is lost, not attributed).
+struct HardwareBufferFull : Error {
+  using Error::Error;
+};
+
 class CuptiSession final : public CounterSession {
  public:
   CuptiSession(Lib& lib, int ordinal, CUdevice dev, CUcontext ctx)
       : lib_(lib), ordinal_(ordinal), dev_(dev), ctx_(ctx) {}
   ~CuptiSession() override {
+    range_disable();
     pm_disable();
     lib_.cuDevicePrimaryCtxRelease_v2(dev_);
   }
@@ -102,17 +119,24 @@ class CuptiSession final : public CounterSession {
     if (kernel_why_.empty()) try_or_note(kernel_why_, [this] { open_range(); });
     pm_why_ = device_unsupported(lib_, dev_, CUPTI_PROFILER_PM_SAMPLING);
     if (pm_why_.empty()) try_or_note(pm_why_, [this] { open_pm(); });
+    cost_.clear();  // the rows' costs only: opening is start-up
   }
 
   std::string chip() const override { return chip_; }
   std::vector<std::string> pm_names() const override {
     std::vector<std::string> n = pm_.names;
-    if (warps_.host) n[kPmWarpsActive] = warps_.names[kPmWarpsActive];
+    if (warps_wanted()) n[kPmWarpsActive] = warps_.names[kPmWarpsActive];
     return n;
   }
   std::uint64_t interval_ns() const override { return kIntervalNs; }
   std::string kernel_unavailable() const override { return kernel_why_; }
   std::string sampling_unavailable() const override { return pm_why_; }
+  bool range_enabled() const override { return range_obj_ != nullptr; }
+  std::vector<std::pair<std::string, double> > take_costs() override {
+    std::vector<std::pair<std::string, double> > c(cost_.begin(), cost_.end());
+    cost_.clear();
+    return c;
+  }
 
   KernelCounters profile_kernel(const std::function<void()>& before,
                                 const std::function<void()>& kernel) override;
@@ -141,11 +165,15 @@ class CuptiSession final : public CounterSession {
   void open_pm();
   void pm_enable(const PmConfig& c);
   void pm_disable();
-  CUpti_RangeProfiler_Object* range_enable();
-  void range_disable(CUpti_RangeProfiler_Object* obj);
+  void range_enable();
+  void range_disable();
+  KernelCounters profile_once(const std::function<void()>& before,
+                              const std::function<void()>& kernel);
+  bool warps_wanted() const;
   bool configure(PmConfig& c, std::vector<std::string> names, bool drop_optional);
   void set_config(const PmConfig& c);
   std::vector<PmSample> sample_once(const PmConfig& c, const std::function<void()>& work);
+  std::vector<PmSample> sample_window(const PmConfig& c, const std::function<void()>& work);
   std::vector<PmSample> decode_samples(const PmConfig& c);
   void decode_round(const PmConfig& c, std::vector<PmSample>& out);
 
@@ -155,7 +183,10 @@ class CuptiSession final : public CounterSession {
   CUcontext ctx_;
   std::string chip_, kernel_why_, pm_why_;
   // Range profiler
-  std::vector<std::uint8_t> range_avail_, range_config_, range_data_;
+  std::vector<std::uint8_t> range_avail_, range_config_, range_data_, range_blank_;
+  CUpti_RangeProfiler_Object* range_obj_ = nullptr;  // enabled, kept until the sampler needs
+                                                     // the counters (range_disable)
+  bool range_reused_ = false;                        // range_obj_ has profiled a kernel already
   std::unique_ptr<Host> range_host_;
   std::size_t range_passes_ = 0;
   std::vector<double> range_values_;
@@ -169,9 +200,10 @@ class CuptiSession final : public CounterSession {
   std::vector<PmSample> pm_last_;
   std::size_t pm_round_first_ = 0;  // the first of pm_last_ that the image pm_data_ holds
   std::vector<std::string> pm_data_metrics_;
-  std::uint32_t pm_data_samples_ =
-      0;  // samples a counter data image holds  // the metrics of the configuration pm_data_ is of
+  std::uint32_t pm_data_samples_ = 0;  // samples a counter data image holds
   bool pm_overflow_ = false;
+  std::size_t hw_bytes_ = kHardwareBufferBytes;  // the sampler's hardware buffer
+  std::map<std::string, double> cost_;           // host seconds by step (take_costs)
 };
 
 std::vector<std::uint8_t> CuptiSession::availability_range() {
@@ -249,6 +281,8 @@ bool CuptiSession::configure(PmConfig& c, std::vector<std::string> names, bool d
 // same object gave windows of 0 samples on the H100, so a change of configuration re-enables it.
 void CuptiSession::pm_enable(const PmConfig& c) {
   if (pm_obj_ && pm_current_ == &c) return;
+  CostTimer t(cost_, "switch to PM sampling");
+  range_disable();  // one profiler holds the counters at a time (range_enable)
   pm_disable();
   auto e = CUVK_PARAMS(CUpti_PmSampling_Enable_Params);
   e.deviceIndex = static_cast<std::size_t>(ordinal_);
@@ -282,7 +316,7 @@ void CuptiSession::set_config(const PmConfig& cfg) {
   c.pPmSamplingObject = pm_obj_;
   c.configSize = cfg.image.size();
   c.pConfig = cfg.image.data();
-  c.hardwareBufferSize = kHardwareBufferBytes;
+  c.hardwareBufferSize = hw_bytes_;
   c.samplingInterval = kIntervalNs;
   c.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   c.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
@@ -298,49 +332,76 @@ void CuptiSession::pm_disable() {
   pm_current_ = nullptr;
 }
 
-CUpti_RangeProfiler_Object* CuptiSession::range_enable() {
-  // One profiler holds the counters at a time (an enabled PM sampler makes the range profiler's
-  // start fail with CUPTI_ERROR_HARDWARE_BUSY): sampling is enabled again by the next sample().
+// The range profiler enabled on the context, with a blank counter data image of its own. One
+// profiler holds the counters at a time (an enabled PM sampler makes the range profiler's start
+// fail with CUPTI_ERROR_HARDWARE_BUSY): the sampler is disabled here and enabled again by the
+// next sample(), which disables the range profiler (pm_enable). In between it stays enabled, so
+// that a run whose CUDA rows come in pairs (the APIs take turns) switches once per CUDA row, not
+// twice.
+void CuptiSession::range_enable() {
+  if (range_obj_) return;
+  CostTimer t(cost_, "switch to range profiler");
   pm_disable();
   auto e = CUVK_PARAMS(CUpti_RangeProfiler_Enable_Params);
   e.ctx = ctx_;
   const CUptiResult r = lib_.cuptiRangeProfilerEnable(&e);
   if (r != CUPTI_SUCCESS) throw Error(restricted_reason(lib_, "cuptiRangeProfilerEnable", r));
-  return e.pRangeProfilerObject;
-}
-
-void CuptiSession::range_disable(CUpti_RangeProfiler_Object* obj) {
-  auto d = CUVK_PARAMS(CUpti_RangeProfiler_Disable_Params);
-  d.pRangeProfilerObject = obj;
-  lib_.cuptiRangeProfilerDisable(&d);
-}
-
-KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
-                                            const std::function<void()>& kernel) {
-  if (!kernel_why_.empty()) throw Error(kernel_why_);
-  CUpti_RangeProfiler_Object* obj = range_enable();
-  struct Off {
-    CuptiSession* s;
-    CUpti_RangeProfiler_Object* o;
-    ~Off() { s->range_disable(o); }
-  } off{this, obj};
+  range_obj_ = e.pRangeProfilerObject;
+  range_reused_ = false;
   std::vector<const char*> names;
   for (const std::string& n : kernel_metrics()) names.push_back(n.c_str());
   auto s = CUVK_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-  s.pRangeProfilerObject = obj;
+  s.pRangeProfilerObject = range_obj_;
   s.pMetricNames = names.data();
   s.numMetrics = names.size();
   s.maxNumOfRanges = 1;
   s.maxNumRangeTreeNodes = 1;
   check(lib_, "cuptiRangeProfilerGetCounterDataSize",
         lib_.cuptiRangeProfilerGetCounterDataSize(&s));
-  range_data_.assign(s.counterDataSize, 0);
+  range_blank_.assign(s.counterDataSize, 0);
   auto i = CUVK_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-  i.pRangeProfilerObject = obj;
-  i.counterDataSize = range_data_.size();
-  i.pCounterData = range_data_.data();
+  i.pRangeProfilerObject = range_obj_;
+  i.counterDataSize = range_blank_.size();
+  i.pCounterData = range_blank_.data();
   check(lib_, "cuptiRangeProfilerCounterDataImageInitialize",
         lib_.cuptiRangeProfilerCounterDataImageInitialize(&i));
+}
+
+void CuptiSession::range_disable() {
+  if (!range_obj_) return;
+  auto d = CUVK_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  d.pRangeProfilerObject = range_obj_;
+  lib_.cuptiRangeProfilerDisable(&d);
+  range_obj_ = nullptr;
+}
+
+KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
+                                            const std::function<void()>& kernel) {
+  if (!kernel_why_.empty()) throw Error(kernel_why_);
+  range_enable();
+  if (range_reused_) {
+    // A profiler that measured an earlier kernel measures this one from a fresh image and
+    // configuration; where the driver will not (an error, or a result that cannot be: fewer
+    // passes than the metrics need, no CTA launched), a fresh profiler measures it again.
+    try {
+      KernelCounters k = profile_once(before, kernel);
+      if (k.passes == range_passes_ && k.ctas_launched > 0) return k;
+    } catch (const Error&) {
+    }
+    range_disable();
+    range_enable();
+  }
+  range_reused_ = true;
+  return profile_once(before, kernel);
+}
+
+// One measurement on the enabled profiler: the configuration set on a blank image, then the
+// flush and the kernel replayed until every pass ran. `passes` in the result: those that ran.
+KernelCounters CuptiSession::profile_once(const std::function<void()>& before,
+                                          const std::function<void()>& kernel) {
+  CUpti_RangeProfiler_Object* obj = range_obj_;
+  range_values_.clear();
+  range_data_ = range_blank_;
   auto c = CUVK_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   c.pRangeProfilerObject = obj;
   c.configSize = range_config_.size();
@@ -355,8 +416,10 @@ KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
   c.passIndex = 0;
   c.targetNestingLevel = 1;
   check(lib_, "cuptiRangeProfilerSetConfig", lib_.cuptiRangeProfilerSetConfig(&c));
+  CostTimer t(cost_, "range profiler passes");
   bool all = false;
-  for (int pass = 0; pass < kMaxPasses && !all; ++pass) {
+  std::size_t passes = 0;
+  for (; passes < kMaxPasses && !all; ++passes) {
     before();
     auto start = CUVK_PARAMS(CUpti_RangeProfiler_Start_Params);
     start.pRangeProfilerObject = obj;
@@ -381,7 +444,7 @@ KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
   check(lib_, "cuptiRangeProfilerDecodeData", lib_.cuptiRangeProfilerDecodeData(&d));
   if (d.numOfRangeDropped > 0) throw Error("the range profiler dropped the kernel's range");
   range_values_ = range_host_->evaluate(range_data_, 0, kernel_metrics());
-  return decode_kernel(range_values_, range_passes_);
+  return decode_kernel(range_values_, passes);
 }
 
 // Whether a sample saw the SMs busy (kBusySmActive of its cycles).
@@ -406,10 +469,10 @@ void merge_warps(std::vector<PmSample>& into, const std::vector<PmSample>& warps
 
 std::vector<PmSample> CuptiSession::sample(const std::function<void()>& work) {
   if (!pm_why_.empty()) throw Error(pm_why_);
-  // The warps resident cost a second batch and a re-enabled sampler per row (the default suite:
-  // 2.4x its wall time with them, 1.6x without, on the H100): on request only.
-  const char* env = std::getenv("CUVK_COUNTERS_WARPS");
-  const bool want = warps_.host && env && *env && std::string(env) != "0";
+  // The warps resident of every shader type (a second configuration over a second batch, which
+  // costs a re-enabled sampler per row): on request only, as a check of the compute warps the
+  // main configuration samples.
+  const bool want = warps_wanted();
   // The configuration the sampler holds first: one re-enable per row, not two.
   const bool warps_first = want && pm_obj_ && pm_current_ == &warps_;
   std::vector<PmSample> warps;
@@ -421,9 +484,29 @@ std::vector<PmSample> CuptiSession::sample(const std::function<void()>& work) {
   return pm_last_;
 }
 
+bool CuptiSession::warps_wanted() const {
+  const char* env = std::getenv("CUVK_COUNTERS_WARPS");
+  return warps_.host && env && *env && std::string(env) != "0";
+}
+
 std::vector<PmSample> CuptiSession::sample_once(const PmConfig& c,
                                                 const std::function<void()>& work) {
+  try {
+    return sample_window(c, work);
+  } catch (const HardwareBufferFull&) {
+    if (hw_bytes_ >= kMaxHardwareBufferBytes) throw;
+  }
+  // The window's records did not fit the hardware buffer: once more with one 4x larger (a new
+  // sampler: a sampler takes one SetConfig), kept for the rows after it.
+  hw_bytes_ = std::min(hw_bytes_ * 4, kMaxHardwareBufferBytes);
+  pm_disable();
+  return sample_window(c, work);
+}
+
+std::vector<PmSample> CuptiSession::sample_window(const PmConfig& c,
+                                                  const std::function<void()>& work) {
   pm_enable(c);
+  std::optional<CostTimer> batch(std::in_place, cost_, "PM batch");
   auto start = CUVK_PARAMS(CUpti_PmSampling_Start_Params);
   start.pPmSamplingObject = pm_obj_;
   check(lib_, "cuptiPmSamplingStart", lib_.cuptiPmSamplingStart(&start));
@@ -438,6 +521,8 @@ std::vector<PmSample> CuptiSession::sample_once(const PmConfig& c,
   auto stop = CUVK_PARAMS(CUpti_PmSampling_Stop_Params);
   stop.pPmSamplingObject = pm_obj_;
   check(lib_, "cuptiPmSamplingStop", lib_.cuptiPmSamplingStop(&stop));
+  batch.reset();
+  CostTimer t(cost_, "PM decode");
   return decode_samples(c);
 }
 
@@ -468,7 +553,9 @@ std::vector<PmSample> CuptiSession::decode_samples(const PmConfig& c) {
     }
     if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) break;
   }
-  if (pm_overflow_) throw Error("PM sampling: the hardware buffer overflowed");
+  if (pm_overflow_)
+    throw HardwareBufferFull("PM sampling: the hardware buffer (" +
+                             std::to_string(hw_bytes_ >> 20) + " MiB) overflowed");
   decode_round(c, out);
   return out;
 }
@@ -561,44 +648,7 @@ int find_ordinal(const Lib& lib, const Uuid& uuid) {
   return -1;
 }
 
-CUpti_ProfilerType type_of(CounterKind kind) {
-  return kind == CounterKind::pm_sampling ? CUPTI_PROFILER_TYPE_PM_SAMPLING
-                                          : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-}
-
 }  // namespace
-
-std::vector<std::string> chip_metrics(CounterKind kind, const std::string& chip,
-                                      const std::vector<std::uint8_t>& availability,
-                                      std::string* why) {
-  Lib* lib = load_host_only(why);
-  if (!lib) return {};
-  try {
-    return Host(*lib, type_of(kind), chip, availability).base_metrics();
-  } catch (const Error& e) {
-    *why = e.what();
-    return {};
-  }
-}
-
-std::vector<std::vector<double>> evaluate_counter_data(
-    CounterKind kind, const std::string& chip, const std::vector<std::uint8_t>& availability,
-    const std::vector<std::string>& metrics, const std::vector<std::uint8_t>& data,
-    std::size_t ranges, std::string* why) {
-  Lib* lib = load_host_only(why);
-  if (!lib) return {};
-  try {
-    Host host(*lib, type_of(kind), chip, availability);
-    std::size_t passes = 0;
-    host.config(metrics, &passes);  // evaluation knows the metrics through the configuration
-    std::vector<std::vector<double>> out;
-    for (std::size_t r = 0; r < ranges; ++r) out.push_back(host.evaluate(data, r, metrics));
-    return out;
-  } catch (const Error& e) {
-    *why = e.what();
-    return {};
-  }
-}
 
 std::unique_ptr<CounterSession> open_counters(const Uuid& gpu, std::string* why) {
   Lib* lib = load(why);

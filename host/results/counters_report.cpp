@@ -140,12 +140,35 @@ json counters_settings_json(const RunConfig& cfg, const RunOutcome& out) {
         {{"key", pm_metrics()[i].key},
          {"metric",
           out.counters_pm_metrics[i].empty() ? json(nullptr) : json(out.counters_pm_metrics[i])}});
+  json cost = {{"total", counters_seconds(out)}, {"steps", json::object()}};
+  for (const auto& [step, sec] : out.counters_cost_s) cost["steps"][step] = sec;
   return {{"enabled", true},
           {"source", out.counters_source},
           {"kernel_metrics", kernel_metrics()},
           {"pm_metrics", pm},
           {"pm_interval_ns", out.counters_interval_ns},
-          {"model_tolerance", kModelTolerance}};
+          {"model_tolerance", kModelTolerance},
+          {"cost_s", cost}};
+}
+
+double counters_seconds(const RunOutcome& out) {
+  double s = 0;
+  for (const auto& [phase, sec] : out.phase_s)
+    if (phase == "counters") s += sec;
+  return s;
+}
+
+std::string counters_cost_line(const RunOutcome& out, double wall_s) {
+  const double total = counters_seconds(out);
+  if (!(total > 0)) return "";
+  std::string line = "counters cost " + fmt("%.2f", total) + " s";
+  if (wall_s > 0) line += ", " + fmt("%.1f", 100.0 * total / wall_s) + "% of the wall time";
+  const char* sep = ": ";
+  for (const auto& [step, sec] : out.counters_cost_s) {
+    line += sep + step + " " + fmt("%.2f", sec) + " s";
+    sep = "; ";
+  }
+  return line;
 }
 
 }  // namespace cuvk

@@ -21,7 +21,12 @@ std::vector<std::size_t> counter_widths();
 
 // A row's counters: {"kernel": {...} | {"unavailable": reason}, "sampled": {...} | {...}}.
 nlohmann::json counters_json(const RowCounters& c);
-// The run's counter settings: enabled, source, metrics, sampling interval.
+// The run's counter settings: enabled, source, metrics, sampling interval, and what they cost.
 nlohmann::json counters_settings_json(const RunConfig& cfg, const RunOutcome& out);
+// The host seconds of the phase "counters" (0 where none ran).
+double counters_seconds(const RunOutcome& out);
+// "counters cost 3.10 s, 31.0% of the wall time: switch to PM sampling 1.20 s; ..." for the
+// report's footer; "" where no counters ran.
+std::string counters_cost_line(const RunOutcome& out, double wall_s);
 
 }  // namespace cuvk

@@ -361,6 +361,8 @@ std::string stream_tail(const RunDocument& doc, Format format) {
       out += bullet + std::string("the phases cover ") + fmt("%.1f", 100.0 * phase_cover(doc)) +
              "% of the wall time (the APIs take turns: each API's phases are its own)\n";
   }
+  if (const std::string c = counters_cost_line(doc.outcome, doc.wall_s); !c.empty())
+    out += bullet + c + "\n";
   if (!doc.outcome.background_s.empty()) {
     out += bullet + std::string("beside them, on other threads (overlapping the phases):");
     for (const auto& [phase, s] : doc.outcome.background_s)
