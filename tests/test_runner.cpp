@@ -771,6 +771,11 @@ class FakeCounters final : public CounterSession {
                                 const std::function<void()>& kernel) override {
     if (!range_on) ++switches;
     range_on = true;
+    calls.push_back("profile");
+    if (fail_profiles > 0) {
+      --fail_profiles;
+      throw Error("cuptiRangeProfilerStart: the hardware is busy");
+    }
     before();
     kernel();
     return decode_kernel({4, 1, 4, 1, 64, 64, 1, 50, 100, 1000}, 4);
@@ -778,6 +783,7 @@ class FakeCounters final : public CounterSession {
   std::vector<PmSample> sample(const std::function<void()>& work) override {
     if (range_on) ++switches;
     range_on = false;
+    calls.push_back("sample");
     work();
     const std::size_t n = first_of_row && first_busy ? first_busy : busy;
     first_of_row = !first_of_row && first_busy;  // the second batch is the row's last
@@ -795,6 +801,8 @@ class FakeCounters final : public CounterSession {
 
   bool range_on = false;
   int switches = 0;
+  int fail_profiles = 0;            // the first this many profiles throw
+  std::vector<std::string> calls;   // "profile" / "sample", in order
   std::size_t busy = 130, first_busy = 0;
   bool first_of_row = true;
 };
@@ -812,10 +820,10 @@ RunOutcome run_with_counters(FakeBackend& cuda, FakeBackend& vulkan, FakeCounter
   return run_suite(cfg, set);
 }
 
-// The APIs take turns (c v | v c | c v | v c): a CUDA row measures first with the profiler the
-// row before left on, so the counters switch between the range profiler and the PM sampler
-// about once per CUDA row, not twice (each switch re-enables a profiler: host time).
-TEST(RunnerCounters, ACudaRowSwitchesProfilersOnceNotTwice) {
+// Every CUDA kernel launch is profiled before the first row, so the counters switch between the
+// range profiler and the PM sampler twice in the run, not on every CUDA row (each switch
+// re-enables a profiler: host time).
+TEST(RunnerCounters, KernelsProfiledBeforeTheFirstRowSwitchTwice) {
   FakeBackend cuda, vulkan;
   FakeCounters counters;
   RunConfig cfg = config({"copy"});
@@ -833,12 +841,35 @@ TEST(RunnerCounters, ACudaRowSwitchesProfilersOnceNotTwice) {
     }
   }
   ASSERT_EQ(cuda_rows, 6u);
-  EXPECT_LE(counters.switches, 7);  // twice per CUDA row: 12
+  EXPECT_EQ(counters.switches, 2);  // twice per CUDA row: 12
+  const std::vector<std::string> first(counters.calls.begin(), counters.calls.begin() + 6);
+  EXPECT_EQ(first, std::vector<std::string>(6, "profile"));  // one per launch, before any row
+  EXPECT_EQ(std::count(counters.calls.begin(), counters.calls.end(), "profile"), 6);
   // The session's costs reach the run's, beside the phase "counters".
   ASSERT_FALSE(out.counters_cost_s.empty());
   EXPECT_EQ(out.counters_cost_s.front().first, "switches");
   EXPECT_TRUE(std::any_of(out.phase_s.begin(), out.phase_s.end(),
                           [](const auto& p) { return p.first == "counters"; }));
+}
+
+// A launch the range profiler could not measure before the first row is measured with its row,
+// the profiler the previous CUDA row left on first: about one switch per CUDA row, not two (the
+// APIs take turns: c v | v c | c v ...).
+TEST(RunnerCounters, KernelsNotProfiledFirstAreProfiledWithTheirRow) {
+  FakeBackend cuda, vulkan;
+  FakeCounters counters;
+  counters.fail_profiles = 6;
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  cfg.block_sizes = {64, 128, 256, 512, 1024, 32};
+  const RunOutcome out = run_with_counters(cuda, vulkan, counters, cfg);
+  for (const ResultRow& r : out.rows)
+    if (r.api == Api::cuda) {
+      ASSERT_TRUE(r.counters.has_value());
+      EXPECT_TRUE(r.counters->kernel.has_value()) << r.counters->kernel_unavailable;
+    }
+  EXPECT_EQ(std::count(counters.calls.begin(), counters.calls.end(), "profile"), 12);
+  EXPECT_LE(counters.switches, 8);  // twice per CUDA row: 13
 }
 
 // A batch that gave fewer than 100 busy samples (a kernel faster without the flush than its
@@ -931,5 +962,6 @@ TEST(RunnerFirstRow, PhasesBeforeTheFirstRowAreRecorded) {
   EXPECT_TRUE(has(out.first_row_phase_s, "settle"));
   EXPECT_TRUE(has(out.first_row_phase_s, "vulkan measure"));
   EXPECT_TRUE(has(out.first_row_background_s, "first inputs (beside settling)"));
-  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register host memory (beside settling)"));
+  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register input (beside settling)"));
+  EXPECT_TRUE(has(out.first_row_background_s, "vulkan register download (beside settling)"));
 }

@@ -82,7 +82,7 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                   "the median (default 0.5)");
   sub.add_option("--max-time", a.max_time_s,
                   "... or until this many seconds per point and API have passed (default 0: 2 on a GPU, "
-                  "0.2 on a CPU device)");
+                  "0.1 on a CPU device)");
   sub.add_option("--settle-ms", a.settle_ms,
                   "GPU milliseconds of warm-up work per API before the first point, so clocks "
                   "settle (default 500 on a GPU, 50 on a CPU device)");

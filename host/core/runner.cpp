@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <limits>
 
@@ -239,14 +240,25 @@ class FirstInputs {
       auto t0 = WallClock::now();
       made.in = inputs.take(0);
       made.took.emplace_back("first inputs (beside settling)", seconds_since(t0));
-      if (made.in.slot)  // not a pair's point
+      if (!made.in.slot) return made;  // a pair's point
+      // The input and the download array side by side (each array on one thread: HostMemory
+      // is not shared between threads), each with every backend in turn.
+      const auto register_all = [&backends](HostMemory& m, std::size_t floats, const char* what) {
+        std::vector<std::pair<std::string, double>> took;
         for (Backend* b : backends) {
-          t0 = WallClock::now();
-          made.in.slot->input.register_with(*b, made.in.input.size());
-          made.in.slot->download.register_with(*b, made.in.download.size());
-          made.took.emplace_back(api_phase(b->info().api, "register host memory (beside settling)"),
-                                 seconds_since(t0));
+          const auto t = WallClock::now();
+          m.register_with(*b, floats);
+          took.emplace_back(api_phase(b->info().api, what), seconds_since(t));
         }
+        return took;
+      };
+      HostSlot& slot = *made.in.slot;
+      auto download = std::async(std::launch::async, register_all, std::ref(slot.download),
+                                 made.in.download.size(), "register download (beside settling)");
+      const auto input =
+          register_all(slot.input, made.in.input.size(), "register input (beside settling)");
+      for (const auto& took : {input, download.get()})
+        made.took.insert(made.took.end(), took.begin(), took.end());
       return made;
     });
   }
@@ -357,6 +369,19 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
 
 // ---- summarise ----
 
+// With --counters: the CUDA kernels' range-profiler counters, all before the first row (issue 21).
+void profile_first(std::vector<ApiState>& apis, const std::vector<Job>& jobs, const RunConfig& cfg,
+                   const Limits& lim, RunOutcome& out) {
+  std::vector<PlannedLaunch> launches;
+  for (const Job& j : jobs)
+    if (!j.plan.user && !is_engine(j))
+      for (std::uint32_t block : job_block_sizes(j, cfg)) try {
+          launches.push_back({&j.plan, geometry_for(launch_threads(j.plan), block, lim)});
+        } catch (const UsageError&) {  // its row says so
+        }
+  for (ApiState& a : apis) profile_kernels_first(a, launches, cfg.l2 == L2Mode::cold, out);
+}
+
 // Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times.
 void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const Limits& lim,
                        RunOutcome& out) {
@@ -443,7 +468,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   for (Api a : cfg.apis)
     apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
                     a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {},
-                    cfg.counters ? set.counters : nullptr, set.counters_reason});
+                    cfg.counters ? set.counters : nullptr, set.counters_reason, {}});
   std::vector<Job> jobs;
   Limits lim;
   {
@@ -486,6 +511,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     out.interrupted = true;
     return out;
   }
+  if (cfg.counters) profile_first(apis, jobs, cfg, lim, out);
   if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
   const std::size_t steps = count_steps(jobs, lanes, cfg);

@@ -108,7 +108,9 @@ constexpr std::uint32_t kDefaultCpuN = 1u << 20;  // lavapipe: the whole suite i
 constexpr int kDefaultGpuReps = 100, kDefaultGpuWarmup = 10;
 constexpr int kDefaultCpuReps = 20, kDefaultCpuWarmup = 3;  // lavapipe: timing is not its point
 constexpr double kDefaultGpuMaxTimeS = 2.0;
-constexpr double kDefaultCpuMaxTimeS = 0.2;  // lavapipe's timings are noisy and never converge
+// lavapipe's timings are noisy and rarely converge: most rows end on this budget, which at 0.2 s
+// (2 batches of 20, ~0.25 s a row with the overshoot) put the default run past 10 s on 2 cores.
+constexpr double kDefaultCpuMaxTimeS = 0.1;
 constexpr double kDefaultGpuSettleMs = 500.0;
 // A CPU device has no GPU clocks to raise: the settling's minimum (runner.cpp), not half a second.
 constexpr double kDefaultCpuSettleMs = 50.0;

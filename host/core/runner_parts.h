@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -68,6 +69,9 @@ struct ApiState {
   std::vector<QueueFamily> families;  // Backend::copy_queue_families
   CounterSession* counters = nullptr;   // BackendSet::counters (with RunConfig::counters)
   std::string counters_reason;
+  // CUDA with counters: the range profiler's counters of the run's kernel launches, taken before
+  // the first row (profile_kernels_first), by kernel_launch_key().
+  std::map<std::string, KernelCounters> profiled;
 };
 
 // One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
@@ -133,5 +137,21 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
 // (runner_counters.cpp); `flush` runs before the profiled launch (null: none).
 void collect_counters(const ApiState& a, const Launch& launch, const Launch* flush,
                       RunOutcome& out, ResultRow& row);
+
+// A kernel launch of the run, for profile_kernels_first.
+struct PlannedLaunch {
+  const Plan* plan;
+  Geometry geometry;
+};
+// What identifies a launch to the range profiler: kernel, grid, block and parameters.
+std::string kernel_launch_key(const Launch& launch);
+// With RunConfig::counters on CUDA: the range profiler over one launch of each of `launches`
+// (after the L2 flush where `flush` is set), on buffers of the plan's sizes, before the first row,
+// into `a.profiled`: the profiler is enabled once for all of them, not switched with the PM
+// sampler on every CUDA row (each switch re-enables a profiler: docs/COUNTERS.md, "Cost"). The
+// kernels' addresses do not depend on the data, so their counters do not either; a launch that
+// could not be profiled here is profiled with its row.
+void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launches, bool flush,
+                           RunOutcome& out);
 
 }  // namespace cuvk::runner_detail

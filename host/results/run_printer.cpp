@@ -202,12 +202,16 @@ std::string preamble(const RunDocument& doc, bool markdown) {
         << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
   if (doc.outcome.dram_peak_gbps)
     out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
-  // A CPU device settles for the minimum by default (runner.h): said where it did.
-  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
-  if (cpu_only && doc.config.settle_ms == kDefaultCpuSettleMs)
-    out << "; settling " << fmt("%.0f", kDefaultCpuSettleMs) << " ms, not "
-        << fmt("%.0f", kDefaultGpuSettleMs) << " (a CPU device: no GPU clocks to raise)";
   out << '\n';
+  // A CPU device's work is scaled down by default (runner.h): said, with a GPU's values.
+  if (!doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu)
+    out << bullet << "scaled for a CPU device: n " << doc.outcome.n << ", warm-up "
+        << doc.config.warmup << ", batches of " << doc.config.reps << ", "
+        << fmt("%.3g", doc.outcome.max_time_s) << " s per point, settling "
+        << fmt("%.0f", doc.config.settle_ms) << " ms (a GPU's defaults: " << kDefaultGpuN << ", "
+        << kDefaultGpuWarmup << ", " << kDefaultGpuReps << ", " << fmt("%.3g", kDefaultGpuMaxTimeS)
+        << " s, " << fmt("%.0f", kDefaultGpuSettleMs)
+        << " ms); every output element is still verified\n";
   out << bullet << l2_line(doc) << '\n';
   if (doc.config.counters)
     out << bullet << "counters: " << printable(doc.outcome.counters_source)
