@@ -220,7 +220,7 @@ TEST(RunSummary, PairsRowsAsParityDoes) {
   ASSERT_EQ(summary.size(), 3u);  // copy x {descriptor, bda}, read_x; stride has no CUDA row
   for (std::size_t i = 0; i < summary.size(); ++i) {
     EXPECT_EQ(summary[i].test, with_cuda[i].cuda->test);
-    EXPECT_EQ(summary[i].vulkan_binding, with_cuda[i].vulkan_binding);
+    EXPECT_TRUE(summary[i].vulkan_lane == with_cuda[i].vulkan_lane);
   }
   EXPECT_TRUE(summary[0].differs);  // 5% beyond the tolerance
   EXPECT_GT(0.05, kDefaultTolerance);
@@ -258,16 +258,16 @@ TEST(CopyQueues, TheCudaRowPairsWithEveryQueueFamily) {
   ASSERT_EQ(pairs.size(), 3u);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     ASSERT_TRUE(pairs[i].cuda && pairs[i].vulkan);
-    EXPECT_EQ(pairs[i].vulkan_queue.family, std::optional<std::uint32_t>(i));
-    EXPECT_EQ(pairs[i].vulkan->queue_family, pairs[i].vulkan_queue.family);
+    EXPECT_EQ(pairs[i].vulkan_lane.value("queue_family"), std::to_string(i));
+    EXPECT_EQ(pairs[i].vulkan->queue_family, std::optional<std::uint32_t>(i));
   }
-  EXPECT_EQ(pairs[1].vulkan_queue.label("engine"), "engine q1 (transfer)");
+  EXPECT_EQ(variant_label(pairs[1].point, pairs[1].vulkan_lane), "engine q1 (transfer)");
   const ParityResult p = compare_apis(run.rows, kDefaultTolerance);
   EXPECT_EQ(p.slower, 3u);
   const std::vector<ParitySummaryRow> summary = parity_summary(run.rows);
   ASSERT_EQ(summary.size(), 3u);
-  EXPECT_EQ(summary[1].vulkan_queue_family, std::optional<std::uint32_t>(1));
-  EXPECT_EQ(summary[1].vulkan_queue_flags, "transfer");
+  EXPECT_EQ(summary[1].vulkan_lane.value("queue_family"), "1");
+  EXPECT_EQ(summary[1].vulkan_lane.value("queue_flags"), "transfer");
 }
 
 // A file from before copy queues: its Vulkan copy-engine row ran on the compute family the device

@@ -181,6 +181,12 @@ std::string lane_label(const Lane& lane, bool all) {
   return s;
 }
 
+std::string variant_label(const ResultRow& point, const Lane& lane) {
+  ResultRow row = point;
+  lane.apply(row);
+  return variant_label(row);
+}
+
 std::string lane_identity(const Lane& lane, bool tagged) {
   std::string s;
   const std::vector<LaneDim>& dims = lane_dims();

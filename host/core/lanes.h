@@ -86,6 +86,10 @@ std::vector<std::size_t> lane_columns(unsigned place, bool pair = false);
 // A label's lane part: " vulkan bda" (kLaneLabel dimensions; `all`: neutral values too).
 std::string lane_label(const Lane& lane, bool all);
 
+// The variant as tables show it for `point` measured on `lane` (variant_label: "engine q1
+// (transfer)").
+std::string variant_label(const ResultRow& point, const Lane& lane);
+
 // The row identity's lane parts: the untagged dimensions ("|vulkan|descriptor") or the tagged
 // ones ("|q1").
 std::string lane_identity(const Lane& lane, bool tagged);

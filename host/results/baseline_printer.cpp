@@ -16,8 +16,8 @@ std::string baseline_verdict_cell(const BaselineLine& l) {
 std::string row_label(const ResultRow& r) {
   return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + variant_label(r) +
          (point_label(r).empty() ? "" : " " + point_label(r)) + " block " +
-         std::to_string(r.block_size) + " n " + std::to_string(r.n) + " " + api_name(r.api) +
-         (r.binding == native_binding(r.api) ? "" : std::string(" ") + binding_name(r.binding));
+         std::to_string(r.block_size) + " n " + std::to_string(r.n) +
+         lane_label(Lane::of(r), false);
 }
 
 }  // namespace
@@ -26,9 +26,7 @@ json baseline_json(const BaselineResult& b) {
   json rows = json::array();
   for (const BaselineLine& l : b.lines) {
     json j = point_json(l.now);
-    j["api"] = api_name(l.now.api);
-    j["binding"] = binding_name(l.now.binding);
-    put_queue(j, "", l.now.queue_family, l.now.queue_flags);
+    put_lane(j, "", Lane::of(l.now), false);
     j["now"] = verdict_side_json(l.now);
     j["baseline"] = verdict_side_json(l.base);
     j["now_over_baseline"] = l.compared ? json(l.ratio.ratio) : json(nullptr);
@@ -41,9 +39,7 @@ json baseline_json(const BaselineResult& b) {
   json only = json::array();
   for (const ResultRow& r : b.only_in_baseline) {
     json j = point_json(r);
-    j["api"] = api_name(r.api);
-    j["binding"] = binding_name(r.binding);
-    put_queue(j, "", r.queue_family, r.queue_flags);
+    put_lane(j, "", Lane::of(r), false);
     only.push_back(j);
   }
   return {{"comparison", "new/baseline"},
@@ -74,19 +70,24 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
       << "; SLOWER (entirely above) fails the run\n";
   for (const std::string& n : b.notes) out << bullet << "note: " << n << '\n';
   out << '\n';
-  bool modes = false;
-  for (const BaselineLine& l : b.lines) modes = modes || l.now.binding != native_binding(l.now.api);
-  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block", "api",
-                                              "baseline ms", "now ms", "now/baseline", "95% CI",
-                                              "verdict"}};
-  if (modes) t[0].insert(t[0].begin() + 6, "binding");
+  std::vector<Lane> lanes;
+  for (const BaselineLine& l : b.lines) lanes.push_back(Lane::of(l.now));
+  // The lane columns (the API; a binding column only when a row is off its API's own)
+  const std::vector<std::size_t> lane_cols = shown_lane_columns(kLaneCompare, lanes, false);
+  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block"}};
+  for (std::size_t d : lane_cols) t[0].push_back(lane_header(d, false));
+  for (const char* c : {"baseline ms", "now ms", "now/baseline", "95% CI", "verdict"})
+    t[0].push_back(c);
   std::vector<std::string> notes;
-  for (const BaselineLine& l : b.lines) {
+  for (std::size_t i = 0; i < b.lines.size(); ++i) {
+    const BaselineLine& l = b.lines[i];
     t.push_back({l.now.test, dash(l.now.layout), variant_label(l.now), dash(point_label(l.now)),
-                 std::to_string(l.now.block_size), api_name(l.now.api), ms_cell(l.base),
-                 ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
-                 l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)});
-    if (modes) t.back().insert(t.back().begin() + 6, binding_name(l.now.binding));
+                 std::to_string(l.now.block_size)});
+    for (std::size_t d : lane_cols) t.back().push_back(dash(lanes[i].text(d)));
+    for (const std::string& cell :
+         {ms_cell(l.base), ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
+          l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)})
+      t.back().push_back(cell);
     if (!l.compared) notes.push_back(row_label(l.now) + ": " + l.reason);
   }
   if (t.size() > 1) out << format_text_table(t, md);
@@ -112,12 +113,11 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
 std::string baseline_csv_rows(const BaselineResult& b) {
   std::string s;
   for (const BaselineLine& l : b.lines)
-    s += comparison_csv_line("new/baseline", l.now, api_name(l.now.api), l.now.binding, l.now,
-                             l.base, l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason,
-                             l.now.queue_family);
+    s += comparison_csv_line("new/baseline", l.now, Lane::of(l.now), false, l.now, l.base,
+                             l.compared, l.ratio, baseline_verdict_cell(l), "", l.reason);
   for (const ResultRow& r : b.only_in_baseline)
-    s += comparison_csv_line("new/baseline", r, api_name(r.api), r.binding, std::nullopt, r, false,
-                             {}, "NOT COMPARED", "", "only in the baseline", r.queue_family);
+    s += comparison_csv_line("new/baseline", r, Lane::of(r), false, std::nullopt, r, false, {},
+                             "NOT COMPARED", "", "only in the baseline");
   return s;
 }
 

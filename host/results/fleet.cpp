@@ -63,8 +63,7 @@ std::string row_text(const ResultRow& r) {
   s += " " + variant_label(r);
   const std::string point = point_label(r);
   if (!point.empty()) s += " " + point;
-  return s + " block " + std::to_string(r.block_size) + " " + api_name(r.api) + " " +
-         binding_name(r.binding);
+  return s + " block " + std::to_string(r.block_size) + lane_label(Lane::of(r), true);
 }
 
 std::string board_uuid(const RunFile& r) {

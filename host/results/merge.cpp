@@ -17,15 +17,16 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
     for (ApiPair& p : pair_apis(runs[i].rows)) {
       MergedRow* m = nullptr;
       for (MergedRow& x : out)
-        if (same_point(x.point, p.point) && x.vulkan_binding == p.vulkan_binding &&
-            x.vulkan_queue.family == p.vulkan_queue.family)
-          m = &x;
+        if (same_point(x.point, p.point) && x.vulkan_lane == p.vulkan_lane) m = &x;
       if (!m) {
-        out.push_back(
-            {p.point, p.vulkan_binding, p.vulkan_queue, std::vector<MergedCell>(runs.size())});
+        out.push_back({p.point, p.vulkan_lane, std::vector<MergedCell>(runs.size())});
         m = &out.back();
       }
-      if (m->vulkan_queue.flags.empty()) m->vulkan_queue.flags = p.vulkan_queue.flags;
+      // A label one run left empty (queue flags of a family inferred from an older file):
+      // another's.
+      for (std::size_t d = 0; d < lane_dims().size(); ++d)
+        if (!lane_dims()[d].identity && m->vulkan_lane.values[d].value_or("").empty())
+          m->vulkan_lane.values[d] = p.vulkan_lane.values[d];
       m->runs[i].cuda = std::move(p.cuda);
       m->runs[i].vulkan = std::move(p.vulkan);
     }
@@ -48,8 +49,8 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
       return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
                              r.axes.values(), r.n, r.block_size);
     };
-    return std::make_tuple(key(a), x.vulkan_binding, x.vulkan_queue.family) <
-           std::make_tuple(key(b), y.vulkan_binding, y.vulkan_queue.family);
+    if (key(a) != key(b)) return key(a) < key(b);
+    return x.vulkan_lane < y.vulkan_lane;
   });
   for (MergedRow& m : out)
     for (MergedCell& c : m.runs)

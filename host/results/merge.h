@@ -19,13 +19,12 @@ struct MergedCell {
   std::optional<RatioCi> vulkan_over_cuda;  // both ok
 };
 
-// One point (test, layout, variant, n, offset, stride, block size; Vulkan binding) across every
-// run.
+// One point (test, layout, variant, n, sweep axes, block size) on one Vulkan lane (lanes.h:
+// binding mode, queue family at copy-engine points; as parity.h pairs them) across every run.
 struct MergedRow {
   ResultRow point;
-  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode (parity.h)
-  VulkanQueue vulkan_queue;                      // and per queue family at copy-engine points
-  std::vector<MergedCell> runs;                  // one per input run, in input order
+  Lane vulkan_lane = Lane::native(Api::vulkan);
+  std::vector<MergedCell> runs;  // one per input run, in input order
 };
 
 // Rows in order of first appearance (run by run, each in its file order).

@@ -59,10 +59,11 @@ std::string legend(const std::vector<RunFile>& runs, bool md) {
 std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& runs,
                                                  const std::vector<RunApis>& apis,
                                                  const std::vector<const MergedRow*>& rows) {
-  bool modes = false;  // a Vulkan binding column only when some run has a non-default mode
-  for (const MergedRow* m : rows) modes = modes || m->vulkan_binding != native_binding(Api::vulkan);
+  std::vector<Lane> lanes;  // a Vulkan lane column only where some row is off Vulkan's own value
+  for (const MergedRow* m : rows) lanes.push_back(m->vulkan_lane);
+  const std::vector<std::size_t> lane_cols = shown_lane_columns(kLaneCompare, lanes, true);
   std::vector<std::string> head = {"layout", "variant", "point", "n", "block"};
-  if (modes) head.push_back("Vulkan binding");
+  for (std::size_t d : lane_cols) head.push_back(lane_header(d, true));
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string l = run_label(i) + " ";
     if (apis[i].cuda) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
@@ -71,10 +72,10 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
   }
   std::vector<std::vector<std::string>> t = {head};
   for (const MergedRow* m : rows) {
-    std::vector<std::string> cells = {dash(m->point.layout), m->vulkan_queue.label(m->point.variant),
+    std::vector<std::string> cells = {dash(m->point.layout), variant_label(m->point, m->vulkan_lane),
                                       dash(point_label(m->point)), std::to_string(m->point.n),
                                       std::to_string(m->point.block_size)};
-    if (modes) cells.push_back(binding_name(m->vulkan_binding));
+    for (std::size_t d : lane_cols) cells.push_back(dash(m->vulkan_lane.text(d)));
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const MergedCell& c = m->runs[i];
       if (apis[i].cuda) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});
@@ -111,8 +112,8 @@ std::string text_tables(const std::vector<RunFile>& runs, const std::vector<Merg
 
 std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
   std::ostringstream out;
-  out << "test,layout,variant,point,n," << axis_csv_header()
-      << ",block_size,vulkan_binding,vulkan_queue_family";
+  out << "test,layout,variant,point,n," << axis_csv_header() << ",block_size";
+  for (std::size_t d : lane_columns(kLaneMergeCsv, true)) out << ",vulkan_" << lane_dims()[d].name;
   for (const RunFile& r : runs)
     for (const char* col :
          {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
@@ -129,8 +130,9 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
     const ResultRow& p = m.point;
     out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
         << csv_field(point_label(p)) << ',' << p.n << ',' << axis_csv_cells(p) << ','
-        << p.block_size << ',' << binding_name(m.vulkan_binding) << ','
-        << (m.vulkan_queue.family ? std::to_string(*m.vulkan_queue.family) : "");
+        << p.block_size;
+    for (std::size_t d : lane_columns(kLaneMergeCsv, true))
+      out << ',' << csv_field(m.vulkan_lane.text(d));
     for (const MergedCell& c : m.runs) {
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
           << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','
@@ -164,8 +166,7 @@ json merged_json(const std::vector<RunFile>& runs, const std::vector<MergedRow>&
            {"ratio_ci_high", r && std::isfinite(r->high) ? json(r->high) : json(nullptr)}});
     }
     json row = point_json(m.point);
-    row["vulkan_binding"] = binding_name(m.vulkan_binding);
-    put_queue(row, "vulkan_", m.vulkan_queue.family, m.vulkan_queue.flags);
+    put_lane(row, "vulkan_", m.vulkan_lane, true);
     row["runs"] = cells;
     rows.push_back(row);
   }

@@ -17,7 +17,6 @@ std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
       if (!found) {
         ApiPair pair;
         pair.point = r;
-        pair.vulkan_binding = native_binding(Api::vulkan);
         pair.cuda = r;
         out.push_back(std::move(pair));
       }
@@ -37,8 +36,7 @@ std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
       slot = &out.back();
     }
     slot->vulkan = r;
-    slot->vulkan_binding = r.binding;
-    slot->vulkan_queue = VulkanQueue::of(r);
+    slot->vulkan_lane = Lane::of(r);
   }
   return out;
 }
@@ -77,8 +75,7 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
   for (ApiPair& p : pair_apis(rows)) {
     ParityLine line;
     line.point = std::move(p.point);
-    line.vulkan_binding = p.vulkan_binding;
-    line.vulkan_queue = std::move(p.vulkan_queue);
+    line.vulkan_lane = std::move(p.vulkan_lane);
     line.cuda = std::move(p.cuda);
     line.vulkan = std::move(p.vulkan);
     res.lines.push_back(std::move(line));

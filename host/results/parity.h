@@ -7,29 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "lanes.h"
 #include "row.h"
 #include "verdicts.h"
 
 namespace cuvk {
-
-// The queue family of a pair's Vulkan row (ResultRow::queue_family, queue_flags): set on
-// copy-engine pairs only. label() is the variant as tables show it ("engine q1 (transfer)").
-struct VulkanQueue {
-  std::optional<std::uint32_t> family;
-  std::string flags;
-  static VulkanQueue of(const ResultRow& r) { return {r.queue_family, r.queue_flags}; }
-  std::string label(const std::string& variant) const {
-    return variant_label(variant, family, flags);
-  }
-};
 
 // A point's CUDA row and Vulkan row. A run with several Vulkan lanes gives one pair per lane, each
 // with the point's CUDA row: per binding mode (descriptor, bda), and at copy-engine points per
 // Vulkan queue family that can copy (cudaMemcpyAsync against vkCmdCopyBuffer on each family).
 struct ApiPair {
   ResultRow point;  // the point's fields (either API's row)
-  Binding vulkan_binding = Binding::descriptor;
-  VulkanQueue vulkan_queue;  // copy-engine pairs: the Vulkan row's queue family
+  // The Vulkan row's lane (lanes.h: binding, queue family...); Vulkan's native one without a row.
+  Lane vulkan_lane = Lane::native(Api::vulkan);
   std::optional<ResultRow> cuda, vulkan;
 };
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows);  // in order of first appearance
@@ -47,8 +37,7 @@ enum class PairState {
 
 struct ParityLine {
   ResultRow point;  // the point's fields (either API's row)
-  Binding vulkan_binding = Binding::descriptor;
-  VulkanQueue vulkan_queue;
+  Lane vulkan_lane = Lane::native(Api::vulkan);
   std::optional<ResultRow> cuda, vulkan;
   PairState state = PairState::unavailable;
   std::string reason;  // why not compared / what failed

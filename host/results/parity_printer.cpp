@@ -37,8 +37,7 @@ json parity_json(const RunFile& run, const ParityResult& p) {
     json j = point_json(l.point);
     j["cuda"] = verdict_side_json(l.cuda);
     j["vulkan"] = verdict_side_json(l.vulkan);
-    j["vulkan_binding"] = binding_name(l.vulkan_binding);
-    put_queue(j, "vulkan_", l.vulkan_queue.family, l.vulkan_queue.flags);
+    put_lane(j, "vulkan_", l.vulkan_lane, true);
     j["state"] = state_name(l.state);
     const bool compared = l.state == PairState::compared;
     j["vulkan_over_cuda"] = compared ? json(l.ratio.ratio) : json(nullptr);
@@ -68,8 +67,11 @@ json parity_json(const RunFile& run, const ParityResult& p) {
 }
 
 std::vector<std::string> parity_table_headers() {
-  return {"test",    "layout",    "variant",     "point",  "block",   "Vulkan binding",
-          "CUDA ms", "Vulkan ms", "Vulkan/CUDA", "95% CI", "verdict", "outputs"};
+  std::vector<std::string> h = {"test", "layout", "variant", "point", "block"};
+  for (std::size_t d : lane_columns(kLaneCompare, true)) h.push_back(lane_header(d, true));
+  for (const char* c : {"CUDA ms", "Vulkan ms", "Vulkan/CUDA", "95% CI", "verdict", "outputs"})
+    h.push_back(c);
+  return h;
 }
 
 std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int level,
@@ -85,24 +87,31 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   out << bullet
       << "outputs: the two APIs' output buffers, bit for bit (XXH3-64 hashes; each API is "
       << "also checked element by element against the CPU reference)\n\n";
-  bool modes = false;  // a column for the Vulkan binding mode only when a run has another one
-  for (const ParityLine& l : p.lines)
-    modes = modes || l.vulkan_binding != native_binding(Api::vulkan);
   std::vector<std::vector<std::string>> t = {parity_table_headers()};
   std::vector<std::string> notes;
+  std::vector<Lane> lanes;
+  const std::vector<std::size_t> lane_cols = lane_columns(kLaneCompare, true);
   for (const ParityLine& l : p.lines) {
     const bool c = l.state == PairState::compared;
-    t.push_back({l.point.test, dash(l.point.layout), l.vulkan_queue.label(l.point.variant),
-                 dash(point_label(l.point)), std::to_string(l.point.block_size),
-                 binding_name(l.vulkan_binding), ms_cell(l.cuda), ms_cell(l.vulkan),
-                 c ? fmt("%.3f", l.ratio.ratio) : "-", c ? interval_text(l.ratio) : "-",
-                 parity_verdict_cell(l),
-                 l.outputs == OutputCheck::unknown ? "-" : output_check_name(l.outputs)});
+    t.push_back({l.point.test, dash(l.point.layout), variant_label(l.point, l.vulkan_lane),
+                 dash(point_label(l.point)), std::to_string(l.point.block_size)});
+    for (std::size_t d : lane_cols) t.back().push_back(dash(l.vulkan_lane.text(d)));
+    for (const std::string& cell :
+         {ms_cell(l.cuda), ms_cell(l.vulkan), c ? fmt("%.3f", l.ratio.ratio) : "-",
+          c ? interval_text(l.ratio) : "-", parity_verdict_cell(l),
+          std::string(l.outputs == OutputCheck::unknown ? "-" : output_check_name(l.outputs))})
+      t.back().push_back(cell);
+    lanes.push_back(l.vulkan_lane);
     if (!l.reason.empty() && std::find(notes.begin(), notes.end(), l.reason) == notes.end())
       notes.push_back(l.reason);
   }
   std::vector<std::size_t> keep = column_indices(t[0], columns);
-  if (!modes && columns.empty()) keep.erase(keep.begin() + 5);  // the binding column
+  if (columns.empty()) {  // a lane column only where some pair is off Vulkan's own value
+    const std::vector<std::size_t> shown = shown_lane_columns(kLaneCompare, lanes, true);
+    for (std::size_t i = lane_cols.size(); i-- > 0;)
+      if (std::find(shown.begin(), shown.end(), lane_cols[i]) == shown.end())
+        keep.erase(keep.begin() + 5 + static_cast<std::ptrdiff_t>(i));
+  }
   for (auto& row : t) row = pick_cells(row, keep);
   out << format_text_table(t, md);
   for (const std::string& n : notes) out << (md ? "\n- " : "\n") << printable(n);
@@ -122,9 +131,9 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
 std::string parity_csv_rows(const ParityResult& p) {
   std::string s;
   for (const ParityLine& l : p.lines)
-    s += comparison_csv_line("vulkan/cuda", l.point, "", l.vulkan_binding, l.vulkan, l.cuda,
+    s += comparison_csv_line("vulkan/cuda", l.point, l.vulkan_lane, true, l.vulkan, l.cuda,
                              l.state == PairState::compared, l.ratio, parity_verdict_cell(l),
-                             output_check_name(l.outputs), l.reason, l.vulkan_queue.family);
+                             output_check_name(l.outputs), l.reason);
   return s;
 }
 

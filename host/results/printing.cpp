@@ -194,11 +194,27 @@ json point_json(const ResultRow& r) {
   return j;
 }
 
-void put_queue(json& j, const std::string& prefix, const std::optional<std::uint32_t>& family,
-               const std::string& flags) {
-  if (!family) return;
-  j[prefix + "queue_family"] = *family;
-  j[prefix + "queue_flags"] = flags;
+void put_lane(json& j, const std::string& prefix, const Lane& lane, bool pair) {
+  for (std::size_t d : lane_columns(kLaneJson, pair)) {
+    const LaneDim& dim = lane_dims()[d];
+    const std::optional<std::string>& v = lane.values[d];
+    if (v) j[prefix + dim.name] = dim.number ? json(std::stoull(*v)) : json(*v);
+  }
+}
+
+std::vector<std::size_t> shown_lane_columns(unsigned place, const std::vector<Lane>& lanes,
+                                            bool pair) {
+  std::vector<std::size_t> out;
+  for (std::size_t d : lane_columns(place, pair)) {
+    bool shown = false;
+    for (const Lane& l : lanes) shown = shown || !l.neutral(d);
+    if (shown) out.push_back(d);
+  }
+  return out;
+}
+
+std::string lane_header(std::size_t dim, bool pair) {
+  return (pair ? "Vulkan " : "") + lane_dims()[dim].header;
 }
 
 json verdict_side_json(const std::optional<ResultRow>& r) {
@@ -219,22 +235,27 @@ json verdict_side_json(const std::optional<ResultRow>& r) {
 }
 
 std::string comparison_csv_header() {
-  return "comparison,test,layout,variant,api,binding,n," + axis_csv_header() +
+  std::string head, tail;
+  for (std::size_t d : lane_columns(kLaneCsvHead)) head += lane_dims()[d].name + ",";
+  for (std::size_t d : lane_columns(kLaneCsvTail)) tail += ",vulkan_" + lane_dims()[d].name;
+  return "comparison,test,layout,variant," + head + "n," + axis_csv_header() +
          ",block_size,numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
          "denominator_ci_low_ms,denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,"
-         "outputs,reason,vulkan_queue_family\n";
+         "outputs,reason" +
+         tail + "\n";
 }
 
-std::string comparison_csv_line(const char* comparison, const ResultRow& p, const std::string& api,
-                                Binding binding, const std::optional<ResultRow>& num,
+std::string comparison_csv_line(const char* comparison, const ResultRow& p, const Lane& lane,
+                                bool pair, const std::optional<ResultRow>& num,
                                 const std::optional<ResultRow>& den, bool compared,
                                 const RatioCi& ratio, const std::string& verdict,
-                                const std::string& outputs, const std::string& reason,
-                                const std::optional<std::uint32_t>& queue_family) {
+                                const std::string& outputs, const std::string& reason) {
   std::ostringstream out;
   out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
-      << csv_field(p.variant) << ',' << api << ',' << binding_name(binding) << ',' << p.n << ','
-      << axis_csv_cells(p) << ',' << p.block_size << ',' << csv_ms(num, &Summary::median) << ','
+      << csv_field(p.variant) << ',';
+  for (std::size_t d : lane_columns(kLaneCsvHead))
+    out << (pair && lane_dims()[d].name == "api" ? "" : csv_field(lane.text(d))) << ',';
+  out << p.n << ',' << axis_csv_cells(p) << ',' << p.block_size << ',' << csv_ms(num, &Summary::median) << ','
       << csv_ms(num, &Summary::ci_low) << ',' << csv_ms(num, &Summary::ci_high) << ','
       << csv_ms(den, &Summary::median) << ',' << csv_ms(den, &Summary::ci_low) << ','
       << csv_ms(den, &Summary::ci_high) << ',';
@@ -244,8 +265,9 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
         << (std::isfinite(ratio.high) ? fmt("%.6g", ratio.high) : "");
   else
     out << ",,";
-  out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason) << ','
-      << (queue_family ? std::to_string(*queue_family) : "") << '\n';
+  out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason);
+  for (std::size_t d : lane_columns(kLaneCsvTail)) out << ',' << csv_field(lane.text(d));
+  out << '\n';
   return out.str();
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lanes.h"
 #include "row.h"
 #include "run_file.h"
 #include "verdicts.h"
@@ -66,23 +67,31 @@ nlohmann::json run_identity_json(const RunFile& run);
 
 // A point's fields in the derived documents: test, layout, variant, point, n, axes, block_size.
 nlohmann::json point_json(const ResultRow& r);
-// Adds `<prefix>queue_family` and `<prefix>queue_flags` where the queue family is set.
-void put_queue(nlohmann::json& j, const std::string& prefix,
-               const std::optional<std::uint32_t>& family, const std::string& flags);
+
+// ---- a lane's fields and columns (lanes.h), the same in every printer ----
+
+// Adds `<prefix><name>` for each lane dimension JSON shows where the lane has a value; `pair`: a
+// CUDA vs Vulkan pair's Vulkan lane (prefix "vulkan_"), the API left out.
+void put_lane(nlohmann::json& j, const std::string& prefix, const Lane& lane, bool pair);
+// The lane dimensions at `place` (a LaneShow bit) that a comparison table shows: those where some
+// of `lanes` is off its neutral value (the API always); `pair` as above.
+std::vector<std::size_t> shown_lane_columns(unsigned place, const std::vector<Lane>& lanes,
+                                            bool pair);
+// A lane column's header: "binding", or in a pair "Vulkan binding".
+std::string lane_header(std::size_t dim, bool pair);
 
 // ---- shared by the parity and baseline printers ----
 
 nlohmann::json verdict_side_json(const std::optional<ResultRow>& r);  // one side of a ratio
 
 // CSV of both comparisons: one header, then rows told apart by the `comparison` column
-// ("vulkan/cuda" or "new/baseline").
+// ("vulkan/cuda" or "new/baseline"). `lane`: the row's, or (`pair`) the Vulkan row's, whose API
+// cell is then empty.
 std::string comparison_csv_header();
-std::string comparison_csv_line(const char* comparison, const ResultRow& point,
-                                const std::string& api, Binding binding,
-                                const std::optional<ResultRow>& numerator,
+std::string comparison_csv_line(const char* comparison, const ResultRow& point, const Lane& lane,
+                                bool pair, const std::optional<ResultRow>& numerator,
                                 const std::optional<ResultRow>& denominator, bool compared,
                                 const RatioCi& ratio, const std::string& verdict,
-                                const std::string& outputs, const std::string& reason,
-                                const std::optional<std::uint32_t>& vulkan_queue_family);
+                                const std::string& outputs, const std::string& reason);
 
 }  // namespace cuvk

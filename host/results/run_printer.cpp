@@ -124,29 +124,39 @@ std::string l2_line(const RunDocument& doc) {
 
 std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
   const std::string beyond = " by >" + tolerance_text(kDefaultTolerance);
-  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block",
-                                              "Vulkan binding", "CUDA ms", "Vulkan ms",
-                                              "Vulkan/CUDA", ""}};
-  for (const ParitySummaryRow& p : parity_summary(rows))
-    t.push_back({p.test, dash(p.layout),
-                 variant_label(p.variant, p.vulkan_queue_family, p.vulkan_queue_flags),
-                 dash(p.point), std::to_string(p.block_size), binding_name(p.vulkan_binding),
-                 p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-",
-                 p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
-                 p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
-                 !p.differs                  ? ""
-                 : *p.vulkan_over_cuda > 1.0 ? "<- Vulkan slower" + beyond
-                                             : "<- Vulkan faster" + beyond});
+  const std::vector<std::size_t> lanes = lane_columns(kLaneSummary, true);
+  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block"}};
+  for (std::size_t d : lanes) t[0].push_back(lane_header(d, true));
+  for (const char* c : {"CUDA ms", "Vulkan ms", "Vulkan/CUDA", ""}) t[0].push_back(c);
+  for (const ParitySummaryRow& p : parity_summary(rows)) {
+    ResultRow point;
+    point.variant = p.variant;
+    t.push_back({p.test, dash(p.layout), variant_label(point, p.vulkan_lane), dash(p.point),
+                 std::to_string(p.block_size)});
+    for (std::size_t d : lanes) t.back().push_back(dash(p.vulkan_lane.text(d)));
+    for (const std::string& cell :
+         {p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-", p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
+          p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
+          !p.differs                  ? std::string()
+          : *p.vulkan_over_cuda > 1.0 ? "<- Vulkan slower" + beyond
+                                      : "<- Vulkan faster" + beyond})
+      t.back().push_back(cell);
+  }
   return heading(3, markdown, "CUDA vs Vulkan (median times)") + format_text_table(t, markdown);
 }
 
 std::string layout_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
-  std::vector<std::vector<std::string>> t = {
-      {"test", "variant", "block", "api", "binding", "AoS ms", "SoA ms", "AoS/SoA"}};
-  for (const LayoutSummaryRow& l : layout_summary(rows))
-    t.push_back({l.test, l.variant, std::to_string(l.block_size), api_name(l.api),
-                 binding_name(l.binding), fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms),
-                 fmt("%.2fx", l.aos_over_soa)});
+  const std::vector<std::size_t> lanes = lane_columns(kLaneSummary);
+  std::vector<std::vector<std::string>> t = {{"test", "variant", "block"}};
+  for (std::size_t d : lanes) t[0].push_back(lane_header(d, false));
+  for (const char* c : {"AoS ms", "SoA ms", "AoS/SoA"}) t[0].push_back(c);
+  for (const LayoutSummaryRow& l : layout_summary(rows)) {
+    t.push_back({l.test, l.variant, std::to_string(l.block_size)});
+    for (std::size_t d : lanes) t.back().push_back(dash(l.lane.text(d)));
+    for (const std::string& cell :
+         {fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)})
+      t.back().push_back(cell);
+  }
   if (t.size() == 1) return "";
   return "\n" + heading(3, markdown, "AoS vs SoA (median times)") + format_text_table(t, markdown);
 }

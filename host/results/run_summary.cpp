@@ -18,9 +18,7 @@ std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows)
     p.variant = c.variant;
     p.point = point_label(c);
     p.block_size = c.block_size;
-    p.vulkan_binding = pair.vulkan_binding;
-    p.vulkan_queue_family = pair.vulkan_queue.family;
-    p.vulkan_queue_flags = pair.vulkan_queue.flags;
+    p.vulkan_lane = pair.vulkan_lane;
     if (c.status == Status::ok) p.cuda_ms = c.time_ms.median;
     if (pair.vulkan && pair.vulkan->status == Status::ok) p.vulkan_ms = pair.vulkan->time_ms.median;
     if (p.cuda_ms && p.vulkan_ms && *p.cuda_ms > 0) {
@@ -37,12 +35,13 @@ std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows)
   for (const ResultRow& a : rows) {
     if (a.layout != "aos" || a.status != Status::ok) continue;
     for (const ResultRow& s : rows) {
-      if (s.layout != "soa" || s.status != Status::ok || s.api != a.api || s.test != a.test ||
+      if (s.layout != "soa" || s.status != Status::ok || s.test != a.test ||
           s.variant != a.variant || s.n != a.n || s.block_size != a.block_size ||
-          s.binding != a.binding)
+          Lane::of(s) != Lane::of(a))
         continue;
-      out.push_back({a.test, a.variant, a.block_size, a.api, a.time_ms.median, s.time_ms.median,
-                     s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0, a.binding});
+      out.push_back({a.test, a.variant, a.block_size, a.time_ms.median, s.time_ms.median,
+                     s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0,
+                     Lane::of(a)});
     }
   }
   return out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lanes.h"
 #include "row.h"
 
 namespace cuvk {
@@ -16,10 +17,9 @@ namespace cuvk {
 struct ParitySummaryRow {
   std::string test, layout, variant, point;
   std::uint32_t block_size = 0;
-  Binding vulkan_binding = Binding::descriptor;  // one row per Vulkan binding mode of the point
-  // ... and per Vulkan queue family at copy-engine points (the Vulkan row's; unset elsewhere)
-  std::optional<std::uint32_t> vulkan_queue_family;
-  std::string vulkan_queue_flags;
+  // One row per Vulkan lane of the point (lanes.h: binding mode, queue family at copy-engine
+  // points): the pair's Vulkan lane.
+  Lane vulkan_lane = Lane::native(Api::vulkan);
   std::optional<double> cuda_ms, vulkan_ms;
   std::optional<double> vulkan_over_cuda;  // > 1: Vulkan slower
   bool differs = false;                    // |ratio - 1| > kDefaultTolerance
@@ -28,10 +28,9 @@ struct ParitySummaryRow {
 struct LayoutSummaryRow {
   std::string test, variant;
   std::uint32_t block_size = 0;
-  Api api;
   double aos_ms = 0.0, soa_ms = 0.0;
-  double aos_over_soa = 0.0;           // the seed's "SoA 3.4x faster"
-  Binding binding = Binding::pointer;  // of both rows
+  double aos_over_soa = 0.0;  // the seed's "SoA 3.4x faster"
+  Lane lane;                  // of both rows (lanes.h: API, binding...)
 };
 
 std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows);

@@ -3,6 +3,7 @@
 #include "axes.h"
 #include "build_info.h"
 #include "counters_report.h"
+#include "printing.h"
 #include "run_file.h"
 #include "run_summary.h"
 #include "verdicts.h"
@@ -148,26 +149,22 @@ json summary_tables_json(const std::vector<ResultRow>& rows) {
          {"variant", p.variant},
          {"point", p.point},
          {"block_size", p.block_size},
-         {"vulkan_binding", binding_name(p.vulkan_binding)},
          {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
          {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
          {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
          {"differs_by_more_than_3pct", p.differs}});
-    if (p.vulkan_queue_family) {  // copy-engine pairs: the Vulkan row's queue family
-      parity.back()["vulkan_queue_family"] = *p.vulkan_queue_family;
-      parity.back()["vulkan_queue_flags"] = p.vulkan_queue_flags;
-    }
+    put_lane(parity.back(), "vulkan_", p.vulkan_lane, true);  // binding, queue family...
   }
   json layouts = json::array();
-  for (const LayoutSummaryRow& l : layout_summary(rows))
+  for (const LayoutSummaryRow& l : layout_summary(rows)) {
     layouts.push_back({{"test", l.test},
                        {"variant", l.variant},
                        {"block_size", l.block_size},
-                       {"api", api_name(l.api)},
-                       {"binding", binding_name(l.binding)},
                        {"aos_ms", l.aos_ms},
                        {"soa_ms", l.soa_ms},
                        {"aos_over_soa", l.aos_over_soa}});
+    put_lane(layouts.back(), "", l.lane, false);  // api, binding...
+  }
   return {{"parity", parity}, {"layouts", layouts}};
 }
 
