@@ -282,6 +282,7 @@ TEST(CounterMetrics, PmSetIsOnePassWithWarpsAndRangeSetFourReplays) {
 TEST(CounterBatch, ShortBatchThenLongerWhereTooFewSamples) {
   EXPECT_EQ(batch_dispatches(0.2), 13);  // 2.6 ms / 0.2 ms
   EXPECT_EQ(batch_dispatches(10.0), kMinDispatches);
+  EXPECT_EQ(batch_dispatches(2.98), 1);  // 149 samples; 3 such copies held 490 of a 512 image
   EXPECT_EQ(batch_dispatches(0.0), kMinDispatches);
   EXPECT_EQ(batch_dispatches(1e-6), kMaxDispatches);
   EXPECT_GE(kSampleBatchMs * 1e6 / 20000, 1.2 * kMinBusySamples);  // at the 20 us interval

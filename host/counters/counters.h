@@ -127,7 +127,9 @@ SampledCounters attribute(const std::vector<PmSample>& samples, std::uint64_t in
 // every sample decoded costs host time).
 constexpr std::size_t kMinBusySamples = 100;
 constexpr double kSampleBatchMs = 2.6;
-constexpr int kMinDispatches = 3, kMaxDispatches = 20000;
+// One dispatch where it alone is that long (a 256 MiB copy on a transfer-only queue: 3 ms), so
+// that the window stays well inside a counter data image (512 samples, cupti_session.cpp).
+constexpr int kMinDispatches = 1, kMaxDispatches = 20000;
 // Dispatches in the first batch, from the row's median time (timed with the L2 flush: the
 // batch, without it, may run faster).
 int batch_dispatches(double median_ms);
