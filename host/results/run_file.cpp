@@ -53,7 +53,7 @@ void read_hash(const JsonIn& in, HashKind kind, ResultRow& r) {
   r.output_hash = OutputHash{kind, parse_hash(in)};
 }
 
-// ---- what the run is: test, layout, variant, kernel, API, binding ----
+// ---- what the run is: test, layout, variant, kernel and the lane (API, binding...) ----
 
 // The lane (lanes.h): a field per lane dimension, named, written and read as lane_dims() says.
 // Its `set` decides what an absent field means (binding: the API's own; queue family: none, a
@@ -313,8 +313,9 @@ void check_row(const JsonIn& in, const ResultRow& r) {
   if (r.kernel == "pair:" + r.test) {
     const bool identifier =
         !r.test.empty() && !std::isdigit(static_cast<unsigned char>(r.test[0])) &&
-        std::all_of(r.test.begin(), r.test.end(),
-                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        std::all_of(r.test.begin(), r.test.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
     if (!identifier)
       in.at("test").fail(quoted(r.test) + " is not a kernel pair's name (letters, digits, _)");
     if (r.variant != "scalar")
@@ -332,8 +333,7 @@ void check_row(const JsonIn& in, const ResultRow& r) {
                             join_names(test->variants) + ")");
     if (test->layouts.empty() ? !r.layout.empty() : !has(test->layouts, r.layout))
       in.at("layout").fail(quoted(r.layout) + " is not a layout of " + r.test + " (" +
-                           (test->layouts.empty() ? "none: null" : join_names(test->layouts)) +
-                           ")");
+                           (test->layouts.empty() ? "none: null" : join_names(test->layouts)) + ")");
   } else {
     std::vector<std::string> known;
     for (const TestCase& t : catalogue()) known.push_back(t.name);
@@ -342,14 +342,11 @@ void check_row(const JsonIn& in, const ResultRow& r) {
   }
   if (r.status != Status::ok) return;
   if (!r.verified)
-    in.at("verified")
-        .fail(
-            "false in an ok row: a row is ok only once its output verified "
-            "(status \"failed\" otherwise)");
+    in.at("verified").fail("false in an ok row: a row is ok only once its output verified "
+                           "(status \"failed\" otherwise)");
   if (r.mismatches != 0)
-    in.at("mismatches")
-        .fail(std::to_string(r.mismatches) +
-              " in an ok row: an ok row's output matched everywhere");
+    in.at("mismatches").fail(std::to_string(r.mismatches) +
+                             " in an ok row: an ok row's output matched everywhere");
   const Summary& t = r.time_ms;
   const JsonIn time = in.at("time_ms");
   if (t.min > t.max)

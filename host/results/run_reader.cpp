@@ -107,8 +107,8 @@ json parse_json(const JsonIn& file, const std::string& text) {
   struct Open {  // an object or array being read
     std::string path;
     bool array = false;
-    std::size_t elements = 0;    // an array's elements so far
-    std::set<std::string> keys;  // an object's keys so far
+    std::size_t elements = 0;     // an array's elements so far
+    std::set<std::string> keys;   // an object's keys so far
   };
   std::vector<Open> open;
   std::string key;  // the last key read: the name of the value that follows it
@@ -144,8 +144,7 @@ json parse_json(const JsonIn& file, const std::string& text) {
   try {
     return json::parse(text, check_keys);
   } catch (const DuplicateKey& d) {
-    file.fail(printable(d.path) +
-              ": the key appears twice in one object (JSON leaves which "
+    file.fail(printable(d.path) + ": the key appears twice in one object (JSON leaves which "
               "value counts open): keep one");
   } catch (const json::parse_error& e) {
     if (e.byte > text.size())  // the parser ran into the end of the input
@@ -181,20 +180,14 @@ bool matches(const std::string& s, const char* pattern) {  // '9': a digit, 'x':
   if (s.size() != std::strlen(pattern)) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (pattern[i] == '9'   ? !std::isdigit(c)
-        : pattern[i] == 'x' ? !std::isxdigit(c)
-                            : c != pattern[i])
+    if (pattern[i] == '9' ? !std::isdigit(c) : pattern[i] == 'x' ? !std::isxdigit(c) : c != pattern[i])
       return false;
   }
   return true;
 }
 
-bool is_uuid(const std::string& s) {
-  return matches(s, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
-}
-bool is_utc_date(const std::string& s) {
-  return matches(s, "9999-99-99T99:99:99Z");
-}
+bool is_uuid(const std::string& s) { return matches(s, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"); }
+bool is_utc_date(const std::string& s) { return matches(s, "9999-99-99T99:99:99Z"); }
 
 // The copy queue families devices.vulkan lists, by index, with their flags
 // ("0 graphics|compute|transfer x1 ts64; 2 transfer x2 ts64"; "none"); nullopt where the file
@@ -240,14 +233,14 @@ void check_row_devices(const JsonIn& row, const ResultRow& r, const RunFile& run
     std::string list;
     for (const auto& [index, flags] : *families)
       list += (list.empty() ? "" : ", ") + std::to_string(index);
-    row.at("queue_family")
-        .fail(std::to_string(*r.queue_family) + " is not a copy queue family of devices.vulkan (" +
-              (list.empty() ? std::string("it lists none") : "it lists " + list) + ")");
+    row.at("queue_family").fail(std::to_string(*r.queue_family) +
+                                " is not a copy queue family of devices.vulkan (" +
+                                (list.empty() ? std::string("it lists none") : "it lists " + list) +
+                                ")");
   }
   if (r.queue_flags != f->second)
-    row.at("queue_flags")
-        .fail(quoted(r.queue_flags) + " contradicts devices.vulkan: queue family " +
-              std::to_string(f->first) + " is " + quoted(f->second));
+    row.at("queue_flags").fail(quoted(r.queue_flags) + " contradicts devices.vulkan: queue family " +
+                               std::to_string(f->first) + " is " + quoted(f->second));
 }
 
 std::optional<RunDevice> read_device(const JsonIn& d) {
@@ -273,8 +266,8 @@ void read_provenance_and_devices(const JsonIn& doc, RunFile& run) {
   const JsonIn prov = doc.at("provenance").object();
   run.date_utc = prov.at("date_utc").string();
   if (!is_utc_date(run.date_utc))
-    prov.at("date_utc")
-        .fail("expected a UTC date as YYYY-MM-DDTHH:MM:SSZ, found " + cuvk::quoted(run.date_utc));
+    prov.at("date_utc").fail("expected a UTC date as YYYY-MM-DDTHH:MM:SSZ, found " +
+                             cuvk::quoted(run.date_utc));
   run.git_revision = prov.at("git_revision").string();
   run.version = prov.at("version").if_string().value_or("");
   run.host = prov.at("host").if_string().value_or("");
@@ -315,8 +308,8 @@ void read_rows(const JsonIn& doc, RunFile& run) {
       r.queue_family = copy_family;
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
     if (!fresh)
-      row.fail("repeats results[" + std::to_string(it->second) + "] (same test, layout, variant, " +
-               lane_names + " and params)");
+      row.fail("repeats results[" + std::to_string(it->second) +
+               "] (same test, layout, variant, " + lane_names + " and params)");
   }
 }
 
