@@ -163,6 +163,52 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     cp "$src/results/h200.json" "$dir/fleet/b.json"
     "$cuvk" report --fleet "$dir/fleet" >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "fleet of two boards"; }
     ;;
+  temporaries)  # class 5: beyond the file-size limit is an I/O error (3), and no temporary stays
+    no_temporary() { ls -A "$dir" | grep -q '\.cuvk-' && { ls -A "$dir"; fail "$1: a temporary is left"; }; true; }
+    expect_error 3 "cannot write '.*r.json': File too large" \
+      bash -c 'ulimit -f 4; exec "$@"' - "$cuvk" run "${quick[@]}" --tests copy --variants scalar \
+      --format json --output "$dir/r.json" --quiet
+    no_temporary "run --output under ulimit -f 4"
+    [ ! -e "$dir/r.json" ] || fail "run: r.json written"
+    echo old >"$dir/rep.json"
+    expect_error 3 "cannot write '.*rep.json': File too large" \
+      bash -c 'ulimit -f 4; exec "$@"' - "$cuvk" report "$src/results/h100.json" --format json \
+      --output "$dir/rep.json"
+    no_temporary "report --output under ulimit -f 4"
+    [ "$(cat "$dir/rep.json")" = old ] || fail "report: rep.json changed"
+    ;;
+  signals_on_outputs)  # class 7: an output that blocks (a FIFO without a reader) gives way to a signal
+    mkfifo "$dir/fifo" || fail "mkfifo"
+    # interrupt SIGNAL DELAY CMD...: CMD started, SIGNAL sent after DELAY s (a run's work is done
+    # by then on lavapipe, so it waits for the FIFO's reader; earlier, it stops measuring: the same
+    # rule): exit 128 + N within 20 s, one `error: interrupted by signal N` line.
+    interrupt() {
+      local sig=$1 delay=$2 want
+      shift 2
+      want=$((128 + $(kill -l "$sig")))
+      "$@" >/dev/null 2>"$dir/err" &
+      local pid=$! got=0 i
+      sleep "$delay"
+      kill -s "$sig" "$pid" 2>/dev/null
+      for ((i = 0; i < 200; ++i)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      if kill -0 "$pid" 2>/dev/null; then
+        kill -s KILL "$pid"; wait "$pid"; fail "$*: still blocked 20 s after SIG$sig"
+      fi
+      wait "$pid" || got=$?
+      [ "$got" -eq "$want" ] || { cat "$dir/err"; fail "$*: exit $got after SIG$sig, expected $want"; }
+      [ "$(grep -c '^error: ' "$dir/err")" -eq 1 ] || { cat "$dir/err"; fail "$*: not one error line"; }
+      grep -q "^error: interrupted by signal $(kill -l "$sig")" "$dir/err" ||
+        { cat "$dir/err"; fail "$*: no 'interrupted by signal' line"; }
+    }
+    interrupt TERM 4 "$cuvk" run "${quick[@]}" --tests copy --variants scalar --output "$dir/fifo"
+    interrupt INT 4 "$cuvk" run "${quick[@]}" --tests copy --variants scalar --output "$dir/fifo"
+    interrupt HUP 4 "$cuvk" run "${quick[@]}" --tests copy --variants scalar --output "$dir/fifo"
+    interrupt TERM 1 "$cuvk" report "$src/results/h100.json" --output "$dir/fifo"
+    interrupt HUP 1 "$cuvk" report "$src/results/h100.json" --output "$dir/fifo"
+    interrupt TERM 1 "$cuvk" parity --from "$src/results/h100.json" --output "$dir/fifo"
+    interrupt INT 2 "$cuvk" trace copy --n 1k --output "$dir/fifo"
+    ls -A "$dir" | grep -q '\.cuvk-' && fail "a temporary is left"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

@@ -1,6 +1,13 @@
 // Issue 23 (reliability, third round): the unit side of each class. The CLI side is in
 // tests/reliability.sh and the cli_error.* tests of the issue's block in tests/CMakeLists.txt.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
 
 #include <cstdint>
 #include <iostream>
@@ -10,6 +17,7 @@
 #include "catalogue.h"
 #include "error.h"
 #include "host_data.h"
+#include "interrupt.h"
 #include "json_check.h"
 #include "printing.h"
 #include "runner.h"
@@ -125,6 +133,60 @@ TEST(Markdown, PipesInCellsAreEscaped) {
             "engine q0 (graphics\\|compute\\|transfer)");
   const std::string t = format_text_table({{"variant", "ms"}, {"a|b", "1.0"}}, true);
   EXPECT_NE(t.find("| a\\|b "), std::string::npos) << t;
+}
+
+// Class 5: no temporary outlives the process on a signal that can be caught. A child process
+// registers a temporary file and a temporary folder with a file in it, as output_file.cpp and the
+// plotter do, and gets the signal; the parent finds both gone and the child ended as the rule
+// says: SIGINT/SIGTERM/SIGHUP with exit 128 + N, the others by the signal itself.
+TEST(Temporaries, NoneOutlivesACatchableSignal) {
+  const std::string base = ::testing::TempDir() + "cuvk_temporaries_" + std::to_string(getpid());
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGALRM, SIGPIPE, SIGABRT, SIGXCPU}) {
+    SCOPED_TRACE(sig);
+    const std::string file = base + ".json.cuvk-x", folder = base + ".plot";
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const rlimit no_core{0, 0};  // SIGQUIT, SIGABRT: no core file
+      setrlimit(RLIMIT_CORE, &no_core);
+      install_signal_handlers();
+      std::ofstream(file) << "partial";
+      mkdir(folder.c_str(), 0700);
+      mkdir((folder + "/plotting").c_str(), 0700);
+      std::ofstream(folder + "/plotting/plot.py") << "x";
+      const TemporaryPath live_file(file), live_folder(folder, true);
+      raise(sig);
+      _exit(0);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    struct stat st {};
+    EXPECT_NE(stat(file.c_str(), &st), 0) << file << " left";
+    EXPECT_NE(stat(folder.c_str(), &st), 0) << folder << " left";
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+      ASSERT_TRUE(WIFEXITED(status)) << status;
+      EXPECT_EQ(WEXITSTATUS(status), interrupted_exit_code(sig));
+    } else {
+      ASSERT_TRUE(WIFSIGNALED(status)) << status;
+      EXPECT_EQ(WTERMSIG(status), sig);
+    }
+    std::remove(file.c_str());
+  }
+}
+
+// Class 5: beyond the file-size limit is a failed write, not a death by SIGXFSZ.
+TEST(Temporaries, TheFileSizeLimitIsAFailedWrite) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    install_signal_handlers();
+    raise(SIGXFSZ);
+    _exit(7);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 7);
 }
 
 }  // namespace

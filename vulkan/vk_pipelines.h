@@ -35,8 +35,6 @@ static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRAC
 // Which module of a kernel: the measured one, or its traced twin (`cuvk trace`) with SM ids
 // (`<kernel>_trace`) or without (`<kernel>_trace_nosm`).
 enum class Trace { none, with_sm, without_sm };
-static_assert(kPushConstantBytes == 16, "push-constant block");
-static_assert(kBdaPushConstantBytes == 32, "bda push-constant block");
 
 // A kernel loaded at run time (Backend::load_module): its SPIR-V, its set layout of N storage
 // buffers and its pipeline layouts (descriptor: the set and the scalars pushed; bda: no set, the

@@ -20,6 +20,7 @@
 #include "catalogue.h"
 #include "commands.h"
 #include "error.h"
+#include "interrupt.h"
 #include "runner.h"  // kMaxReps, kMaxWarmup
 #include "host_data.h"  // host_memory_limit_note
 #include "json_check.h"  // one_line
@@ -374,6 +375,9 @@ int run_cli(int argc, char** argv) {
 int run_guarded(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
+  } catch (const Interrupted& e) {  // an output gave way to SIGINT/SIGTERM/SIGHUP
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    return interrupted_exit_code(interrupt_signal());
   } catch (const UsageError& e) {
     std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitUsage;

@@ -20,7 +20,8 @@ enum ExitCode : int {
   kExitDiffers = 1,      // parity: not all SAME / outputs differ; baseline: a SLOWER row
   kExitNotCompared = 2,  // parity: an API (or row) unavailable, so nothing to compare
   kExitEnvironment = 3,  // nothing could run: no usable API at all, or an I/O error
-  kExitInterrupted = 130,  // SIGINT/SIGTERM: completed rows printed, no result file written
+  // SIGINT, SIGTERM, SIGHUP: 128 + the signal's number (interrupted_exit_code, interrupt.h), for
+  // every command; a run prints its completed rows and writes no result file.
 };
 
 // Runs one command. Its standard output is checked (standard_output.h): a failed write is an I/O

@@ -381,7 +381,7 @@ void check_run_args(const RunArgs& a) {
 }
 
 RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
-  install_interrupt_handlers();  // from here a signal ends the run with exit 130, never a file
+  install_interrupt_handlers();  // from here a signal ends the run with exit 128 + N, never a file
   RunConfig cfg = config_of(a);
   check_run_args(a);
   parse_format(a.format);  // fail on a bad format before running anything
@@ -497,7 +497,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
 }
 
 int run_exit_code(const RunDocument& doc) {
-  if (doc.outcome.interrupted) return kExitInterrupted;
+  if (doc.outcome.interrupted) return interrupted_exit_code(interrupt_signal());
   for (const ResultRow& r : doc.outcome.rows)
     if (r.status == Status::failed) return kExitFailed;
   return kExitOk;
@@ -518,7 +518,7 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
   RunDocument doc = execute_run(a, cmdline, devices);
   // A signal after the last row (while the devices close, seen on an H100) still means stop:
-  // no result file, exit 130, as during the run.
+  // no result file, exit 128 + N, as during the run.
   if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
   const int code = run_exit_code(doc);

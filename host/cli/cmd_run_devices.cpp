@@ -8,6 +8,7 @@
 #include "cmd_run.h"
 #include "devices.h"
 #include "error.h"
+#include "interrupt.h"
 #include "run_reader.h"
 
 namespace cuvk {
@@ -83,7 +84,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
       std::cerr << "error: " << one_line(t.label + ": " + e.what(), kMaxErrorLine) << '\n';
       code = worse_exit(code, kExitEnvironment);
     }
-    if (code == kExitInterrupted) break;
+    if (is_interrupted_exit_code(code)) break;
   }
   return code;
 }

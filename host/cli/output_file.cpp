@@ -1,11 +1,14 @@
 #include "output_file.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +17,7 @@
 #include <random>
 
 #include "error.h"
+#include "interrupt.h"
 #include "json_check.h"  // quoted
 
 namespace cuvk {
@@ -63,7 +67,7 @@ bool is_standard_output(const struct stat& st) {
 
 // Creates a new, empty file next to `target` under a name no file had (O_EXCL), with mode 0666
 // less the umask, like any file this process creates. Returns its descriptor, or -1 with errno.
-int create_temporary(const std::string& target, std::string& tmp) {
+int create_temporary(const std::string& target, std::string& tmp, TemporaryPath& live) {
   static std::mt19937_64 rng(
       std::random_device{}() ^ (static_cast<std::uint64_t>(getpid()) << 32) ^
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
@@ -74,7 +78,15 @@ int create_temporary(const std::string& target, std::string& tmp) {
     std::string suffix(8, '0');
     for (char& c : suffix) c = kDigits[rng() % (sizeof kDigits - 1)];
     tmp = stem + suffix;
+    live = TemporaryPath();  // between open and registration a signal could leave it: block
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int err = errno;
+    if (fd >= 0) live = TemporaryPath(tmp);  // a signal's handler removes it (interrupt.h)
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    errno = err;
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
@@ -124,11 +136,33 @@ Target resolve(const std::string& given, const std::string& what) {
   throw UsageError(cannot(what, given, "too many levels of symbolic links"));
 }
 
+[[noreturn]] void give_way(const std::string& given) {
+  throw Interrupted("interrupted by signal " + std::to_string(interrupt_signal()) +
+                    " while writing " + quoted_path(given) + ": not written");
+}
+
+// Waits until `fd` takes more (POLLOUT) in steps a signal to stop ends: false, errno EINTR, then.
+bool wait_writable(int fd) {
+  for (;;) {
+    if (interrupted()) {
+      errno = EINTR;
+      return false;
+    }
+    pollfd p{fd, POLLOUT, 0};
+    if (poll(&p, 1, 100) != 0) return true;  // ready, or an error the write then reports
+  }
+}
+
+// Writes everything; a descriptor that would block (O_NONBLOCK: a FIFO, a device) is waited for
+// in steps a signal to stop ends (EINTR).
 bool write_all(int fd, const std::string& content) {
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+      if (!wait_writable(fd)) return false;
+      continue;
+    }
     if (n <= 0) {
       if (n == 0) errno = EIO;
       return false;
@@ -138,11 +172,23 @@ bool write_all(int fd, const std::string& content) {
   return true;
 }
 
+// Opened and written directly, without blocking: a FIFO without a reader (ENXIO) is waited for,
+// and a full one drained, in steps a signal to stop ends (Interrupted). Before a measuring command
+// installs its handlers, a signal ends the process at once (interrupt.h).
 void write_direct(const Target& t, const std::string& content, const std::string& given) {
-  const int fd = open(t.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  struct stat st {};
+  const bool fifo = stat(t.path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  int fd = -1;
+  for (;;) {
+    fd = open(t.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0 || !((fifo && errno == ENXIO) || errno == EINTR)) break;
+    if (interrupted()) give_way(given);
+    poll(nullptr, 0, 100);  // no reader yet: wait for one
+  }
   if (fd < 0) throw Error("cannot write '" + given + "': " + std::strerror(errno));
   int err = write_all(fd, content) ? 0 : errno;
   if (close(fd) != 0 && err == 0) err = errno;
+  if (err == EINTR && interrupted()) give_way(given);
   if (err != 0) throw Error("cannot write '" + given + "': " + std::strerror(err));
 }
 
@@ -150,7 +196,8 @@ void write_direct(const Target& t, const std::string& content, const std::string
 // the whole new one, never a part. On failure the temporary is removed and the target untouched.
 void write_replacing(const Target& t, const std::string& content, const std::string& given) {
   std::string tmp;
-  const int fd = create_temporary(t.path, tmp);
+  TemporaryPath live;  // removed by a signal's handler if the process ends before the rename
+  const int fd = create_temporary(t.path, tmp, live);
   if (fd < 0)
     throw Error("cannot write '" + given + "': cannot create a temporary file in '" +
                 folder_of(t.path) + "': " + std::strerror(errno));
@@ -160,10 +207,11 @@ void write_replacing(const Target& t, const std::string& content, const std::str
   if (err == 0 && fsync(fd) != 0) err = errno;
   if (close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && std::rename(tmp.c_str(), t.path.c_str()) != 0) err = errno;
-  if (err != 0) {
-    unlink(tmp.c_str());
-    throw Error("cannot write '" + given + "': " + std::strerror(err));
-  }
+  if (err != 0) unlink(tmp.c_str());
+  live.release();  // renamed or removed
+  if (err == EINTR && interrupted()) give_way(given);
+  // EFBIG: beyond the file-size limit (ulimit -f; SIGXFSZ is ignored, interrupt.h): exit 3.
+  if (err != 0) throw Error("cannot write '" + given + "': " + std::strerror(err));
   const int folder = open(folder_of(t.path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (folder >= 0) {  // best effort: the rename itself reaches the disk
     fsync(folder);
@@ -232,7 +280,8 @@ void check_writable(const std::string& path, const std::string& what) {
   }
   // The rename needs a new file in the target's folder: probe with a unique temporary.
   std::string tmp;
-  const int fd = create_temporary(t.path, tmp);
+  TemporaryPath live;
+  const int fd = create_temporary(t.path, tmp, live);
   if (fd < 0) throw UsageError(cannot(what, path, folder_of(t.path) + ": " + std::strerror(errno)));
   close(fd);
   unlink(tmp.c_str());

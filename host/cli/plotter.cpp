@@ -75,6 +75,7 @@ Plotter::Plotter() {
     throw Error("cannot create a temporary folder for the plotter: " +
                 std::string(std::strerror(errno)));
   dir_ = name;
+  live_ = TemporaryPath(dir_, true);
   ::mkdir((dir_ + "/plotting").c_str(), 0700);
   for (const PlotterFile& f : plotter_files()) write_text(dir_ + "/" + f.path, f.text);
   std::vector<std::string> candidates;

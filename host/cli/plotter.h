@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.h"
+
 namespace cuvk {
 
 struct PlotterFile {
@@ -37,6 +39,7 @@ class Plotter {
 
  private:
   std::string dir_, python_, skipped_;
+  TemporaryPath live_;  // dir_, removed by a signal's handler if the process ends first
 };
 
 // The drawing program, for the figures' metadata: "cuvk <git revision> (results/plot.py)".

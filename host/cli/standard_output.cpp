@@ -1,15 +1,18 @@
 #include "standard_output.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 
 #include "cli.h"
+#include "interrupt.h"
 
 namespace cuvk {
 namespace {
@@ -27,7 +30,16 @@ class FdBuffer final : public std::streambuf {
     const char* p = pbase();
     auto left = static_cast<std::size_t>(pptr() - pbase());
     while (left > 0 && error_ == 0) {
-      const ssize_t n = write(fd_, p, left);
+      // A reader that stalls (a full pipe) is waited for in steps a signal to stop ends, a
+      // pipe's worth at a time, so no write blocks for good (interrupt.h).
+      pollfd ready{fd_, POLLOUT, 0};
+      while (!interrupted() && poll(&ready, 1, 100) == 0) {
+      }
+      if (interrupted()) {
+        error_ = EINTR;
+        break;
+      }
+      const ssize_t n = write(fd_, p, std::min<std::size_t>(left, PIPE_BUF));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         error_ = n < 0 ? errno : EIO;
@@ -127,10 +139,9 @@ const char* exit_code_meaning(int code) {
     case kExitEnvironment:
       return "exit 3: nothing could run (no usable device or API), or an I/O error (see the output "
              "above)";
-    case kExitInterrupted:
-      return "interrupted by a signal (exit 130)";
     default:
-      return "exited with a non-zero code";
+      return is_interrupted_exit_code(code) ? "interrupted by a signal (exit 128 + its number)"
+                                            : "exited with a non-zero code";
   }
 }
 
@@ -173,7 +184,12 @@ int StandardOutput::finish(int code) {
   errno = 0;
   const bool theirs = std::fflush(stdout) == 0 && !std::ferror(stdout);
   const int err = buffer.error() != 0 ? buffer.error() : errno != 0 ? errno : EIO;
-  if (code == kExitInterrupted || (ours && theirs)) return code;
+  if (is_interrupted_exit_code(code) || (ours && theirs)) return code;
+  if (interrupted()) {  // a signal to stop while the output waited for its reader
+    std::cerr << "error: interrupted by signal " << interrupt_signal()
+              << " while writing to standard output\n";
+    return interrupted_exit_code(interrupt_signal());
+  }
   std::cerr << "error: cannot write to standard output: " << std::strerror(err) << '\n';
   return kExitEnvironment;
 }

@@ -18,7 +18,7 @@ class StandardOutput {
 
   // Flushes everything written so far (std::cout and stdio's stdout, for any library that prints)
   // and returns `code`, or, when any write failed, prints one `error: cannot write to standard
-  // output: <reason>` line on stderr and returns kExitEnvironment. An interrupted run (130)
+  // output: <reason>` line on stderr and returns kExitEnvironment. An interrupted run (128 + N)
   // keeps its code.
   int finish(int code);
 

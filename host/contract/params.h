@@ -11,12 +11,23 @@
 #define CUVK_U32 uint32_t
 #endif
 
+// The kernel parameters, declared once: this list makes the C++/CUDA and GLSL struct CuvkParams
+// (below; GLSL reads this file too), its std430 offset assertions, the layout check's member list
+// (host/inspect/layout_check.cpp) and, with the sweep axes' neutral values, a
+// point's block (cuvk::kernel_params, host/core/catalogue.h).
+// Only 32-bit scalars: their std430 / push-constant layout equals the C layout, member i at byte
+// 4 * i. A new kernel-visible parameter is one X(name) line here (and its use in the kernels).
+#define CUVK_KERNEL_PARAMS(X)                                                          \
+  X(n)      /* index bound: threads with i >= n do nothing */                          \
+  X(offset) /* read_offset / write_offset: element offset applied inside the kernel */ \
+  X(stride) /* stride: element stride of the input */                                  \
+  X(aux)    /* per-kernel auxiliary value (SoA plane length, flush sentinel bits) */
+
+#define CUVK_PARAM_MEMBER(name) CUVK_U32 name;
 struct CuvkParams {
-  CUVK_U32 n;       // index bound: threads with i >= n do nothing
-  CUVK_U32 offset;  // read_offset / write_offset: element offset applied inside the kernel
-  CUVK_U32 stride;  // stride: element stride of the input
-  CUVK_U32 aux;     // per-kernel auxiliary value (SoA plane length, flush sentinel bits)
+  CUVK_KERNEL_PARAMS(CUVK_PARAM_MEMBER)
 };
+#undef CUVK_PARAM_MEMBER
 
 // Block (workgroup) size is not part of the block: CUDA takes it from the launch, Vulkan from
 // specialization constant CUVK_SPEC_BLOCK_SIZE (local_size_x_id).
@@ -52,11 +63,20 @@ struct CuvkPair {  // update_xy: 8 bytes
 
 #if defined(__cplusplus)
 #include <cstddef>
-static_assert(sizeof(CuvkParams) == 16, "CuvkParams must be 16 bytes (push-constant layout)");
-static_assert(offsetof(CuvkParams, n) == 0, "std430 offset of n");
-static_assert(offsetof(CuvkParams, offset) == 4, "std430 offset of offset");
-static_assert(offsetof(CuvkParams, stride) == 8, "std430 offset of stride");
-static_assert(offsetof(CuvkParams, aux) == 12, "std430 offset of aux");
+// std430: member i of the block at byte 4 * i, the block 4 bytes a member (no padding).
+#define CUVK_PARAM_INDEX(name) cuvk_param_index_##name,
+enum CuvkParamIndex { CUVK_KERNEL_PARAMS(CUVK_PARAM_INDEX) cuvk_param_count };
+#undef CUVK_PARAM_INDEX
+#define CUVK_PARAM_OFFSET_CHECK(name)                                      \
+  static_assert(offsetof(CuvkParams, name) == 4 * cuvk_param_index_##name, \
+                "std430 offset of CuvkParams::" #name);                    \
+  static_assert(sizeof(CuvkParams::name) == 4, "CuvkParams::" #name " is a 32-bit scalar");
+CUVK_KERNEL_PARAMS(CUVK_PARAM_OFFSET_CHECK)
+#undef CUVK_PARAM_OFFSET_CHECK
+static_assert(sizeof(CuvkParams) == 4 * cuvk_param_count,
+              "CuvkParams: 4 bytes a member (push-constant layout)");
+// Push constants after the block: a buffer address (8-byte aligned in std430 and in C).
+constexpr std::size_t kCuvkAddressesAt = (sizeof(CuvkParams) + 7) / 8 * 8;
 static_assert(sizeof(CuvkParticle) == 16 && offsetof(CuvkParticle, w) == 12, "std430 CuvkParticle");
 static_assert(sizeof(CuvkPair) == 8 && offsetof(CuvkPair, y) == 4, "std430 CuvkPair");
 
@@ -67,9 +87,11 @@ struct CuvkBdaPush {
   uint64_t in_address;
   uint64_t out_address;
 };
-static_assert(sizeof(CuvkBdaPush) == 32, "CuvkBdaPush must be 32 bytes (push-constant layout)");
-static_assert(offsetof(CuvkBdaPush, in_address) == 16, "push-constant offset of inbuf");
-static_assert(offsetof(CuvkBdaPush, out_address) == 24, "push-constant offset of outbuf");
+static_assert(sizeof(CuvkBdaPush) == kCuvkAddressesAt + 16, "CuvkBdaPush: params, 2 addresses");
+static_assert(offsetof(CuvkBdaPush, in_address) == kCuvkAddressesAt,
+              "push-constant offset of inbuf");
+static_assert(offsetof(CuvkBdaPush, out_address) == kCuvkAddressesAt + 8,
+              "push-constant offset of outbuf");
 
 // Push constants of the traced bda modules (`<kernel>_trace[_nosm]_bda`): CuvkBdaPush, then the
 // trace buffer's VkDeviceAddress.
@@ -79,8 +101,10 @@ struct CuvkTraceBdaPush {
   uint64_t out_address;
   uint64_t trace_address;
 };
-static_assert(sizeof(CuvkTraceBdaPush) == 40, "CuvkTraceBdaPush must be 40 bytes");
-static_assert(offsetof(CuvkTraceBdaPush, trace_address) == 32, "push-constant offset of tracebuf");
+static_assert(sizeof(CuvkTraceBdaPush) == kCuvkAddressesAt + 24,
+              "CuvkTraceBdaPush: params, 3 addresses");
+static_assert(offsetof(CuvkTraceBdaPush, trace_address) == kCuvkAddressesAt + 16,
+              "push-constant offset of tracebuf");
 #endif
 
 #endif  // CUVK_PARAMS_H

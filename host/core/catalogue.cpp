@@ -21,12 +21,8 @@ AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::u
   return AccessStream{base_bytes, stride_bytes, elem_bytes, count};
 }
 
-// The parameter block of a point: `threads` threads do work; every sweep axis reaches its field.
 CuvkParams params(std::uint32_t threads, const Point& pt) {
-  CuvkParams p{};
-  p.n = threads;
-  apply_axes(pt.axes, p);
-  return p;
+  return kernel_params(threads, pt.axes);
 }
 
 Plan plan_read_x(const Point& pt) {
@@ -224,6 +220,13 @@ std::vector<TestCase> make_catalogue() {
 }
 
 }  // namespace
+
+CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes) {
+  CuvkParams p{};
+  p.n = threads;
+  apply_axes(axes, p);
+  return p;
+}
 
 const std::vector<TestCase>& catalogue() {
   static const std::vector<TestCase> tests = make_catalogue();

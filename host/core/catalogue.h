@@ -33,6 +33,10 @@ struct Point {
 Point make_point(const std::string& layout, const std::string& variant, std::uint32_t n,
                  const std::map<std::string, std::uint32_t>& axis_values = {});
 
+// The parameter block of a launch: `threads` threads do work; every sweep axis reaches its field
+// (the neutral values where `axes` is left as it is); the other fields 0.
+CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes = AxisValues());
+
 // What the runner needs to execute and check one point.
 struct Plan {
   std::string kernel;          // CUDA kernel name == SPIR-V module name

@@ -393,7 +393,7 @@ void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const 
     auto outbuf = b.allocate(block * sizeof(float));
     b.fill(*in, 0x3F800000u);  // 1.0f
     const Launch tiny{suite_kernels().host_cost_kernel, geometry_for(block, block, lim),
-                      CuvkParams{block, 0, 1, 0}, in.get(), outbuf.get()};
+                      kernel_params(block), in.get(), outbuf.get()};
     HostCostSamples samples = b.host_cost(tiny, cfg.host_cost_samples);
     out.host.push_back({a.api, summarize(samples.launch_us), summarize(samples.submit_us),
                         summarize(samples.round_trip_us), b.startup_ms()});

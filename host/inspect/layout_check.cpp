@@ -33,6 +33,9 @@ constexpr std::uint32_t u32(T v) {
 #define CUVK_MEMBER(T, glsl, m) \
   CppMember { glsl, u32(offsetof(T, m)), u32(sizeof(T::m)) }
 
+// One CuvkParams member of params.h's CUVK_KERNEL_PARAMS list, as its GLSL twin names it.
+#define CUVK_PARAM_TWIN(name) CUVK_MEMBER(CuvkParams, #name, name),
+
 const CppLayout* twin(const std::vector<CppLayout>& cpp, const std::string& glsl_name) {
   const auto it = std::find_if(cpp.begin(), cpp.end(),
                                [&glsl_name](const CppLayout& l) { return l.glsl_name == glsl_name; });
@@ -137,8 +140,7 @@ const std::vector<CppLayout>& cpp_layouts() {
       {"CuvkParams",
        "CuvkParams",
        u32(sizeof(CuvkParams)),
-       {CUVK_MEMBER(CuvkParams, "n", n), CUVK_MEMBER(CuvkParams, "offset", offset),
-        CUVK_MEMBER(CuvkParams, "stride", stride), CUVK_MEMBER(CuvkParams, "aux", aux)}},
+       {CUVK_KERNEL_PARAMS(CUVK_PARAM_TWIN)}},  // every member of params.h's list
       {"CuvkParticle",
        "CuvkParticle",
        u32(sizeof(CuvkParticle)),
