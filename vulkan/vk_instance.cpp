@@ -150,13 +150,17 @@ void add_validation(const std::vector<VkExtensionProperties>& available,
 
 // Where the user pointed the loader at driver manifests (VK_DRIVER_FILES, or the older
 // VK_ICD_FILENAMES), what is wrong with each file named: "no Vulkan driver could be loaded from
-// VK_DRIVER_FILES=a.json:b.json (a.json: No such file or directory)". Empty when neither is set.
+// VK_DRIVER_FILES=a.json:b.json (a.json: No such file or directory)", or that one is set but empty.
+// Empty when neither is set.
 // The loader's own result for such manifests is a bare code (VK_ERROR_INCOMPATIBLE_DRIVER, or
 // VK_ERROR_OUT_OF_HOST_MEMORY for junk JSON), which says nothing about the cause.
 std::string driver_files_problem() {
   for (const char* var : {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"}) {
     const char* value = std::getenv(var);
-    if (value == nullptr || *value == '\0') continue;
+    if (value == nullptr) continue;
+    if (*value == '\0')  // set, but to nothing: the loader then loads no driver at all
+      return std::string("no Vulkan driver could be loaded from ") + var +
+             "= (set, but empty: it names no driver manifest; unset it to use the system's drivers)";
     std::string files, problems;
     std::string list = value;
     std::size_t start = 0;

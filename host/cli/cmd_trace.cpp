@@ -311,7 +311,8 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   }
   if (!any)
     std::cerr << "error: " << one_line("no API could trace " + test->name + ": " + why, kMaxErrorLine)
-              << '\n';
+              << host_memory_limit_note() << '\n';  // as run's and devices' lines say it
+
   return any && plot_skipped.empty() ? kExitOk : kExitEnvironment;
 }
 
