@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "catalogue.h"
-#include "runner.h"
+#include "launch_geometry.h"
 
 namespace cuvk {
 namespace {

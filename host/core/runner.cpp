@@ -402,42 +402,6 @@ void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const 
 
 }  // namespace
 
-const char* status_name(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::failed: return "failed";
-    case Status::unavailable: return "unavailable";
-  }
-  return "?";
-}
-
-bool same_point(const ResultRow& a, const ResultRow& b) {
-  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
-         a.axes == b.axes && a.block_size == b.block_size;
-}
-
-bool same_lane(const ResultRow& a, const ResultRow& b) {
-  return a.api == b.api && a.binding == b.binding && a.queue_family == b.queue_family;
-}
-
-std::string variant_label(const std::string& variant, const std::optional<std::uint32_t>& family,
-                          const std::string& flags) {
-  // A family without flags was not recorded by its file but inferred (run_reader.cpp): it is
-  // matched on, not shown, so older files print as they did.
-  if (!family || flags.empty()) return variant;
-  return variant + " q" + std::to_string(*family) + " (" + flags + ")";
-}
-
-std::string variant_label(const ResultRow& row) {
-  return variant_label(row.variant, row.queue_family, row.queue_flags);
-}
-
-std::string point_label(const ResultRow& row) {
-  const TestCase* t = find_test(row.test);
-  return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
-}
-
-
 std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu,
                                                 const DeviceChoice& choice) {
   Limits lim;  // run_suite checks again against the devices that opened
@@ -539,23 +503,6 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     sample_host_costs(apis, cfg, lim, out);
   }
   return out;
-}
-
-Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
-                         std::uint32_t max_y) {
-  if (threads == 0 || block == 0)
-    throw UsageError("a launch of " + std::to_string(threads) + " threads in blocks of " +
-                     std::to_string(block) + " would do no work");
-  const std::uint64_t groups = ceil_div<std::uint64_t>(threads, block);
-  Geometry g;
-  g.block_size = block;
-  const std::uint64_t gy = ceil_div<std::uint64_t>(groups, max_x);
-  const std::uint64_t gx = ceil_div<std::uint64_t>(groups, gy);
-  if (gy > max_y)
-    throw UsageError("n = " + std::to_string(threads) + " needs more workgroups than the devices allow");
-  g.grid_x = static_cast<std::uint32_t>(gx);
-  g.grid_y = static_cast<std::uint32_t>(gy);
-  return g;
 }
 
 std::uint32_t plan_launch_threads(const Plan& plan) { return runner_detail::launch_threads(plan); }

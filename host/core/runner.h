@@ -14,6 +14,7 @@
 #include "catalogue.h"
 #include "counters.h"
 #include "devices.h"
+#include "launch_geometry.h"
 #include "nvml.h"
 #include "row.h"
 #include "stats.h"
@@ -60,10 +61,6 @@ struct RunConfig {
   std::shared_ptr<EarlyInputs> first_inputs;
 };
 
-// The geometry both APIs launch for `threads` threads in blocks of `block`: ceil(threads / block)
-// blocks, folded into y past `max_x` (UsageError past `max_y`). Every run and `cuvk trace` use it.
-Geometry launch_geometry(std::uint32_t threads, std::uint32_t block, std::uint32_t max_x,
-                         std::uint32_t max_y);
 // Threads a plan launches: Plan::launch_threads, or params.n when that is 0.
 std::uint32_t plan_launch_threads(const Plan& plan);
 // Starts preparing the inputs of the run's first point, as run_suite will plan it on a GPU
