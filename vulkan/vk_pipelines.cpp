@@ -258,12 +258,17 @@ std::vector<std::string> Pipelines::runtime_names() const {
 
 VkDescriptorSet Pipelines::make_runtime_set(const RuntimeKernel& kernel,
                                             const std::vector<VkDescriptorBufferInfo>& views) {
-  const VkDescriptorSetLayout set_layout = kernel.set_layout.get();
+  return write_set(kernel.set_layout.get(), views);
+}
+
+// A set of `layout` from the pool, storage buffer `views[b]` at binding b.
+VkDescriptorSet Pipelines::write_set(VkDescriptorSetLayout layout,
+                                     const std::vector<VkDescriptorBufferInfo>& views) {
   VkDescriptorSetAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   alloc.descriptorPool = descriptor_pool_.get();
   alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &set_layout;
+  alloc.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &set);
   std::vector<VkWriteDescriptorSet> writes(views.size());
@@ -275,8 +280,8 @@ VkDescriptorSet Pipelines::make_runtime_set(const RuntimeKernel& kernel,
     writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[b].pBufferInfo = &views[b];
   }
-  vk().vkUpdateDescriptorSets(device(), static_cast<std::uint32_t>(writes.size()), writes.data(),
-                              0, nullptr);
+  vk().vkUpdateDescriptorSets(device(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0,
+                              nullptr);
   return set;
 }
 
@@ -287,30 +292,11 @@ void Pipelines::reset_sets() {
 
 VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out, VkBuffer trace) {
   const bool traced = trace != VK_NULL_HANDLE;
-  const std::uint32_t count = traced ? kTraceBindingsPerSet : kBindingsPerSet;
-  const VkDescriptorSetLayout set_layout = traced ? trace_set_layout_.get() : set_layout_.get();
-  VkDescriptorSetAllocateInfo alloc{};
-  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  alloc.descriptorPool = descriptor_pool_.get();
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkAllocateDescriptorSets, device(), &alloc, &set);
-  VkDescriptorBufferInfo buffers[kTraceBindingsPerSet]{};
-  buffers[CUVK_BINDING_IN] = {in, 0, VK_WHOLE_SIZE};
-  buffers[CUVK_BINDING_OUT] = {out, 0, VK_WHOLE_SIZE};
-  buffers[CUVK_BINDING_TRACE] = {trace, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet writes[kTraceBindingsPerSet]{};
-  for (std::uint32_t b = 0; b < count; ++b) {
-    writes[b].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &buffers[b];
-  }
-  vk().vkUpdateDescriptorSets(device(), count, writes, 0, nullptr);
-  return set;
+  std::vector<VkDescriptorBufferInfo> views(traced ? kTraceBindingsPerSet : kBindingsPerSet);
+  views[CUVK_BINDING_IN] = {in, 0, VK_WHOLE_SIZE};
+  views[CUVK_BINDING_OUT] = {out, 0, VK_WHOLE_SIZE};
+  if (traced) views[CUVK_BINDING_TRACE] = {trace, 0, VK_WHOLE_SIZE};
+  return write_set(traced ? trace_set_layout_.get() : set_layout_.get(), views);
 }
 
 }  // namespace cuvk::vk

@@ -98,6 +98,8 @@ class Pipelines {
                            std::uint32_t block_size, VkPipelineLayout pipeline_layout,
                            VkPipelineCache cache, bool capture_statistics);
   VkDevice device() const { return context_.device.get(); }
+  VkDescriptorSet write_set(VkDescriptorSetLayout layout,
+                            const std::vector<VkDescriptorBufferInfo>& views);
 
   const DeviceContext& context_;
   bool capture_statistics_ = false;
