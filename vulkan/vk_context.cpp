@@ -70,6 +70,21 @@ std::vector<std::uint32_t> families_to_open(const PhysicalFacts& facts, const Ba
   return open;
 }
 
+// One queue of each of `families`, at `*priority` (which outlives the device's creation).
+std::vector<VkDeviceQueueCreateInfo> queue_create_infos(const std::vector<std::uint32_t>& families,
+                                                        const float* priority) {
+  std::vector<VkDeviceQueueCreateInfo> infos;
+  for (const std::uint32_t family : families) {
+    VkDeviceQueueCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    info.queueFamilyIndex = family;
+    info.queueCount = 1;
+    info.pQueuePriorities = priority;
+    infos.push_back(info);
+  }
+  return infos;
+}
+
 // The logical device with one queue per family of families_to_open, its dispatch table and the
 // queues.
 // No robustness features: no bounds checks, as in CUDA. `start`: set just before vkCreateDevice.
@@ -79,15 +94,7 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
   enabled.copy_queues = options.copy_queues;
   const float priority = 1.0F;
   const std::vector<std::uint32_t> open = families_to_open(facts, options);
-  std::vector<VkDeviceQueueCreateInfo> queue_infos;
-  for (const std::uint32_t family : open) {
-    VkDeviceQueueCreateInfo queue_info{};
-    queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-    queue_info.queueFamilyIndex = family;
-    queue_info.queueCount = 1;
-    queue_info.pQueuePriorities = &priority;
-    queue_infos.push_back(queue_info);
-  }
+  const std::vector<VkDeviceQueueCreateInfo> queue_infos = queue_create_infos(open, &priority);
   std::vector<const char*> extensions;
   if (facts.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
   // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2

@@ -53,10 +53,28 @@ void read_hash(const JsonIn& in, HashKind kind, ResultRow& r) {
   r.output_hash = OutputHash{kind, parse_hash(in)};
 }
 
-// ---- what the run is: test, layout, variant, kernel, API, binding ----
+// ---- what the run is: test, layout, variant, kernel and the lane (API, binding...) ----
+
+// The lane (lanes.h): a field per lane dimension, named, written and read as lane_dims() says.
+// Its `set` decides what an absent field means (binding: the API's own; queue family: none, a
+// file from before copy queues then takes the device's compute family, run_reader.cpp).
+RowField lane_field(const LaneDim& dim) {
+  return {dim.name, dim.required ? Need::required : Need::optional,
+          [&dim](const ResultRow& r) {
+            const std::optional<std::string> v = dim.get(r);
+            if (!v) return json(json::value_t::discarded);
+            return dim.number ? json(std::stoull(*v)) : json(*v);
+          },
+          [&dim](const JsonIn& in, ResultRow& r) {
+            std::optional<std::string> v;
+            if (in.present()) v = dim.number ? std::to_string(in.u32()) : in.string();
+            const std::string why = dim.set(r, v);
+            if (!why.empty()) in.fail(why + ", found " + quoted(v.value_or("")));
+          }};
+}
 
 std::vector<RowField> identity_fields() {
-  return {
+  std::vector<RowField> fields = {
       {"test", Need::required, [](const ResultRow& r) { return json(r.test); },
        [](const JsonIn& in, ResultRow& r) { r.test = in.string(); }},
       {"layout", Need::required,
@@ -71,46 +89,9 @@ std::vector<RowField> identity_fields() {
        [](const JsonIn& in, ResultRow& r) { r.variant = in.string(); }},
       {"kernel", Need::optional, [](const ResultRow& r) { return json(r.kernel); },
        [](const JsonIn& in, ResultRow& r) { r.kernel = in.if_string().value_or(""); }},
-      {"api", Need::required, [](const ResultRow& r) { return json(api_name(r.api)); },
-       [](const JsonIn& in, ResultRow& r) {
-         const std::string api = in.string();
-         if (api == "cuda")
-           r.api = Api::cuda;
-         else if (api == "vulkan")
-           r.api = Api::vulkan;
-         else
-           in.fail("expected \"cuda\" or \"vulkan\", found " + quoted(api));
-       }},
-      // Absent in files from before binding modes: the API's native one.
-      {"binding", Need::optional, [](const ResultRow& r) { return json(binding_name(r.binding)); },
-       [](const JsonIn& in, ResultRow& r) {
-         r.binding = native_binding(r.api);
-         if (!in.present()) return;
-         const std::string b = in.string();
-         if (b == "pointer")
-           r.binding = Binding::pointer;
-         else if (b == "descriptor")
-           r.binding = Binding::descriptor;
-         else if (b == "bda")
-           r.binding = Binding::bda;
-         else
-           in.fail("expected pointer, descriptor or bda, found " + quoted(b));
-       }},
-      // Copy-engine rows of an API with queue families (Vulkan) only; absent elsewhere and in
-      // files from before copy queues (the reader then takes the device's compute family).
-      {"queue_family", Need::optional,
-       [](const ResultRow& r) {
-         return r.queue_family ? json(*r.queue_family) : json(json::value_t::discarded);
-       },
-       [](const JsonIn& in, ResultRow& r) {
-         if (in.present()) r.queue_family = in.u32();
-       }},
-      {"queue_flags", Need::optional,
-       [](const ResultRow& r) {
-         return r.queue_family ? json(r.queue_flags) : json(json::value_t::discarded);
-       },
-       [](const JsonIn& in, ResultRow& r) { r.queue_flags = in.present() ? in.string() : ""; }},
   };
+  for (std::size_t d : lane_columns(kLaneJson)) fields.push_back(lane_field(lane_dims()[d]));
+  return fields;
 }
 
 // `params`: the problem size, every sweep axis (axes.h) and the block size; `geometry`: the launch.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "error.h"
+#include "lanes.h"
 
 namespace cuvk {
 namespace {
@@ -294,6 +295,9 @@ void read_rows(const JsonIn& doc, RunFile& run) {
   const JsonIn results = doc.at("results").array();
   std::map<std::string, std::size_t> seen;
   const std::optional<std::uint32_t> copy_family = old_copy_family(run);
+  std::string lane_names;  // "api, binding, queue family": the lane dimensions (lanes.h)
+  for (const LaneDim& d : lane_dims())
+    if (d.identity) lane_names += (lane_names.empty() ? "" : ", ") + d.header;
   const std::optional<Families> families = listed_families(run);
   for (std::size_t i = 0; i < results.value().size(); ++i) {
     const JsonIn row = results.element(i);
@@ -305,7 +309,7 @@ void read_rows(const JsonIn& doc, RunFile& run) {
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
     if (!fresh)
       row.fail("repeats results[" + std::to_string(it->second) +
-               "] (same test, layout, variant, api, binding, queue family and params)");
+               "] (same test, layout, variant, " + lane_names + " and params)");
   }
 }
 
