@@ -40,8 +40,10 @@ pack() {
     git -C "$src" ls-files -z | tar -C "$src" --null -T - -cf - | xz -T2 -6 >"$bundle/src.tar.xz"
   fi
   # The build tree without objects and generated sources: binaries, ctest files, test data.
+  # xz -9 in one thread: its 64 MiB window spans the test programs, which are mostly the same
+  # code (34 MB at -6 with two threads, 12 MB so; the device tool's limit is 64 MiB with the tree).
   tar -C "$build" --exclude='*.o' --exclude='*.a' --exclude=CMakeFiles --exclude=Testing \
-    --exclude='*.h' --exclude='*.spv' -cf - . | xz -T2 -6 >"$bundle/build.tar.xz"
+    --exclude='*.h' --exclude='*.spv' -cf - . | xz -T1 -9 >"$bundle/build.tar.xz"
   local layer
   layer=$(ls /var/cache/apt/archives/vulkan-validationlayers_*.deb 2>/dev/null | head -n 1 || true)
   if [ -z "$layer" ]; then
