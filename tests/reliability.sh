@@ -209,6 +209,24 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     interrupt INT 2 "$cuvk" trace copy --n 1k --output "$dir/fifo"
     ls -A "$dir" | grep -q '\.cuvk-' && fail "a temporary is left"
     ;;
+  inspect_temporaries)  # class 5 sibling: inspect's .cubin for cuobjdump, in $TMPDIR, gone on a signal
+    mkdir "$dir/bin" "$dir/tmp"
+    printf '#!/bin/sh\nexec sleep 5\n' >"$dir/bin/cuobjdump"  # a disassembler that takes its time
+    chmod +x "$dir/bin/cuobjdump"
+    TMPDIR="$dir/tmp" PATH="$dir/bin:$PATH" "$cuvk" inspect copy --no-listings >/dev/null 2>"$dir/err" &
+    pid=$!
+    for ((i = 0; i < 100; ++i)); do ls -A "$dir/tmp" | grep -q '\.cubin$' && break; sleep 0.1; done
+    if ! ls -A "$dir/tmp" | grep -q '\.cubin$'; then
+      kill -s KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+      echo "reliability $case_name: skipped: no .cubin written in 10 s (built without nvcc: no cubin to disassemble)"
+      exit 1
+    fi
+    kill -s TERM "$pid"
+    got=0
+    wait "$pid" || got=$?
+    [ "$got" -eq 143 ] || { cat "$dir/err"; fail "inspect: exit $got after SIGTERM, expected 143"; }
+    [ -z "$(ls -A "$dir/tmp")" ] || { ls -A "$dir/tmp"; fail "inspect left a temporary after SIGTERM"; }
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

@@ -1,6 +1,7 @@
 #include "inspect.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "interrupt.h"  // TemporaryPath
 #include "util.h"
 
 namespace cuvk::inspect {
@@ -247,7 +249,11 @@ std::string run_tool(const std::vector<std::string>& argv, int* status) {
 
 std::string write_temp_file(const unsigned char* bytes, std::size_t n, const std::string& suffix,
                             std::string* path) {
-  std::string name = "/tmp/cuvk-inspect-XXXXXX" + suffix;
+  // In $TMPDIR where it names a folder (as every temporary of cuvk's), else /tmp.
+  struct stat st {};
+  const char* dir = std::getenv("TMPDIR");
+  const bool usable = dir && *dir && ::stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+  std::string name = std::string(usable ? dir : "/tmp") + "/cuvk-inspect-XXXXXX" + suffix;
   const int fd = ::mkstemps(name.data(), static_cast<int>(suffix.size()));
   if (fd < 0) return std::string("cannot create a temporary file: ") + std::strerror(errno);
   std::size_t done = 0;
@@ -277,6 +283,7 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
   std::string path;
   sass.unavailable = write_temp_file(cubin, bytes, ".cubin", &path);
   if (!sass.unavailable.empty()) return sass;
+  TemporaryPath removed_on_a_signal(path);  // a signal while a tool runs leaves no .cubin behind
   for (const std::string& tool : {cuobjdump, nvdisasm}) {
     if (tool.empty()) continue;
     int status = 0;
@@ -292,6 +299,7 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
                         std::to_string(status) + ": " + trim(listing.substr(0, 300));
   }
   ::unlink(path.c_str());
+  removed_on_a_signal.release();
   if (!sass.text.empty()) sass.unavailable.clear();
   return sass;
 }
