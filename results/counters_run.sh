@@ -39,9 +39,10 @@ timed suite
 timed suite_counters --counters
 
 step "warps resident: compute shaders (default) and every shader type (CUVK_COUNTERS_WARPS=1)"
-timed why_blocks --counters --tests copy --variants scalar,grid --block-sizes 128,256 --vk-binding all
+timed why_blocks --counters --tests copy --variants scalar,grid --block-sizes 32,128,256,1024 \
+  --vk-binding all
 CUVK_COUNTERS_WARPS=1 timed why_blocks_all_warps --counters --tests copy --variants scalar,grid \
-  --block-sizes 128,256 --vk-binding all
+  --block-sizes 32,128,256,1024 --vk-binding all
 
 step summary
 python3 - "$R" <<'PY' | tee "$R/summary.txt"
@@ -89,15 +90,26 @@ for api in ("cuda", "vulkan"):
         print("MEDIANS %s: with/without counters, %d rows: worst %+.2f%%, mean %+.2f%%" % (
             api, len(d), max(d, key=abs), sum(d) / len(d)))
 a, b = load("why_blocks"), load("why_blocks_all_warps")
+if a:
+    for m in a["settings"]["counters"].get("pm_metrics", []):
+        if m["key"] == "warps_per_sm":
+            print("WARPS metric: %s, scale %s (pm_calibrations)" % (m["metric"], m.get("scale", 1)))
 if a and b:
+    ratios = []
     other = {key(r): r for r in b["results"]}
     for r in a["results"]:
         s = (r.get("counters") or {}).get("sampled") or {}
         t = ((other.get(key(r)) or {}).get("counters") or {}).get("sampled") or {}
         if "warps_per_sm" in s and "warps_per_sm" in t:
             bs = r["geometry"]["block_size"]
-            print("WARPS %s %s b%d %s %s: compute %.1f, all shaders %.1f, CTAs %.2f x %d warps = %.1f" % (
-                r["test"], r["variant"], bs, r["api"], r["binding"], s["warps_per_sm"] or 0,
-                t["warps_per_sm"] or 0, s["ctas_per_sm"] or 0, bs // 32, (s["ctas_per_sm"] or 0) * (bs // 32)))
+            cw, aw = s["warps_per_sm"] or 0, t["warps_per_sm"] or 0
+            if aw:
+                ratios.append(cw / aw)
+            print("WARPS %s %s b%d %s %s: compute %.1f, all shaders %.1f (%.3f), CTAs %.2f x %d warps = %.1f" % (
+                r["test"], r["variant"], bs, r["api"], r["binding"], cw, aw, cw / aw if aw else 0,
+                s["ctas_per_sm"] or 0, bs // 32, (s["ctas_per_sm"] or 0) * (bs // 32)))
+    if ratios:
+        print("WARPS compute / all shaders over %d rows: %.3f to %.3f (the default's check: 1 +- 0.05)" % (
+            len(ratios), min(ratios), max(ratios)))
 PY
 ls -la "$R"

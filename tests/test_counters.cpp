@@ -4,9 +4,11 @@
 // recorded on an H100 (`CUVK_COUNTERS_DUMP`, see docs/COUNTERS.md); no GPU is needed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -114,6 +116,7 @@ std::string fixture(const std::string& name) {
 
 // A dump's samples and batch, as cuvk decoded them on the GPU.
 struct Recorded {
+  std::vector<std::string> metrics;  // per value: the metric as sampled
   std::vector<PmSample> samples;
   std::uint64_t interval_ns = 0;
   std::uint32_t dispatches = 0;
@@ -126,6 +129,7 @@ Recorded recorded(const std::string& name) {
   r.interval_ns = j["interval_ns"];
   r.dispatches = j["dispatches"];
   r.batch_gpu_ms = j["batch_gpu_ms"];
+  for (const json& m : j["metrics"]) r.metrics.push_back(m.is_null() ? "" : m.get<std::string>());
   for (const json& s : j["samples"]) {
     PmSample x;
     x.start_ns = s["start_ns"];
@@ -169,6 +173,57 @@ TEST(CounterRecorded, CopyEngineOnSmsOrNot) {
   EXPECT_LT(b.sm_active_pct, 1);
   EXPECT_EQ(b.inst_per_dispatch, 0);
   EXPECT_NEAR(b.dram_read_gbps, 450, 40);
+}
+
+// Busy samples' mean of metric `name` of a recording (NaN if it was not sampled).
+double recorded_mean(const Recorded& r, const std::string& name) {
+  const auto it = std::find(r.metrics.begin(), r.metrics.end(), name);
+  if (it == r.metrics.end()) return std::nan("");
+  const std::size_t i = static_cast<std::size_t>(it - r.metrics.begin());
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t k = 1; k < r.samples.size(); ++k) {
+    const std::vector<double>& v = r.samples[k].values;
+    if (v[kPmGpcCycles] > 0 && v[kPmSmActiveCycles] / v[kPmGpcCycles] >= kBusySmActive) {
+      sum += v[i];
+      ++n;
+    }
+  }
+  return n ? sum / static_cast<double>(n) : std::nan("");
+}
+
+// Warps resident, recorded on the H100 with every shader type's sm__warps_active in the warps
+// slot (CUVK_COUNTERS_WARPS=1) and the compute shaders' counter beside it: the latter reads half,
+// at 1, 4 and 32 warps per CTA, on both APIs, and pm_calibrations() makes up exactly that.
+TEST(CounterRecorded, ComputeShaderWarpsCalibratedAgainstEveryShaderType) {
+  const std::string cs = pm_metrics()[kPmWarpsActive].names.front();
+  const std::string ctas = "SM_B.TriageCompute.sm__ctas_active";
+  for (const char* name :
+       {"pm_warps_copy_grid_b128_cuda.json", "pm_warps_copy_scalar_b32_vulkan.json",
+        "pm_warps_copy_scalar_b1024_cuda.json"}) {
+    SCOPED_TRACE(name);
+    const Recorded r = recorded(name);
+    ASSERT_EQ(r.metrics[kPmWarpsActive], "sm__warps_active.avg.per_cycle_elapsed");
+    const auto all = attribute(r.samples, r.interval_ns, r.dispatches, r.batch_gpu_ms);
+    // The compute shaders' warps per SM and cycle, from its sum: sum x (CTAs per SM and cycle) /
+    // (CTAs' sum) divides by cycles x SMs, both of the same samples.
+    const double raw = recorded_mean(r, "sm__warps_active_shader_cs.sum") *
+                       recorded_mean(r, ctas + ".avg.per_cycle_elapsed") /
+                       recorded_mean(r, ctas + ".sum");
+    ASSERT_TRUE(std::isfinite(raw) && raw > 1);
+    const std::optional<double> scale = pm_scale("GH100", cs);
+    ASSERT_TRUE(scale);
+    EXPECT_NEAR(*scale * raw / all.warps_per_sm, 1.0, 0.05) << raw << " " << all.warps_per_sm;
+  }
+  // Every shader type's warps agree with CTAs x warps per CTA where warps live as long as their
+  // CTA (the grid-stride copy, 4 warps per CTA); with 32-warp CTAs of one element per thread,
+  // warps that finished leave their CTA resident a while, so fewer warps than CTAs x 32.
+  const Recorded g = recorded("pm_warps_copy_grid_b128_cuda.json");
+  const auto ga = attribute(g.samples, g.interval_ns, g.dispatches, g.batch_gpu_ms);
+  EXPECT_NEAR(ga.warps_per_sm / (ga.ctas_per_sm * 4), 1.0, 0.05);
+  const Recorded b = recorded("pm_warps_copy_scalar_b1024_cuda.json");
+  const auto ba = attribute(b.samples, b.interval_ns, b.dispatches, b.batch_gpu_ms);
+  EXPECT_LT(ba.warps_per_sm, 0.85 * ba.ctas_per_sm * 32);
 }
 
 // The range profiler's counter data image of read_offset offset 1 (CUDA), evaluated again
@@ -273,6 +328,32 @@ TEST(CounterMetrics, PmSetIsOnePassWithWarpsAndRangeSetFourReplays) {
   // Why the warps of every shader type are a second configuration (CUVK_COUNTERS_WARPS=1).
   pm.push_back("sm__warps_active.avg.per_cycle_elapsed");
   EXPECT_EQ(config_passes(CounterKind::pm_sampling, "GH100", {}, pm, &why), 2u);
+}
+
+// The compute-shader warps counter is sampled only where its calibration is known: on the GH100
+// with its factor, on another chip not at all (no uncalibrated figure), the rest unchanged.
+TEST(CounterMetrics, WarpsSampledOnlyWhereCalibrated) {
+  const std::string cs = pm_metrics()[kPmWarpsActive].names.front();
+  EXPECT_EQ(pm_scale("GH100", cs), 2.0);
+  EXPECT_EQ(pm_scale("GH100", "sm__warps_active.avg.per_cycle_elapsed"), 1.0);
+  EXPECT_EQ(pm_scale("AD102", "dram__bytes_read.sum"), 1.0);
+  EXPECT_FALSE(pm_scale("AD102", cs));
+  std::vector<std::string> chip = {"dram__bytes_read", "dram__bytes_write", "gpc__cycles_elapsed",
+                                   "sm__cycles_active", "sm__warps_active_shader_cs"};
+  const auto gh = choose_pm_metrics("GH100", chip);
+  EXPECT_EQ(gh[kPmWarpsActive], cs);
+  EXPECT_EQ(gh[kPmSmActiveCycles], "sm__cycles_active.avg");  // the plain name after Triage's
+  EXPECT_EQ(gh[kPmCtasActive], "");
+  const auto ad = choose_pm_metrics("AD102", chip);
+  EXPECT_EQ(ad[kPmWarpsActive], "");
+  EXPECT_EQ(ad[kPmDramRead], "dram__bytes_read.sum");
+  const auto more = choose_pm_metrics("GH100", chip, comma_list("sm__cycles_active.max,,"));
+  ASSERT_EQ(more.size(), pm_metrics().size() + 1);  // a developer's extra metric, last
+  EXPECT_EQ(more.back(), "sm__cycles_active.max");
+  EXPECT_THROW(choose_pm_metrics("GH100", chip, {"sm__nothing.sum"}), Error);
+  EXPECT_TRUE(comma_list(nullptr).empty());
+  chip.erase(chip.begin());  // no DRAM bytes read: no sampling
+  EXPECT_THROW(choose_pm_metrics("GH100", chip), Error);
 }
 
 // ---- the sampled batch ----

@@ -91,6 +91,7 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
   if (cfg.counters) {
     out.counters_source = set.counters ? "CUPTI on " + set.counters->chip() : set.counters_reason;
     if (set.counters) out.counters_pm_metrics = set.counters->pm_names();
+    if (set.counters) out.counters_chip = set.counters->chip();
     if (set.counters) out.counters_interval_ns = set.counters->interval_ns();
   }
   if (set.clocks && set.clocks->max_mem_mhz() > 0 && lim.bus_bits > 0)

@@ -143,6 +143,7 @@ struct RunOutcome {
   // With RunConfig::counters: what measured the counters ("CUPTI on GH100") or why nothing did,
   // and the PM-sampling metrics and interval in use.
   std::string counters_source;
+  std::string counters_chip;  // "" without counters
   std::vector<std::string> counters_pm_metrics;
   std::uint64_t counters_interval_ns = 0;
   // Host seconds the counters took, by step (CounterSession::take_costs), within the phase

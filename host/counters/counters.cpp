@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "error.h"
 
@@ -105,12 +106,13 @@ const std::vector<PmMetric>& pm_metrics() {
         "sm__ctas_active.avg.per_cycle_elapsed"},
        false},
       // Warps resident per SM, of compute shaders (CUDA kernels and Vulkan compute dispatches
-      // alike): one pass with the rest on the GH100 (CUPTI's host API, tests/test_counters.cpp).
-      // sm__warps_active (every shader type) does not fit one pass with the CTAs resident: with
+      // alike): one pass with the rest on the GH100 (CUPTI's host API, tests/test_counters.cpp),
+      // calibrated (pm_calibrations(): it reads half on the GH100's sampler). sm__warps_active
+      // (every shader type) does not fit one pass with the CTAs resident: with
       // CUVK_COUNTERS_WARPS=1 it comes from a second configuration over a second, identical
-      // batch (cupti_session.cpp), a check of this one. TPC.TriageCompute.tpc__warps_active_
-      // realtime fits too but disagreed with the CTAs resident on the H100 (7.76 "warps" per TPC
-      // for 7.76 CTAs of 8 warps per SM in CUDA's grid-stride copy, 90 in Vulkan's).
+      // batch (cupti_session.cpp), the check of this one. The one-pass TPC.TriageCompute.
+      // tpc__warps_active_realtime and tpc__warps_active_shader_cs_realtime disagreed with the
+      // CTAs resident on the H100 (results/h100/counters/warps_calibration/) and are not used.
       {"warps_per_sm", {"sm__warps_active_shader_cs.avg.per_cycle_elapsed"}, false},
       {"ctas_launched", {"FE_B.TriageCompute.gr__ctas_launched_realtime.sum"}, false},
       {"smem_kib_per_tpc",
@@ -125,6 +127,60 @@ const std::vector<PmMetric>& pm_metrics() {
       {"inst_executed", {"TPC.TriageCompute.sm__inst_executed_realtime.sum"}, false},
   };
   return m;
+}
+
+// The GH100's PM sampler counts sm__warps_active_shader_cs at half the rate of sm__warps_active
+// (whose per-cycle figure equals CTAs resident x warps per CTA where warps live as long as their
+// CTA): recorded on the H100 over the copy kernels at blocks of 32 to 1024 threads, CUDA and
+// Vulkan, 2.00 +- 0.04 on every row, every SM alike (its minimum and maximum over SMs are half
+// too), while CUPTI gives both the same peak (64 a cycle). results/h100/counters/
+// warps_calibration/, tests/fixtures/counters/pm_warps_*.json. A chip not listed here samples no
+// compute-shader warps (CUVK_COUNTERS_WARPS=1 still measures every shader type's).
+const std::vector<PmCalibration>& pm_calibrations() {
+  static const std::vector<PmCalibration> c = {
+      {"GH100", "sm__warps_active_shader_cs.avg.per_cycle_elapsed", 2.0},
+  };
+  return c;
+}
+
+std::optional<double> pm_scale(const std::string& chip, const std::string& metric) {
+  bool listed = false;
+  for (const PmCalibration& c : pm_calibrations()) {
+    if (metric != c.metric) continue;
+    listed = true;
+    if (chip == c.chip) return c.scale;
+  }
+  if (listed) return std::nullopt;
+  return 1.0;
+}
+
+std::vector<std::string> choose_pm_metrics(const std::string& chip,
+                                           const std::vector<std::string>& chip_base_metrics,
+                                           const std::vector<std::string>& extra) {
+  std::vector<std::string> names(pm_metrics().size());
+  for (std::size_t i = 0; i < pm_metrics().size(); ++i) {
+    for (const char* name : pm_metrics()[i].names)
+      if (unknown_metrics({name}, chip_base_metrics).empty() && pm_scale(chip, name)) {
+        names[i] = name;
+        break;
+      }
+    if (names[i].empty() && pm_metrics()[i].required)
+      throw Error("the " + chip + " cannot sample " + pm_metrics()[i].key);
+  }
+  for (const std::string& m : extra) {
+    if (!unknown_metrics({m}, chip_base_metrics).empty())
+      throw Error("CUVK_COUNTERS_PM_EXTRA: the " + chip + " has no PM metric " + m);
+    names.push_back(m);
+  }
+  return names;
+}
+
+std::vector<std::string> comma_list(const char* text) {
+  std::vector<std::string> out;
+  std::stringstream in(text ? text : "");
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 namespace {

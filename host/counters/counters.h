@@ -72,6 +72,27 @@ enum PmIndex : std::size_t {
   kPmCount
 };
 const std::vector<PmMetric>& pm_metrics();
+
+// A PM metric whose raw value on a chip's sampler is off by a known factor: what it reads times
+// `scale` is what its key says. Measured, not assumed (docs/COUNTERS.md, "Warps resident").
+struct PmCalibration {
+  const char* chip;
+  const char* metric;
+  double scale;
+};
+const std::vector<PmCalibration>& pm_calibrations();
+// The factor for `metric` on `chip`: 1 for a metric that needs none; nullopt for one that needs a
+// calibration this chip does not have (then it is not sampled: no uncalibrated figure is shown).
+std::optional<double> pm_scale(const std::string& chip, const std::string& metric);
+// For each pm_metrics() entry, the first of its names that `chip` has (`chip_base_metrics`, its
+// own list) and that needs no calibration it lacks, "" where none; then `extra`, a developer's
+// metrics (CUVK_COUNTERS_PM_EXTRA: sampled in the same pass, never dropped, seen only in the dump
+// and the provenance). Throws Error if a required metric has none or the chip lacks an extra one.
+std::vector<std::string> choose_pm_metrics(const std::string& chip,
+                                           const std::vector<std::string>& chip_base_metrics,
+                                           const std::vector<std::string>& extra = {});
+// "a,b,,c" -> {"a", "b", "c"}; null -> {}.
+std::vector<std::string> comma_list(const char* text);
 constexpr double kSmsPerTpc = 2.0;  // every NVIDIA GPU since Volta: two SMs per TPC
 
 // One decoded sample: its interval on the GPU's clock and a value per pm_metrics() entry (NaN

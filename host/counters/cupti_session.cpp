@@ -149,6 +149,7 @@ class CuptiSession final : public CounterSession {
     std::unique_ptr<Host> host;       // null: not configured
     std::vector<std::string> names;   // per pm_metrics() entry; "" where not in this one
     std::vector<std::string> used;    // the non-empty ones, in configuration order
+    std::vector<double> scale;        // per names entry: pm_scale() (1 where none is needed)
     std::vector<std::uint8_t> image;  // the config image
     std::vector<std::uint8_t> blank;  // an initialized counter data image
   };
@@ -236,17 +237,10 @@ void CuptiSession::open_pm() {
         lib_.cuptiPmSamplingGetCounterAvailability(&a));
   chip_pm_metrics_ = Host(lib_, CUPTI_PROFILER_TYPE_PM_SAMPLING, chip_, pm_avail_).base_metrics();
   // Each metric: the first of its names the chip has (checked against the chip's own list).
-  std::vector<std::string> names(pm_metrics().size());
-  for (std::size_t i = 0; i < pm_metrics().size(); ++i) {
-    for (const char* name : pm_metrics()[i].names)
-      if (unknown_metrics({name}, chip_pm_metrics_).empty()) {
-        names[i] = name;
-        break;
-      }
-    if (names[i].empty() && pm_metrics()[i].required)
-      throw Error("the " + chip_ + " cannot sample " + pm_metrics()[i].key);
-  }
-  if (!configure(pm_, names, true)) throw Error("the required PM metrics need more than one pass");
+  std::vector<std::string> names =
+      choose_pm_metrics(chip_, chip_pm_metrics_, comma_list(std::getenv("CUVK_COUNTERS_PM_EXTRA")));
+  if (!configure(pm_, names, true))
+    throw Error("the required PM metrics (and CUVK_COUNTERS_PM_EXTRA's) need more than one pass");
   // The warps resident, with what tells busy samples from idle ones (to align the two batches).
   std::vector<std::string> w(pm_metrics().size());
   for (std::size_t i : {kPmDramRead, kPmDramWrite, kPmGpcCycles}) w[i] = names[i];
@@ -269,9 +263,15 @@ bool CuptiSession::configure(PmConfig& c, std::vector<std::string> names, bool d
     std::size_t passes = 0;
     c.image = c.host->config(c.used, &passes);
     c.names = names;
+    c.scale.assign(names.size(), 1.0);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (!names[i].empty()) c.scale[i] = pm_scale(chip_, names[i]).value_or(1.0);
     if (passes == 1) return true;
     if (!drop_optional) return false;
-    while (drop > 0 && (names[drop - 1].empty() || pm_metrics()[drop - 1].required)) --drop;
+    // An index past pm_metrics() is a developer's extra metric: kept, like a required one.
+    while (drop > 0 && (names[drop - 1].empty() || drop > pm_metrics().size() ||
+                        pm_metrics()[drop - 1].required))
+      --drop;
     if (drop == 0) return false;
     names[drop - 1].clear();
   }
@@ -585,7 +585,7 @@ void CuptiSession::decode_round(const PmConfig& c, std::vector<PmSample>& out) {
     const std::vector<double> used = c.host->evaluate(pm_data_, k, c.used);
     x.values.assign(c.names.size(), std::nan(""));
     for (std::size_t i = 0, u = 0; i < c.names.size(); ++i)
-      if (!c.names[i].empty()) x.values[i] = used[u++];
+      if (!c.names[i].empty()) x.values[i] = used[u++] * c.scale[i];
     out.push_back(std::move(x));
   }
 }

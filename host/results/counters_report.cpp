@@ -135,11 +135,14 @@ json counters_json(const RowCounters& c) {
 json counters_settings_json(const RunConfig& cfg, const RunOutcome& out) {
   if (!cfg.counters) return {{"enabled", false}};
   json pm = json::array();
-  for (std::size_t i = 0; i < out.counters_pm_metrics.size() && i < pm_metrics().size(); ++i)
-    pm.push_back(
-        {{"key", pm_metrics()[i].key},
-         {"metric",
-          out.counters_pm_metrics[i].empty() ? json(nullptr) : json(out.counters_pm_metrics[i])}});
+  for (std::size_t i = 0; i < out.counters_pm_metrics.size() && i < pm_metrics().size(); ++i) {
+    const std::string& name = out.counters_pm_metrics[i];
+    json m = {{"key", pm_metrics()[i].key}, {"metric", name.empty() ? json(nullptr) : json(name)}};
+    // A calibrated metric says by what its raw reading was multiplied (pm_calibrations()).
+    if (const auto scale = pm_scale(out.counters_chip, name); !name.empty() && scale != 1.0)
+      m["scale"] = scale ? json(*scale) : json(nullptr);
+    pm.push_back(std::move(m));
+  }
   json cost = {{"total", counters_seconds(out)}, {"steps", json::object()}};
   for (const auto& [step, sec] : out.counters_cost_s) cost["steps"][step] = sec;
   return {{"enabled", true},
