@@ -54,7 +54,26 @@ bool sym(void* lib, F& f, const char* name) {
   return f != nullptr;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 bool load_cupti(Lib& lib, std::string* why) {
+  // CUPTI's host API opens libnvperf_host with RTLD_DEEPBIND, which AddressSanitizer's runtime
+  // refuses by aborting the process: an unavailable reason instead of a crash.
+  if (kAddressSanitizer) {
+    *why = "CUPTI cannot be used in an AddressSanitizer build (it opens libnvperf_host with "
+           "RTLD_DEEPBIND, which the sanitizer refuses)";
+    return false;
+  }
   lib.cupti = open_cupti(&lib.cupti_path, why);
   if (!lib.cupti) return false;
   std::string missing;
