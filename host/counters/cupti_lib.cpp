@@ -70,8 +70,9 @@ bool load_cupti(Lib& lib, std::string* why) {
   // CUPTI's host API opens libnvperf_host with RTLD_DEEPBIND, which AddressSanitizer's runtime
   // refuses by aborting the process: an unavailable reason instead of a crash.
   if (kAddressSanitizer) {
-    *why = "CUPTI cannot be used in an AddressSanitizer build (it opens libnvperf_host with "
-           "RTLD_DEEPBIND, which the sanitizer refuses)";
+    *why =
+        "CUPTI cannot be used in an AddressSanitizer build (it opens libnvperf_host with "
+        "RTLD_DEEPBIND, which the sanitizer refuses)";
     return false;
   }
   lib.cupti = open_cupti(&lib.cupti_path, why);
