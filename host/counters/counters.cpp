@@ -110,7 +110,7 @@ const std::vector<PmMetric>& pm_metrics() {
       // calibrated (pm_calibrations(): it reads half on the GH100's sampler). sm__warps_active
       // (every shader type) does not fit one pass with the CTAs resident: with
       // CUVK_COUNTERS_WARPS=1 it comes from a second configuration over a second, identical
-      // batch (cupti_session.cpp), the check of this one. The one-pass TPC.TriageCompute.
+      // batch (cupti_pm.cpp), the check of this one. The one-pass TPC.TriageCompute.
       // tpc__warps_active_realtime and tpc__warps_active_shader_cs_realtime disagreed with the
       // CTAs resident on the H100 (results/h100/counters/warps_calibration/) and are not used.
       {"warps_per_sm", {"sm__warps_active_shader_cs.avg.per_cycle_elapsed"}, false},

@@ -63,7 +63,7 @@ enum PmIndex : std::size_t {
   kPmSmActiveCycles,  // SM active cycles, average SM
   kPmGpcCycles,       // GPC cycles elapsed
   kPmCtasActive,      // CTAs resident per SM (average over the sample)
-  kPmWarpsActive,     // warps resident per SM (a second configuration, cupti_session.cpp)
+  kPmWarpsActive,     // warps resident per SM (a second configuration, cupti_pm.cpp)
   kPmCtasLaunched,    // CTAs launched GPU-wide (front end)
   kPmSmemKib,         // shared memory configured per TPC, KiB (the carve-out)
   kPmRegisters,       // registers allocated to compute per TPC
@@ -149,7 +149,7 @@ SampledCounters attribute(const std::vector<PmSample>& samples, std::uint64_t in
 constexpr std::size_t kMinBusySamples = 100;
 constexpr double kSampleBatchMs = 2.6;
 // One dispatch where it alone is that long (a 256 MiB copy on a transfer-only queue: 3 ms), so
-// that the window stays well inside a counter data image (512 samples, cupti_session.cpp).
+// that the window stays well inside a counter data image (512 samples, cupti_pm.cpp).
 constexpr int kMinDispatches = 1, kMaxDispatches = 20000;
 // Dispatches in the first batch, from the row's median time (timed with the L2 flush: the
 // batch, without it, may run faster).
