@@ -4,13 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <limits>
 #include <optional>
 
+#include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
 #include "devices.h"
@@ -20,9 +21,8 @@
 #include "launch_clock.h"
 #include "live_console.h"
 #include "nvml.h"
-#include "run_printer.h"
-#include "backends.h"
 #include "pair_tests.h"
+#include "run_printer.h"
 
 namespace cuvk {
 
@@ -66,35 +66,37 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                  "only these variants, e.g. scalar, vec4, engine (default all)")
       ->delimiter(',');
   sub.add_option("--n", a.n,
-                  "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
-                  "64M on a GPU, 1M on a CPU device");
+                 "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
+                 "64M on a GPU, 1M on a CPU device");
   sub.add_option("--reps", a.reps,
-                  "timed repetitions per batch and the minimum sample count (default 100 on a "
-                  "GPU, 20 on a CPU device)");
+                 "timed repetitions per batch and the minimum sample count (default 100 on a "
+                 "GPU, 20 on a CPU device)");
   sub.add_option("--warmup", a.warmup,
                  "untimed repetitions before timing (default 10 on a GPU, 3 on a CPU device)");
   sub.add_option("--block-size", a.block_size,
-                  "threads per block = Vulkan workgroup size, a multiple of 32 (default 256)");
+                 "threads per block = Vulkan workgroup size, a multiple of 32 (default 256)");
   sub.add_option("--block-sizes", a.block_sizes,
-                  "sweep block sizes, e.g. 64,128,256,512,1024 (overrides --block-size)");
+                 "sweep block sizes, e.g. 64,128,256,512,1024 (overrides --block-size)");
   sub.add_option("--target-ci", a.target_ci,
-                  "repeat until the median's 95% confidence half-width is within this percent of "
-                  "the median (default 0.5)");
-  sub.add_option("--max-time", a.max_time_s,
-                  "... or until this many seconds per point and API have passed (default 0: 2 on a GPU, "
-                  "0.1 on a CPU device)");
+                 "repeat until the median's 95% confidence half-width is within this percent of "
+                 "the median (default 0.5)");
+  sub.add_option(
+      "--max-time", a.max_time_s,
+      "... or until this many seconds per point and API have passed (default 0: 2 on a GPU, "
+      "0.1 on a CPU device)");
   sub.add_option("--settle-ms", a.settle_ms,
-                  "GPU milliseconds of warm-up work per API before the first point, so clocks "
-                  "settle (default 500 on a GPU, 50 on a CPU device)");
+                 "GPU milliseconds of warm-up work per API before the first point, so clocks "
+                 "settle (default 500 on a GPU, 50 on a CPU device)");
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
     std::string defaults;
-    for (std::uint32_t v : axis.defaults) defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
+    for (std::uint32_t v : axis.defaults)
+      defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
     sub.add_option(axis.option, a.axis_values[axis.name],
                    axis.help + (defaults.empty() ? "" : " (default " + defaults + ")"));
   }
   sub.add_option("--seed", a.seed, "seed of the random inputs (default 1)");
   sub.add_option("--l2", a.l2,
-                  "cold: flush L2 before every timed repetition (default); warm: no flush");
+                 "cold: flush L2 before every timed repetition (default); warm: no flush");
   sub.add_option("--format", a.format, "table, md, csv or json (default table)");
   sub.add_option("--columns", a.columns,
                  "print only these columns of the main table, in this order, by header name "
@@ -110,7 +112,7 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                  "(default: the first CUDA device that Vulkan also sees, by UUID)");
   sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
-                "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+               "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
   sub.add_flag("--counters", a.counters,
                "hardware counters beside every row (CUPTI, after the timed repetitions): "
                "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
@@ -124,8 +126,9 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--timeout", a.timeout_s,
                  "seconds to wait for a launch before reporting it as never finishing (default "
                  "120); the rows measured so far are kept and the exit code is 1");
-  sub.add_option("--tolerance", a.tolerance,
-                 "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
+  sub.add_option(
+      "--tolerance", a.tolerance,
+      "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
 
 namespace {
@@ -163,9 +166,12 @@ RunConfig config_of(const RunArgs& a) {
   cfg.settle_ms = a.settle_ms.value_or(kDefaultGpuSettleMs);  // CPU devices: in execute_run
   cfg.seed = a.seed;
   cfg.counters = a.counters;
-  if (a.l2 == "cold") cfg.l2 = L2Mode::cold;
-  else if (a.l2 == "warm") cfg.l2 = L2Mode::warm;
-  else throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
+  if (a.l2 == "cold")
+    cfg.l2 = L2Mode::cold;
+  else if (a.l2 == "warm")
+    cfg.l2 = L2Mode::warm;
+  else
+    throw UsageError("--l2 '" + a.l2 + "': expected cold or warm");
   return cfg;
 }
 
@@ -193,7 +199,8 @@ struct OpenBackends {
   std::unique_ptr<ClockMonitor> clocks;
   std::unique_ptr<CounterSession> counters;
   BackendSet set;
-  double cuda_s = 0.0, vulkan_s = 0.0, clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
+  double cuda_s = 0.0, vulkan_s = 0.0,
+         clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -253,9 +260,9 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
   b.set.cuda_reason = choice.cuda_reason;
   b.set.vulkan_reason = choice.vulkan_reason;
   if (!b.cuda && !b.vulkan)
-    throw Error("no API can run: CUDA: " +
-                (want_cuda ? b.set.cuda_reason : std::string("not selected")) + "; Vulkan: " +
-                (want_vk ? b.set.vulkan_reason : std::string("not selected")));
+    throw Error(
+        "no API can run: CUDA: " + (want_cuda ? b.set.cuda_reason : std::string("not selected")) +
+        "; Vulkan: " + (want_vk ? b.set.vulkan_reason : std::string("not selected")));
 }
 
 // The start-up phases in front of the run's (and of those the first row waited for: it came
@@ -297,7 +304,7 @@ struct InventoryOnce::Early {
   std::future<std::unique_ptr<Backend>> cuda, vulkan;
   double cuda_s = 0.0, vulkan_s = 0.0;
   std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
-  std::unique_ptr<ClockMonitor> clocks;    // for the early CUDA device's GPU
+  std::unique_ptr<ClockMonitor> clocks;   // for the early CUDA device's GPU
   Uuid clocks_uuid{};
   std::string clocks_why;
 };
@@ -373,7 +380,8 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
-    throw UsageError("--timeout must be between 0 and " + std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
+    throw UsageError("--timeout must be between 0 and " +
+                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
   if (!a.pairs.empty()) return;  // the pairs are read, and the selection judged, by execute_run
   validate_config(cfg);
   parse_format(a.format);
@@ -384,8 +392,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   install_interrupt_handlers();  // from here a signal ends the run with exit 128 + N, never a file
   RunConfig cfg = config_of(a);
   check_run_args(a);
-  parse_format(a.format);  // fail on a bad format before running anything
-  parse_tolerance(a.tolerance);  // checked with or without --baseline
+  parse_format(a.format);                           // fail on a bad format before running anything
+  parse_tolerance(a.tolerance);                     // checked with or without --baseline
   if (!a.output.empty()) check_writable(a.output);  // a directory, say, before any work
   check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
 
@@ -406,8 +414,9 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
   if (cpu_only && !a.settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
   // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
-  const auto pairs = prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
-                                   a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
+  const auto pairs =
+      prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
+                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
   for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
@@ -475,7 +484,8 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   return doc;
 }
 
-void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet) {
+void emit(const RunDocument& doc, const std::string& format, const std::string& output,
+          bool quiet) {
   if (doc.outcome.interrupted) {  // what completed, on the console only: never a partial file
     if (!doc.streamed) std::cout << format_run(doc, Format::table) << std::flush;
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "

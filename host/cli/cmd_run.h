@@ -31,14 +31,14 @@ struct RunArgs {
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
   bool counters = false;  // --counters: CUPTI hardware counters beside every row
-  std::string baseline;         // --baseline FILE: compare every row with this saved run
-  std::string tolerance = "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
+  std::string baseline;   // --baseline FILE: compare every row with this saved run
+  std::string tolerance =
+      "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
-  double timeout_s = 120.0;        // --timeout: a launch not finished by then is reported, not awaited
+  double timeout_s = 120.0;  // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
       columns;  // --columns: the main table's columns (run: rows; parity: verdicts)
 };
-
 
 void add_run_options(CLI::App& sub, RunArgs& args);
 
@@ -74,7 +74,8 @@ void check_run_args(const RunArgs& args);
 
 // Validates the options, picks the devices, runs the suite and returns everything for the reports.
 // Throws UsageError for bad options and Error when no API can run at all.
-RunDocument execute_run(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
+RunDocument execute_run(const RunArgs& args, const std::string& command_line,
+                        InventoryOnce& devices);
 
 // Prints or writes (atomically) the document in `format`.
 void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet);
