@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
-#include <future>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -175,96 +173,6 @@ RunConfig config_of(const RunArgs& a) {
   return cfg;
 }
 
-// Whether the run has points of the copy-queue test (its size sweep is off unless given).
-bool has_copy_queue_points(const RunConfig& cfg) {
-  const TestCase* t = find_test(suite_kernels().copy_queues_test);
-  if (t == nullptr || std::find(cfg.tests.begin(), cfg.tests.end(), t->name) == cfg.tests.end())
-    return false;
-  return !points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).empty();
-}
-
-// The copy-queue test opens a queue on every Vulkan family that can copy; other runs keep the
-// compute queue alone (fewer queues to create, buffers exclusive to it).
-// `timeout_s` bounds every wait for the GPU (--timeout).
-BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
-  BackendOptions opts;
-  opts.copy_queues = has_copy_queue_points(cfg);
-  opts.timeout_s = timeout_s;
-  return opts;
-}
-
-// The backends of the chosen devices and the clock monitor, owned for the run.
-struct OpenBackends {
-  std::unique_ptr<Backend> cuda, vulkan;
-  std::unique_ptr<ClockMonitor> clocks;
-  std::unique_ptr<CounterSession> counters;
-  BackendSet set;
-  double cuda_s = 0.0, vulkan_s = 0.0,
-         clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
-};
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
-                   InventoryOnce& devices, OpenBackends& b) {
-  const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
-  const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
-  // Those opened early where they are the ones chosen (InventoryOnce::open_early).
-  if (want_cuda && choice.cuda)
-    b.cuda = devices.take_early(Api::cuda, choice.cuda->index, opts, b.cuda_s);
-  if (want_vk && choice.vulkan)
-    b.vulkan = devices.take_early(Api::vulkan, choice.vulkan->index, opts, b.vulkan_s);
-  // CUDA's context is created on another thread while Vulkan creates its device.
-  auto cuda_started = std::async(std::launch::async, [&] {
-    if (!want_cuda || !choice.cuda || b.cuda) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    struct Timed {
-      std::chrono::steady_clock::time_point t0;
-      double& s;
-      ~Timed() { s = seconds_since(t0); }
-    } timed{t0, b.cuda_s};
-    try {
-      b.cuda = make_backend(Api::cuda, choice.cuda->index, opts);
-    } catch (const std::exception& e) {
-      choice.cuda_reason = e.what();
-    }
-  });
-  if (want_vk && choice.vulkan && !b.vulkan) {
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
-    } catch (const std::exception& e) {
-      choice.vulkan_reason = e.what();
-    }
-    b.vulkan_s = seconds_since(t0);
-  }
-  cuda_started.get();
-  const auto clocks_t0 = std::chrono::steady_clock::now();
-  b.set.cuda = b.cuda.get();
-  b.set.vulkan = b.vulkan.get();
-  if (b.cuda || b.vulkan) {
-    const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
-    b.clocks = devices.take_early_clocks(d.uuid, b.set.clocks_reason);
-    if (!b.clocks && b.set.clocks_reason.empty())
-      b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
-    b.set.clocks = b.clocks.get();
-    if (cfg.counters && d.is_cpu)
-      b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
-    else if (cfg.counters)
-      b.counters = open_counters(d.uuid, &b.set.counters_reason);
-    b.set.counters = b.counters.get();
-  }
-  b.clocks_s = seconds_since(clocks_t0);
-  b.set.cuda_reason = choice.cuda_reason;
-  b.set.vulkan_reason = choice.vulkan_reason;
-  if (!b.cuda && !b.vulkan)
-    throw Error(
-        "no API can run: CUDA: " + (want_cuda ? b.set.cuda_reason : std::string("not selected")) +
-        "; Vulkan: " + (want_vk ? b.set.vulkan_reason : std::string("not selected")));
-}
-
 // The start-up phases in front of the run's (and of those the first row waited for: it came
 // after them); where both APIs opened at once, each one's opening beside the other.
 void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, double>>& start_up,
@@ -292,90 +200,58 @@ std::optional<Format> console_format(const RunArgs& a) {
   return f == Format::json ? std::nullopt : std::optional<Format>(f);
 }
 
-}  // namespace
-
-struct InventoryOnce::Early {
-  ~Early() {  // the threads write the members below: they end first
-    if (cuda.valid()) cuda.wait();
-    if (vulkan.valid()) vulkan.wait();
-  }
-  bool copy_queues = false;
-  double timeout_s = 120.0;  // --timeout of the run that opened them
-  std::future<std::unique_ptr<Backend>> cuda, vulkan;
-  double cuda_s = 0.0, vulkan_s = 0.0;
-  std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
-  std::unique_ptr<ClockMonitor> clocks;   // for the early CUDA device's GPU
-  Uuid clocks_uuid{};
-  std::string clocks_why;
-};
-
-const DeviceInventory& InventoryOnce::get() {
-  if (inventory_) return *inventory_;
-  // Vulkan's devices through the early backend's instance where one opened: one instance less.
-  if (early_ && early_->vulkan.valid()) early_->vulkan_ready = early_->vulkan.get();
-  inventory_ = take_inventory(BackendOptions{}, early_ ? early_->vulkan_ready.get() : nullptr);
-  return *inventory_;
+// A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
+void apply_cpu_defaults(const RunArgs& a, const DeviceChoice& choice, RunConfig& cfg) {
+  const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
+  if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
+  if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
+  if (cpu_only && !a.settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
 }
 
-void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOptions& vk_options) {
-  if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
-  auto early = std::make_shared<Early>();
-  early->copy_queues = vk_options.copy_queues;
-  early->timeout_s = vk_options.timeout_s;
-  const auto open = [](Api api, BackendOptions opts, double* open_s) {
-    return [api, opts, open_s]() -> std::unique_ptr<Backend> {
-      const auto t0 = std::chrono::steady_clock::now();
-      std::unique_ptr<Backend> b;
-      try {
-        b = make_backend(api, 0, opts);
-      } catch (const std::exception&) {  // the run opens what it chose and reports why not
-      }
-      *open_s = seconds_since(t0);
-      return b;
-    };
+// The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
+void take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices, RunConfig& cfg) {
+  const auto wants = [&cfg](Api api) {
+    return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
   };
-  for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
-    if (api == Api::cuda)
-      early->cuda = std::async(std::launch::async, [open, e = early.get()] {
-        BackendOptions cuda_opts;
-        cuda_opts.timeout_s = e->timeout_s;
-        std::unique_ptr<Backend> b = open(Api::cuda, cuda_opts, &e->cuda_s)();
-        if (b) {  // NVML too, for that GPU (the run's clock monitor where it is the one chosen)
-          e->clocks_uuid = b->info().uuid;
-          e->clocks = open_clock_monitor(e->clocks_uuid, &e->clocks_why);
-        }
-        return b;
-      });
-    else
-      early->vulkan = std::async(std::launch::async, open(api, vk_options, &early->vulkan_s));
-  }
-  early_ = std::move(early);
+  const bool on_gpu = (wants(Api::cuda) && choice.cuda) ||
+                      (wants(Api::vulkan) && choice.vulkan && !choice.vulkan->is_cpu);
+  // Those started with the command (default sizes only) where made for this kind of device (and
+  // then where they fit the first point: EarlyInputs::take_for), else started now.
+  cfg.first_inputs = std::move(devices.early_inputs);
+  if (cfg.first_inputs && (cfg.n || cfg.first_inputs->for_gpu != on_gpu)) cfg.first_inputs.reset();
+  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu, choice);
 }
 
-std::unique_ptr<ClockMonitor> InventoryOnce::take_early_clocks(const Uuid& uuid, std::string& why) {
-  if (!early_ || early_->cuda.valid() || early_->clocks_uuid != uuid) return nullptr;
-  if (!early_->clocks) why = early_->clocks_why;
-  return std::move(early_->clocks);
+// The run's callbacks onto the live console: the head once the clocks are settled, each row as
+// it is measured (in `live_format`, if any), progress on a TTY; the first row's time into `doc`.
+void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocument& doc,
+                 RunConfig& cfg) {
+  cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
+    live.progress(done, total, what);
+  };
+  cfg.on_start = [&live, live_format, &doc](const RunOutcome& settings) {
+    if (!live_format) return;
+    RunDocument head = doc;
+    head.outcome = settings;
+    live.print(stream_head(head, *live_format));
+  };
+  cfg.on_row = [&live, live_format, &doc, &cfg](const ResultRow& row) {
+    if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
+    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
+  };
 }
 
-std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
-                                                   const BackendOptions& vk_options,
-                                                   double& open_s) {
-  if (!early_) return nullptr;
-  std::future<std::unique_ptr<Backend>>& f = api == Api::cuda ? early_->cuda : early_->vulkan;
-  std::unique_ptr<Backend> b;
-  if (api == Api::vulkan && early_->vulkan_ready)
-    b = std::move(early_->vulkan_ready);
-  else if (f.valid())
-    b = f.get();
-  else
-    return nullptr;
-  open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
-  const bool fits = index == 0 && !vk_options.validation &&
-                    vk_options.timeout_s == early_->timeout_s &&
-                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
-  return fits ? std::move(b) : nullptr;
+// A launch that never finished: its device cannot be torn down (that would wait for it), so
+// the backends are left to the process's end, which comes without waiting (run_command).
+void leave_hung(OpenBackends& backends) {
+  for (std::unique_ptr<Backend>* b : {&backends.cuda, &backends.vulkan})
+    if (*b && !(*b)->hung().empty()) {
+      g_hung.push_back(std::string(api_name((*b)->info().api)) + ": " + (*b)->hung());
+      static_cast<void>(b->release());
+    }
 }
+
+}  // namespace
 
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
@@ -408,11 +284,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   // With --validation the enumeration itself runs under the layer, its messages kept.
   doc.choice = choose_devices(a.validation ? take_inventory(vk_opts) : devices.get(), a.device);
   const double devices_s = seconds_since_launch();
-  // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
-  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
-  if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
-  if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
-  if (cpu_only && !a.settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
+  apply_cpu_defaults(a, doc.choice, cfg);
   // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
   const auto pairs =
       prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
@@ -420,17 +292,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
-  // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
-  const auto wants = [&cfg](Api api) {
-    return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
-  };
-  const bool on_gpu = (wants(Api::cuda) && doc.choice.cuda) ||
-                      (wants(Api::vulkan) && doc.choice.vulkan && !doc.choice.vulkan->is_cpu);
-  // Those started with the command (default sizes only) where made for this kind of device (and
-  // then where they fit the first point: EarlyInputs::take_for), else started now.
-  cfg.first_inputs = std::move(devices.early_inputs);
-  if (cfg.first_inputs && (cfg.n || cfg.first_inputs->for_gpu != on_gpu)) cfg.first_inputs.reset();
-  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu, doc.choice);
+  take_first_inputs(doc.choice, devices, cfg);
   doc.command_line = cmdline;
   doc.columns = a.columns;
   doc.date_utc = now_utc();
@@ -443,28 +305,10 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
-  cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
-    live.progress(done, total, what);
-  };
-  cfg.on_start = [&](const RunOutcome& settings) {
-    if (!live_format) return;
-    RunDocument head = doc;
-    head.outcome = settings;
-    live.print(stream_head(head, *live_format));
-  };
-  cfg.on_row = [&](const ResultRow& row) {
-    if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
-  };
+  follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
-  // A launch that never finished: its device cannot be torn down (that would wait for it), so
-  // the backends are left to the process's end, which comes without waiting (run_command).
-  for (std::unique_ptr<Backend>* b : {&backends.cuda, &backends.vulkan})
-    if (*b && !(*b)->hung().empty()) {
-      g_hung.push_back(std::string(api_name((*b)->info().api)) + ": " + (*b)->hung());
-      static_cast<void>(b->release());
-    }
+  leave_hung(backends);
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.

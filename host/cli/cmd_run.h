@@ -11,9 +11,12 @@
 
 #include "backends.h"
 #include "commands.h"
+#include "counters.h"
+#include "devices.h"
 #include "nvml.h"
 #include "run_printer.h"
 #include "run_reader.h"
+#include "runner.h"
 
 namespace cuvk {
 
@@ -85,6 +88,28 @@ int run_exit_code(const RunDocument& doc);
 
 // The whole `cuvk run` (one device, or each in turn with --device all).
 int run_command(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
+
+// ---- cmd_run_open.cpp: the devices a run opens ----
+
+// The backends of the chosen devices and the clock monitor, owned for the run.
+struct OpenBackends {
+  std::unique_ptr<Backend> cuda, vulkan;
+  std::unique_ptr<ClockMonitor> clocks;
+  std::unique_ptr<CounterSession> counters;
+  BackendSet set;
+  double cuda_s = 0.0, vulkan_s = 0.0,
+         clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
+};
+
+// The Vulkan backend's options for this run: a queue on every family that can copy where the
+// copy-queue test has points; `timeout_s` bounds every wait for the GPU (--timeout).
+BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s);
+
+// Opens the chosen devices of `cfg.apis` (those opened early where they fit), the clock monitor
+// and, with --counters, the counter session, into `b`; where one cannot open, `choice` says why.
+// Throws Error when no API can run.
+void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
+                   InventoryOnce& devices, OpenBackends& b);
 
 // ---- cmd_run_devices.cpp: --device all ----
 
