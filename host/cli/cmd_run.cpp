@@ -253,6 +253,8 @@ void leave_hung(OpenBackends& backends) {
 
 }  // namespace
 
+RunConfig run_config_of(const RunArgs& a) { return config_of(a); }
+
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)

@@ -45,6 +45,9 @@ struct RunArgs {
 
 void add_run_options(CLI::App& sub, RunArgs& args);
 
+// The options as a run configuration (values parsed; validate_config judges them).
+RunConfig run_config_of(const RunArgs& args);
+
 // The node's devices, enumerated once per command however many of its steps ask (the baseline's
 // GPU check, parity's API check, the run itself, --device all's list): each enumeration starts
 // both drivers, a few hundred milliseconds before the first row.
