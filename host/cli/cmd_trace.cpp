@@ -102,7 +102,11 @@ void record_and_check(Backend& b, const Launch& traced, const Launch* flush, con
 
 void trace_lane(Backend& b, const TraceJob& job, const TraceDocument& doc, TraceLane& lane) {
   lane.device = b.info();
-  lane.support = b.trace_support();
+  if (const Traces* traces = b.find<Traces>()) {
+    lane.support = traces->trace_support();
+  } else {
+    lane.support.unavailable = lane.support.sm_ids_unavailable = b.lacks<Traces>();
+  }
   if (!lane.support.unavailable.empty()) {
     lane.unavailable = lane.support.unavailable;
     return;
