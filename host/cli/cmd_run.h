@@ -97,8 +97,8 @@ struct OpenBackends {
   std::unique_ptr<ClockMonitor> clocks;
   std::unique_ptr<CounterSession> counters;
   BackendSet set;
-  double cuda_s = 0.0, vulkan_s = 0.0,
-         clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
+  // Wall time of each; CUDA's on its own thread. counters_s: CUPTI's start (with --counters).
+  double cuda_s = 0.0, vulkan_s = 0.0, clocks_s = 0.0, counters_s = 0.0;
 };
 
 // The Vulkan backend's options for this run: a queue on every family that can copy where the
