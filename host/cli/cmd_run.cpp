@@ -313,12 +313,14 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.
-  const std::vector<std::pair<std::string, double>> start_up = {
+  std::vector<std::pair<std::string, double>> start_up = {
       {"start-up: command", command_s},
       {"start-up: devices", devices_s - command_s},
-      {"start-up: open", start_up_s - opening_s - backends.clocks_s},
+      {"start-up: open", start_up_s - opening_s - backends.clocks_s - backends.counters_s},
       {"start-up: clock monitor", backends.clocks_s},
       {"start-up: other", opening_s - devices_s}};
+  if (cfg.counters)  // CUPTI's start, before the first row (0.5-1 s on an H100)
+    start_up.insert(start_up.begin() + 4, {"start-up: counters", backends.counters_s});
   add_start_up(doc, start_up, backends);
   cfg.first_inputs.reset();  // unused when the devices planned another first point
   live.finish();

@@ -98,7 +98,7 @@ struct OpenBackends {
   std::unique_ptr<CounterSession> counters;
   BackendSet set;
   PerApi<double> open_s;  // wall time of opening each backend; CUDA's on its own thread
-  double clocks_s = 0.0;
+  double clocks_s = 0.0, counters_s = 0.0;  // counters_s: CUPTI's start (with --counters)
 };
 
 // The Vulkan backend's options for this run: a queue on every family that can copy where the

@@ -80,11 +80,13 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     b.set.clocks = b.clocks.get();
     if (cfg.counters && d.is_cpu)
       b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
-    else if (cfg.counters)
+    b.clocks_s = seconds_since(clocks_t0);
+    const auto counters_t0 = std::chrono::steady_clock::now();
+    if (cfg.counters && !d.is_cpu)  // CUPTI's own start: its phase, not the clock monitor's
       b.counters = open_counters(d.uuid, &b.set.counters_reason);
+    b.counters_s = seconds_since(counters_t0);
     b.set.counters = b.counters.get();
   }
-  b.clocks_s = seconds_since(clocks_t0);
   if (first == nullptr)
     throw Error(
         "no API can run: CUDA: " +
