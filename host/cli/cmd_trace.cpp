@@ -166,9 +166,9 @@ void trace_apis_on(const TraceArgs& a, const BackendOptions& opts, const DeviceC
     TraceLane lane;
     lane.api = api;
     lane.binding = api == Api::cuda ? Binding::pointer : trace_binding(a.binding);
-    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    const std::optional<DeviceInfo>& d = choice.device(api);
     if (!d) {
-      lane.unavailable = api == Api::cuda ? choice.cuda_reason : choice.vulkan_reason;
+      lane.unavailable = choice.reason(api);
       doc.lanes.push_back(std::move(lane));
       continue;
     }
