@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <numeric>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "backends.h"
+#include "catalogue.h"
 #include "devices.h"
 #include "error.h"
 #include "suite_check.h"
@@ -19,6 +20,14 @@
 using namespace cuvk;
 
 namespace {
+
+// Parameters by name, never by position: a new kernel-visible parameter (params.h) leaves these
+// as they are (kernel_params: every sweep axis at its neutral value).
+CuvkParams flush_params(std::uint32_t sentinel_bits) {
+  CuvkParams p = kernel_params(1024);
+  p.aux = sentinel_bits;
+  return p;
+}
 
 class VulkanValidated : public ::testing::Test {
  protected:
@@ -101,7 +110,8 @@ TEST_F(VulkanValidated, EveryKernelRunsVerifiedInBothBindingModes) {
     EXPECT_NE(r.kernel, kCopyEngine);
     EXPECT_TRUE(r.pct_of_ceiling.has_value()) << r.kernel;  // against the bda copy vec4
     const auto twin = std::find_if(out.rows.begin(), out.rows.end(), [&r](const ResultRow& d) {
-      return d.binding == Binding::descriptor && d.kernel == r.kernel && d.axes == r.axes && d.block_size == r.block_size;
+      return d.binding == Binding::descriptor && d.kernel == r.kernel && d.axes == r.axes &&
+             d.block_size == r.block_size;
     });
     ASSERT_NE(twin, out.rows.end()) << r.kernel;
     EXPECT_EQ(twin->output_hash, r.output_hash) << r.kernel << " " << point_label(r);
@@ -120,8 +130,8 @@ TEST_F(VulkanValidated, FlushKernelBehavesTheSameInBothBindingModes) {
     backend_->fill(*scratch, 0);
     for (std::uint32_t sentinel_bits : {0x3F800000u /* 1.0f: never */, 0u /* 0.0f: always */}) {
       backend_->fill(*sink, kPoisonWord);
-      Launch flush{"l2_flush", Geometry{256, 4, 1}, CuvkParams{1024, 0, 1, sentinel_bits},
-                   scratch.get(), sink.get(), binding};
+      const CuvkParams params = flush_params(sentinel_bits);
+      Launch flush{"l2_flush", Geometry{256, 4, 1}, params, scratch.get(), sink.get(), binding};
       backend_->run(flush, RunOptions{1, nullptr});
       std::uint32_t word = 0;
       backend_->download(*sink, &word, sizeof word);
@@ -139,8 +149,9 @@ TEST_F(VulkanValidated, GpuTimesOfABatchFitInItsWallTime) {
   auto in = backend_->allocate(n * sizeof(float));
   auto out = backend_->allocate(n * sizeof(float));
   backend_->fill(*in, 0x3F800000u);
-  const Launch copy{"copy", Geometry{256, n / 256, 1}, CuvkParams{n, 0, 1, 0}, in.get(), out.get(),
-                    Binding::descriptor};
+  const CuvkParams params = kernel_params(n);
+  const Launch copy{"copy",    Geometry{256, n / 256, 1}, params, in.get(),
+                    out.get(), Binding::descriptor};
   backend_->run(copy, RunOptions{1, nullptr});  // pipeline made, memory touched
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> times = backend_->run(copy, RunOptions{20, nullptr});
@@ -163,7 +174,8 @@ TEST_F(VulkanValidated, BindingModesAreReported) {
     }
   EXPECT_TRUE(listed);
   // The catalogue's kernel names only: the `_bda` modules are reached through Launch::binding.
-  for (const std::string& k : backend_->kernels()) EXPECT_EQ(k.find("_bda"), std::string::npos) << k;
+  for (const std::string& k : backend_->kernels())
+    EXPECT_EQ(k.find("_bda"), std::string::npos) << k;
 }
 
 TEST_F(VulkanValidated, WarmL2SkipsTheFlush) {
