@@ -39,6 +39,7 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
   BackendOptions opts;
   opts.copy_queues = has_copy_queue_points(cfg);
   opts.timeout_s = timeout_s;
+  opts.trace = cfg.trace;  // `cuvk trace`: the traced twins and the shader clock
   return opts;
 }
 
