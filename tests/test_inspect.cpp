@@ -109,6 +109,63 @@ TEST(Inspect, PtxasUsagePerEntry) {
   EXPECT_EQ(copy.cmem0_bytes, 376);
 }
 
+// NVRTC 13.0's program log with --ptxas-options=-v, as `cuvk inspect --pair` gets it: the entry
+// by its lowered name (mangled, or an extern "C" function's own name), the stack line continued
+// under a "ptxas ." prefix, registers with "used N barriers".
+const char* const kNvrtcLogMangled = R"(ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_Z5saxpyPKfPffj' for 'sm_90'
+ptxas info    : Function properties for _Z5saxpyPKfPffj
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 10 registers, used 0 barriers
+ptxas info    : Compile time = 33.811 ms)";
+const char* const kNvrtcLogExternC = R"(ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'saxpy' for 'sm_90'
+ptxas info    : Function properties for saxpy
+ptxas         .     8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers, used 0 barriers
+ptxas info    : Compile time = 2.025 ms)";
+// The driver's JIT log form of the same figures: "info" lines, the function's name quoted.
+const char* const kJitLog = R"(info    : 0 bytes gmem
+info    : Function properties for 'saxpy':
+info    : Used 14 registers, 0 stack, 0 bytes smem, 376 bytes cmem[0], 0 bytes lmem)";
+
+TEST(Inspect, PtxasUsageOfAnNvrtcProgram) {
+  const inspect::PtxasLookup mangled =
+      inspect::find_ptxas_usage(kNvrtcLogMangled, "_Z5saxpyPKfPffj");
+  ASSERT_TRUE(mangled.usage) << mangled.why;
+  EXPECT_EQ(mangled.usage->registers, 10);
+  const inspect::PtxasLookup plain = inspect::find_ptxas_usage(kNvrtcLogExternC, "saxpy");
+  ASSERT_TRUE(plain.usage) << plain.why;
+  EXPECT_EQ(plain.usage->registers, 12);
+  EXPECT_EQ(plain.usage->stack_bytes, 8);
+  // The log's only function, whatever name the caller knows it by (the lowered name of an
+  // extern "C" entry, a mangled name the log spells otherwise).
+  const inspect::PtxasLookup only = inspect::find_ptxas_usage(kNvrtcLogExternC, "_Z5saxpyPKfPffj");
+  ASSERT_TRUE(only.usage) << only.why;
+  EXPECT_EQ(only.usage->registers, 12);
+  const inspect::PtxasLookup jit = inspect::find_ptxas_usage(kJitLog, "saxpy");
+  ASSERT_TRUE(jit.usage) << jit.why;
+  EXPECT_EQ(jit.usage->registers, 14);
+  EXPECT_EQ(jit.usage->cmem0_bytes, 376);
+}
+
+TEST(Inspect, PtxasUsageMissingSaysWhatTheLogHeld) {
+  // Two functions, neither the one asked for: no guess, the log's first lines.
+  const inspect::PtxasLookup two = inspect::find_ptxas_usage(kPtxasLog, "_Z5saxpyPKfPffj");
+  EXPECT_FALSE(two.usage);
+  EXPECT_NE(two.why.find("2 functions, none _Z5saxpyPKfPffj"), std::string::npos) << two.why;
+  EXPECT_NE(two.why.find("it begins: ptxas info    : 0 bytes gmem | ptxas info    : Compiling"),
+            std::string::npos)
+      << two.why;
+  const inspect::PtxasLookup no_figures =
+      inspect::find_ptxas_usage("ptxas info    : 0 bytes gmem\n", "saxpy");
+  EXPECT_FALSE(no_figures.usage);
+  EXPECT_EQ(no_figures.why,
+            "not in the ptxas log (no register counts; it begins: ptxas info    : 0 bytes gmem)");
+  EXPECT_EQ(inspect::find_ptxas_usage("", "saxpy").why,
+            "not in the ptxas log (no register counts; the log is empty)");
+}
+
 TEST(Inspect, PtxEntryAndItsMemoryOps) {
   EXPECT_EQ(inspect::mangled_entry(kPtx, "copy"), "_Z4copy10CuvkParamsPKfPf");
   EXPECT_EQ(inspect::mangled_entry(kPtx, "copy_vec4"), "_Z9copy_vec410CuvkParamsPKfPf");

@@ -81,8 +81,9 @@ void fill_cuda_code(CudaSide& c, const std::string& ptx, const std::string& ptxa
   c.mangled = mangled;
   c.ptx = inspect::ptx_entry(ptx, mangled);
   c.ptx_ops = inspect::ptx_memory_ops(c.ptx);
-  const auto usage = inspect::parse_ptxas_log(ptxas_log);
-  if (const auto u = usage.find(mangled); u != usage.end()) c.ptxas = u->second;
+  const inspect::PtxasLookup usage = inspect::find_ptxas_usage(ptxas_log, mangled);
+  c.ptxas = usage.usage;
+  c.ptxas_unavailable = usage.why;
   c.sass = inspect::disassemble_cubin(cubin, cubin_bytes, mangled);
   c.sass_ops = inspect::sass_memory_ops(c.sass.text);
   c.sass_summary = inspect::summarize_sass(c.sass.text);
@@ -224,7 +225,7 @@ std::vector<std::vector<std::string>> summary_rows(const CudaSide& c,
   std::string regs =
       c.ptxas && c.ptxas->registers >= 0
           ? std::to_string(c.ptxas->registers) + " (" + c.ptxas_source + cuda_arch + ")"
-      : c.have_code ? "not in the ptxas log"
+      : c.have_code ? c.ptxas_unavailable
                     : no_ptx();
   if (c.ptxas)
     regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +

@@ -144,7 +144,9 @@ int inspect_pair(const InspectArgs& a) {
     c.arch = "sm_" + std::to_string(cu.arch);
     c.compiler = cu.compiler + " " + options_text(cu.options);
     c.ptxas_source = "ptxas -v via NVRTC";
-    fill_cuda_code(c, cu.ptx, cu.ptxas_log, cu.cubin.data(), cu.cubin.size(), cu.lowered_name);
+    // The whole log: ptxas -v's lines wherever NVRTC put them.
+    fill_cuda_code(c, cu.ptx, cu.ptxas_log + "\n" + cu.log, cu.cubin.data(), cu.cubin.size(),
+                   cu.lowered_name);
     RuntimeModule m = module;
     m.entry = cu.lowered_name;
     m.cuda_image = cu.cubin;

@@ -48,6 +48,7 @@ struct CudaSide {
   std::string mangled, ptx;
   inspect::MemoryOps ptx_ops;
   std::optional<inspect::PtxasUsage> ptxas;
+  std::string ptxas_unavailable;  // why ptxas has no figures for this kernel, with the log's start
   inspect::Sass sass;
   inspect::MemoryOps sass_ops;
   inspect::SassSummary sass_summary;

@@ -2,17 +2,15 @@
 //   validate -> plan -> check resources -> settle clocks -> per point: prepare inputs, then per
 //   API lane: correctness run + verify -> measure -> summarise (ceilings, host cost).
 // Each phase is one function below (one lane of one point, correctness run to flags, is in
-// runner_lane.cpp; validate_config in run_config.cpp); run_suite only sequences them. Tests, the
-// ceiling, the host-cost kernel and the L2 flush all come from the catalogue: nothing here names a
-// test.
+// runner_lane.cpp; the first point's inputs beside settling in runner_inputs.cpp; validate_config
+// in run_config.cpp); run_suite only sequences them. Tests, the ceiling, the host-cost kernel and
+// the L2 flush all come from the catalogue: nothing here names a test.
 #include "runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <functional>
-#include <future>
 #include <limits>
 
 #include "error.h"
@@ -223,66 +221,6 @@ void settle_clocks(ApiState& a, const RunConfig& cfg, ClockMonitor* clocks, RunO
 bool same_gpu(const Backend& a, const Backend& b) {
   return !a.info().is_cpu && !b.info().is_cpu && a.info().uuid == b.info().uuid;
 }
-
-// The first point's inputs taken, and their host memory registered with every backend, on their
-// own thread beside the clock settling (joined by take() or the destructor): pinning or importing
-// 512 MB took tens of milliseconds on the way to the first row, and the lanes' own registration
-// then finds it done. Only device-level calls (CUDA host registration, Vulkan import): nothing
-// the settling thread's queue work shares. Its seconds go to RunOutcome::background_s.
-class FirstInputs {
- public:
-  FirstInputs(InputPipeline& inputs, bool needed, const std::vector<ApiState>& apis) {
-    if (!needed) return;
-    std::vector<Backend*> backends;
-    for (const ApiState& a : apis)
-      if (a.backend) backends.push_back(a.backend);
-    done_ = std::async(std::launch::async, [&inputs, backends] {
-      Made made;
-      auto t0 = WallClock::now();
-      made.in = inputs.take(0);
-      made.took.emplace_back("first inputs (beside settling)", seconds_since(t0));
-      if (!made.in.slot) return made;  // a pair's point
-      // The input and the download array side by side (each array on one thread: HostMemory
-      // is not shared between threads), each with every backend in turn.
-      const auto register_all = [&backends](HostMemory& m, std::size_t floats, const char* what) {
-        std::vector<std::pair<std::string, double>> took;
-        for (Backend* b : backends) {
-          const auto t = WallClock::now();
-          m.register_with(*b, floats);
-          took.emplace_back(api_phase(b->info().api, what), seconds_since(t));
-        }
-        return took;
-      };
-      HostSlot& slot = *made.in.slot;
-      auto download = std::async(std::launch::async, register_all, std::ref(slot.download),
-                                 made.in.download.size(), "register download (beside settling)");
-      const auto input =
-          register_all(slot.input, made.in.input.size(), "register input (beside settling)");
-      for (const auto& took : {input, download.get()})
-        made.took.insert(made.took.end(), took.begin(), took.end());
-      return made;
-    });
-  }
-  ~FirstInputs() {
-    if (done_.valid()) done_.wait();  // its thread uses the pipeline and the backends
-  }
-  FirstInputs(const FirstInputs&) = delete;
-  FirstInputs& operator=(const FirstInputs&) = delete;
-  // Once; rethrows what the thread threw (HostMemory::register_with keeps a backend's refusal).
-  Inputs take(RunOutcome& out) {
-    if (!done_.valid()) return {};
-    Made made = done_.get();
-    for (const auto& [what, s] : made.took) add_phase(out.background_s, what, s);
-    return std::move(made.in);
-  }
-
- private:
-  struct Made {
-    Inputs in;
-    std::vector<std::pair<std::string, double>> took;
-  };
-  std::future<Made> done_;
-};
 
 // ---- per point ----
 

@@ -24,10 +24,14 @@ constexpr double kBatchWallS = 0.25;
 
 const char* stop_name(StopReason r) {
   switch (r) {
-    case StopReason::converged: return "converged";
-    case StopReason::time_budget: return "time_budget";
-    case StopReason::sample_budget: return "sample_budget";
-    case StopReason::more: break;
+    case StopReason::converged:
+      return "converged";
+    case StopReason::time_budget:
+      return "time_budget";
+    case StopReason::sample_budget:
+      return "sample_budget";
+    case StopReason::more:
+      break;
   }
   return "more";
 }
@@ -210,34 +214,89 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   return row;
 }
 
-// One lane of one point: check, then time. Any failure becomes the row's reason.
-void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
-              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
-  ApiState& a = *lane.state;
-  const UserPlan* user = job.plan.user.get();
+namespace {
+
+// Whether `lane` cannot run here (no backend, a hung device, a binding or queue family it does
+// not offer): then the row is unavailable, with the reason.
+bool lane_unavailable(const Lane& lane, const UserPlan* user, ResultRow& row) {
+  const ApiState& a = *lane.state;
   if (!a.backend) {
     row.status = Status::unavailable;
     row.reason = a.reason;
     // A pair's side that cannot run says what was done instead (compiled, by what).
     const std::string note = !user ? "" : a.api == Api::cuda ? user->cuda_note : user->vulkan_note;
     if (!note.empty()) row.reason = note + ", not run: " + a.reason;
-    return;
+    return true;
   }
   if (const std::string why = a.backend->hung(); !why.empty()) {
     row.status = Status::unavailable;
     row.reason = std::string("not run: the ") + api_name(a.api) + " device is unusable: " + why;
-    return;
+    return true;
   }
   if (const std::string why = a.backend->binding_unsupported(lane.binding); !why.empty()) {
     row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
     row.reason = why;
-    return;
+    return true;
   }
   if (const std::string why = family_unusable(lane); !why.empty()) {
     row.status = Status::unavailable;
     row.reason = why;
-    return;
+    return true;
   }
+  return false;
+}
+
+// The correctness run's output verified and the launch measured, in the order the device allows;
+// whether every element matched (the row then holds the timings).
+bool verify_and_measure(const ApiState& a, const Launch& launch, const Launch* before,
+                        const Inputs& in, const RunConfig& cfg, ClockMonitor* clocks,
+                        RunOutcome& out, ResultRow& row) {
+  Backend& b = *a.backend;
+  const Api api = a.api;
+  bool verified = false;
+  if (b.info().is_cpu) {  // the device is the host's cores: checked first, then measured
+    {
+      PhaseTimer t(out.phase_s, api_phase(api, "verify"));
+      verify(in.download, in.expected, row);
+    }
+    verified = conclude_check(api, in, row, out);
+    if (verified) measure(b, launch, before, cfg, clocks, out, row);
+  } else {
+    // On a GPU every element is checked on the host's cores while the GPU measures (host work
+    // as the next point's inputs are): the timings count only once all have matched; a
+    // mismatch fails the row and drops them. The next lane downloads only after this check.
+    ResultRow timed = row;
+    std::future<double> checking = std::async(std::launch::async, [&in, &row] {
+      const auto t0 = WallClock::now();
+      verify(in.download, in.expected, row);
+      return seconds_since(t0);
+    });
+    measure(b, launch, before, cfg, clocks, out, timed);
+    {
+      PhaseTimer t(out.phase_s, api_phase(api, "verify"));  // what measuring left to wait
+      add_phase(out.background_s, "verify (beside measuring)", checking.get());
+    }
+    verified = conclude_check(api, in, row, out);
+    if (verified) {
+      timed.verified = row.verified;
+      timed.mismatches = row.mismatches;
+      timed.checked = row.checked;
+      timed.first_bad_index = row.first_bad_index;
+      timed.output_hash = row.output_hash;
+      row = std::move(timed);
+    }
+  }
+  return verified;
+}
+
+}  // namespace
+
+// One lane of one point: check, then time. Any failure becomes the row's reason.
+void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
+              ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  ApiState& a = *lane.state;
+  const UserPlan* user = job.plan.user.get();
+  if (lane_unavailable(lane, user, row)) return;
   if (user) {
     run_user_lane(lane, job, in, cfg, clocks, out, row);
     return;
@@ -252,45 +311,13 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
       inbuf = b.allocate(job.plan.in_words * sizeof(float));
       outbuf = b.allocate(job.plan.out_words * sizeof(float));
     }
-    Launch launch{job.plan.kernel, row.geometry, job.plan.params, inbuf.get(), outbuf.get(),
-                  lane.binding};
+    Launch launch{job.plan.kernel, row.geometry, job.plan.params,
+                  inbuf.get(),     outbuf.get(), lane.binding};
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
     correctness_run(b, launch, *inbuf, in, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;
-    bool verified = false;
-    if (b.info().is_cpu) {  // the device is the host's cores: checked first, then measured
-      {
-        PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));
-        verify(in.download, in.expected, row);
-      }
-      verified = conclude_check(a.api, in, row, out);
-      if (verified) measure(b, launch, before, cfg, clocks, out, row);
-    } else {
-      // On a GPU every element is checked on the host's cores while the GPU measures (host work
-      // as the next point's inputs are): the timings count only once all have matched; a
-      // mismatch fails the row and drops them. The next lane downloads only after this check.
-      ResultRow timed = row;
-      std::future<double> checking = std::async(std::launch::async, [&in, &row] {
-        const auto t0 = WallClock::now();
-        verify(in.download, in.expected, row);
-        return seconds_since(t0);
-      });
-      measure(b, launch, before, cfg, clocks, out, timed);
-      {
-        PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));  // what measuring left to wait
-        add_phase(out.background_s, "verify (beside measuring)", checking.get());
-      }
-      verified = conclude_check(a.api, in, row, out);
-      if (verified) {
-        timed.verified = row.verified;
-        timed.mismatches = row.mismatches;
-        timed.checked = row.checked;
-        timed.first_bad_index = row.first_bad_index;
-        timed.output_hash = row.output_hash;
-        row = std::move(timed);
-      }
-    }
+    const bool verified = verify_and_measure(a, launch, before, in, cfg, clocks, out, row);
     if (verified && cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
       row.flags.push_back("l2_not_flushed");
     if (verified && cfg.counters && row.status == Status::ok)

@@ -48,7 +48,7 @@ bool executable(const std::string& path) {
 
 std::map<std::string, PtxasUsage> parse_ptxas_log(const std::string& log) {
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
-  static const std::regex props(R"(Function properties for (\S+))");
+  static const std::regex props(R"(Function properties for '?([^'\s]+))");
   static const std::regex frame(
       R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex used(R"(Used (\d+) registers)");
@@ -63,17 +63,38 @@ std::map<std::string, PtxasUsage> parse_ptxas_log(const std::string& log) {
       out[current];
       continue;
     }
-    if (current.empty()) continue;
-    PtxasUsage& u = out[current];
     if (std::regex_search(line, m, frame)) {
+      PtxasUsage& u = out[current];
       u.stack_bytes = std::stoi(m[1]);
       u.spill_store_bytes = std::stoi(m[2]);
       u.spill_load_bytes = std::stoi(m[3]);
     }
-    if (std::regex_search(line, m, used)) u.registers = std::stoi(m[1]);
-    if (std::regex_search(line, m, cmem)) u.cmem0_bytes = std::stoi(m[1]);
+    if (std::regex_search(line, m, used)) out[current].registers = std::stoi(m[1]);
+    if (std::regex_search(line, m, cmem)) out[current].cmem0_bytes = std::stoi(m[1]);
   }
   return out;
+}
+
+PtxasLookup find_ptxas_usage(const std::string& log, const std::string& name) {
+  std::map<std::string, PtxasUsage> usage = parse_ptxas_log(log);
+  for (auto it = usage.begin(); it != usage.end();)  // a name with no figure is no function
+    it = it->second.registers < 0 ? usage.erase(it) : std::next(it);
+  PtxasLookup found;
+  if (const auto u = usage.find(name); u != usage.end())
+    found.usage = u->second;
+  else if (usage.size() == 1)
+    found.usage = usage.begin()->second;
+  if (found.usage) return found;
+  std::istringstream in(log);
+  std::string first;
+  int lines = 0;
+  for (std::string line; lines < 3 && std::getline(in, line);)
+    if (!trim(line).empty()) first += (lines++ ? " | " : "") + trim(line);
+  found.why = "not in the ptxas log (" +
+              (usage.empty() ? std::string("no register counts")
+                             : std::to_string(usage.size()) + " functions, none " + name) +
+              (first.empty() ? "; the log is empty)" : "; it begins: " + first + ")");
+  return found;
 }
 
 std::string mangled_entry(const std::string& ptx, const std::string& kernel) {

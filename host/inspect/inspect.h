@@ -19,8 +19,16 @@ struct PtxasUsage {
   int stack_bytes = 0, spill_store_bytes = 0, spill_load_bytes = 0;
   int cmem0_bytes = -1;  // -1: not reported (CUDA 13's ptxas omits it)
 };
-// Keyed by mangled entry name.
+// Keyed by mangled entry name (quotes stripped; figures before any named function under "").
 std::map<std::string, PtxasUsage> parse_ptxas_log(const std::string& log);
+// ptxas -v's figures of `name` (a mangled name, or an extern "C" function's own) in `log`, else of
+// the log's only function (NVRTC compiles one program); where neither is there, `why` says so
+// with the log's first lines.
+struct PtxasLookup {
+  std::optional<PtxasUsage> usage;
+  std::string why;
+};
+PtxasLookup find_ptxas_usage(const std::string& log, const std::string& name);
 
 // The mangled name of kernel `kernel` among the .entry functions of `ptx` ("" when absent): cuvk's
 // kernels are extern "C++" __global__ functions, so the name is _Z<length><kernel>...

@@ -1,11 +1,12 @@
 // The runner's pieces that more than one of its files use (private to host/core): the state of
 // each API and lane, a planned point (Job), phase timing, and one lane of one point
-// (runner_lane.cpp: correctness run, verification, timed batches, flags). runner.cpp sequences
-// the phases.
+// (runner_lane.cpp: correctness run, verification, timed batches, flags), the first point's
+// inputs beside settling (runner_inputs.cpp). runner.cpp sequences the phases.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,6 +82,29 @@ struct Lane {
   ApiState* state;
   Binding binding;
   const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
+};
+
+// The first point's inputs taken, and their host memory registered with every backend, on their
+// own thread beside the clock settling (runner_inputs.cpp; joined by take() or the destructor):
+// pinning or importing 512 MB took tens of milliseconds on the way to the first row, and the
+// lanes' own registration then finds it done. Only device-level calls (CUDA host registration,
+// Vulkan import): nothing the settling thread's queue work shares. Its seconds go to
+// RunOutcome::background_s.
+class FirstInputs {
+ public:
+  FirstInputs(InputPipeline& inputs, bool needed, const std::vector<ApiState>& apis);
+  ~FirstInputs();
+  FirstInputs(const FirstInputs&) = delete;
+  FirstInputs& operator=(const FirstInputs&) = delete;
+  // Once; rethrows what the thread threw (HostMemory::register_with keeps a backend's refusal).
+  Inputs take(RunOutcome& out);
+
+ private:
+  struct Made {
+    Inputs in;
+    std::vector<std::pair<std::string, double>> took;
+  };
+  std::future<Made> done_;
 };
 
 // A planned point: its test, the point and the plan.
