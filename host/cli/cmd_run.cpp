@@ -85,7 +85,7 @@ void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
                  "GPU milliseconds of warm-up work per API before the first point, so clocks "
                  "settle (default 500 on a GPU, 50 on a CPU device)");
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
-    std::string defaults;  // trace: the first alone
+    std::string defaults;            // trace: the first alone
     for (std::size_t i = 0; i < axis.defaults.size() && !(trace && i > 0); ++i)
       defaults += (defaults.empty() ? "" : ",") + std::to_string(axis.defaults[i]);
     sub.add_option(axis.option, a.axis_values[axis.name],
@@ -129,8 +129,8 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   const bool run = set == RunOptionSet::run;
   if (run)
     sub.add_option("--tests", a.tests,
-                 "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
-      ->delimiter(',');
+                   "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
+        ->delimiter(',');
   add_point_options(sub, a, !run);
   if (run) add_report_options(sub, a);
   sub.add_option("--device", a.device,
@@ -146,7 +146,7 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   if (run)
     sub.add_option(
         "--tolerance", a.tolerance,
-      "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
+        "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
 
 namespace {
@@ -276,7 +276,9 @@ void leave_hung(OpenBackends& backends) {
 
 }  // namespace
 
-RunConfig run_config_of(const RunArgs& a) { return config_of(a); }
+RunConfig run_config_of(const RunArgs& a) {
+  return config_of(a);
+}
 
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);

@@ -40,7 +40,7 @@ struct RunArgs {
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
   double timeout_s = 120.0;  // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
-      columns;  // --columns: the main table's columns (run: rows; parity: verdicts)
+      columns;         // --columns: the main table's columns (run: rows; parity: verdicts)
   bool trace = false;  // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
 };
 

@@ -20,7 +20,7 @@
 #include "cmd_run.h"
 #include "commands.h"
 #include "error.h"
-#include "host_data.h"   // host_memory_limit_note
+#include "host_data.h"  // host_memory_limit_note
 #include "interrupt.h"
 #include "json_check.h"  // printable, one_line
 #include "plotter.h"
@@ -126,7 +126,8 @@ void check_one_point(const RunArgs& r, const TestCase& t) {
     throw UsageError("--variants " + quoted(points[0].variant) + ": " + t.name + " " +
                      points[0].variant +
                      " is the API's own buffer copy, which runs no kernel to trace; trace "
-                     "variants of " + t.name + ": " + traceable_variants(t));
+                     "variants of " +
+                     t.name + ": " + traceable_variants(t));
 }
 
 // Every option judged before any device is opened, as run judges its own (a usage error, exit 2);
@@ -188,8 +189,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     return kExitEnvironment;
   }
   if (run.outcome.interrupted || interrupted()) {  // no trace written
-    std::cerr << "error: interrupted by signal " << interrupt_signal()
-              << "; no trace written\n";
+    std::cerr << "error: interrupted by signal " << interrupt_signal() << "; no trace written\n";
     return interrupted_exit_code(interrupt_signal());
   }
   const TraceDocument doc = trace_document(run);

@@ -26,7 +26,7 @@ struct TraceDocument {
   AxisValues axes;    // every axis's value at the point (the run's params)
   std::uint32_t n = 0, block_size = 0;
   std::uint64_t flush_bytes = 0;  // the L2 flush's scratch before every timed repetition; 0: warm
-  int reps = 0, warmup = 0;         // the run's batch (and minimum sample count) and warm-up
+  int reps = 0, warmup = 0;       // the run's batch (and minimum sample count) and warm-up
   double target_ci = 0.0, max_time_s = 0.0;  // the run's stopping rule (fraction, seconds)
   std::string command_line, date_utc, host, device_note;
   double wall_s = 0.0;

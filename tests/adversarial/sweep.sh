@@ -147,7 +147,7 @@ t 2 "empty item" "$cuvk" run --tests ,
 t 2 "empty item" "$cuvk" run --tests , --n 64K
 t 2 "empty item" "$cuvk" run --offsets 1,
 t 2 "empty item" "$cuvk" parity --variants vec4,
-t 2 "--reps 0" "$cuvk" trace copy --reps 0
+t 2 "--reps must be between 1 and 10000, not 0" "$cuvk" trace copy --reps 0
 t 2 "'1e30' is not an integer from 1 to 10000" "$cuvk" run --reps 1e30
 t 2 "not 0" "$cuvk" run --reps 0
 t 2 "'xml'" "$cuvk" report --index "$dir" --format xml
