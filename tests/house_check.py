@@ -162,14 +162,22 @@ def main(root):
 
 
 def self_test():
-    """The check fails where it must: a long function in a `namespace a::b {` file (pmccabe's blind
-    spot), a long file, and a file whose braces do not balance."""
-    body = "".join(f"  x += {i};\n" for i in range(MAX_FUNCTION_LINES))
-    cases = {
-        "vulkan/vk_long.cpp": ("namespace cuvk::vk {\nint f(int x) {\n" + body + "  return x;\n}\n"
-                               "}  // namespace cuvk::vk\n", "vk_long.cpp:2: function f is"),
-        "host/core/big.cpp": ("int g();\n" * (MAX_FILE_LINES + 1), f"big.cpp: {MAX_FILE_LINES + 1} lines"),
-        "host/core/odd.cpp": ("#define OPEN {\nint h() {\n  return 0;\n", "odd.cpp: cannot measure"),
+    """The check holds the limits to the line: a function one line too long in a `namespace a::b {`
+    file (pmccabe's blind spot), a file one line too long and a file whose braces do not balance
+    fail; a function and a file exactly at the limits pass."""
+    def function(lines):  # `lines` lines, signature to closing brace
+        body = "".join(f"  x += {i};\n" for i in range(lines - 3))
+        return ("namespace cuvk::vk {\nint f(int x) {\n" + body + "  return x;\n}\n"
+                "}  // namespace cuvk::vk\n")
+    too_long, too_big = MAX_FUNCTION_LINES + 1, MAX_FILE_LINES + 1
+    cases = {  # file: (text, what the failure names; None: it must pass)
+        "vulkan/vk_long.cpp": (function(too_long),
+                               f"vk_long.cpp:2: function f is {too_long} lines"),
+        "host/core/big.cpp": ("int g();\n" * too_big, f"big.cpp: {too_big} lines"),
+        "host/core/odd.cpp": ("#define OPEN {\nint h() {\n  return 0;\n",
+                              "odd.cpp: cannot measure"),
+        "vulkan/vk_edge.cpp": (function(MAX_FUNCTION_LINES), None),
+        "host/core/edge.cpp": ("int g();\n" * MAX_FILE_LINES, None),
     }
     failed = 0
     for rel, (text, expected) in cases.items():
@@ -181,13 +189,17 @@ def self_test():
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 rc = main(root)
-            if rc == 0 or expected not in out.getvalue():
+            if expected is None and rc != 0:
+                print(f"self-test: {rel}: exactly at the limits, expected no problem, got rc {rc}:")
+                print(out.getvalue())
+                failed += 1
+            elif expected is not None and (rc == 0 or expected not in out.getvalue()):
                 print(f"self-test: {rel}: expected a failure naming '{expected}', got rc {rc}:")
                 print(out.getvalue())
                 failed += 1
-    print(f"house rules self-test: {len(cases) - failed} of {len(cases)} cases failed as they must")
+    print(f"house rules self-test: {len(cases) - failed} of {len(cases)} cases as they must "
+          f"(over the limits fail, at them pass)")
     return 1 if failed else 0
-
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:

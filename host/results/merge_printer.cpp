@@ -112,8 +112,10 @@ std::string text_tables(const std::vector<RunFile>& runs, const std::vector<Merg
 
 std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& merged) {
   std::ostringstream out;
-  out << "test,layout,variant,point,n," << axis_csv_header() << ",block_size";
-  for (std::size_t d : lane_columns(kLaneMergeCsv, true)) out << ",vulkan_" << lane_dims()[d].name;
+  const std::vector<DimColumn> dims = dim_columns(kPointMergeCsv, 0, kLaneMergeCsv, true);
+  for (const DimColumn& c : dims)  // the point, then the Vulkan lane
+    out << (&c == &dims[0] ? "" : ",")
+        << (c.point ? c.point->name : "vulkan_" + lane_dims()[c.lane].name);
   for (const RunFile& r : runs)
     for (const char* col :
          {"cuda median_ms", "cuda gbps_moved", "cuda gbps_useful", "vulkan median_ms",
@@ -127,12 +129,9 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
     return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.median) : std::string();
   };
   for (const MergedRow& m : merged) {
-    const ResultRow& p = m.point;
-    out << csv_field(p.test) << ',' << csv_field(p.layout) << ',' << csv_field(p.variant) << ','
-        << csv_field(point_label(p)) << ',' << p.n << ',' << axis_csv_cells(p) << ','
-        << p.block_size;
-    for (std::size_t d : lane_columns(kLaneMergeCsv, true))
-      out << ',' << csv_field(m.vulkan_lane.text(d));
+    for (const DimColumn& c : dims)
+      out << (&c == &dims[0] ? "" : ",")
+          << csv_field(c.point ? c.point->get(m.point) : m.vulkan_lane.text(c.lane));
     for (const MergedCell& c : m.runs) {
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
           << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "axes.h"
 #include "error.h"
 #include "util.h"
 
@@ -140,22 +139,6 @@ std::string ms_cell(const std::optional<ResultRow>& r) {
   return r->status == Status::failed ? "FAILED" : "-";
 }
 
-std::string axis_csv_header() {
-  std::string s;
-  for (const Axis& axis : axes()) s += (s.empty() ? "" : ",") + axis.name;
-  return s;
-}
-
-std::string axis_csv_cells(const ResultRow& r) {
-  std::string s;
-  for (std::uint32_t v : r.axes.values()) s += (s.empty() ? "" : ",") + std::to_string(v);
-  return s;
-}
-
-void put_axes(json& obj, const ResultRow& r) {
-  for (const Axis& axis : axes()) obj[axis.name] = r.axes.get(axis.name);
-}
-
 json null_if_empty(const std::string& s) {
   return s.empty() ? json(nullptr) : json(s);
 }
@@ -184,13 +167,9 @@ json run_identity_json(const RunFile& run) {
 }
 
 json point_json(const ResultRow& r) {
-  json j = {{"test", r.test},
-            {"layout", null_if_empty(r.layout)},
-            {"variant", r.variant},
-            {"point", point_label(r)},
-            {"n", r.n},
-            {"block_size", r.block_size}};
-  put_axes(j, r);
+  json j = json::object();
+  for (const DimColumn& c : dim_columns(kPointJson))
+    j[c.point->name] = point_json_value(*c.point, r);
   return j;
 }
 
@@ -234,12 +213,23 @@ json verdict_side_json(const std::optional<ResultRow>& r) {
   return j;
 }
 
+namespace {
+
+// The comparison CSV's point and lane columns: a point dimension, or a lane dimension (empty for
+// the API of a pair's Vulkan lane: the API is what is compared).
+std::vector<DimColumn> comparison_dims() {
+  return dim_columns(kPointCompareCsv, kLaneCsvHead);
+}
+
+}  // namespace
+
 std::string comparison_csv_header() {
   std::string head, tail;
-  for (std::size_t d : lane_columns(kLaneCsvHead)) head += lane_dims()[d].name + ",";
+  for (const DimColumn& c : comparison_dims())
+    head += (c.point ? c.point->name : lane_dims()[c.lane].name) + ",";
   for (std::size_t d : lane_columns(kLaneCsvTail)) tail += ",vulkan_" + lane_dims()[d].name;
-  return "comparison,test,layout,variant," + head + "n," + axis_csv_header() +
-         ",block_size,numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
+  return "comparison," + head +
+         "numerator_ms,numerator_ci_low_ms,numerator_ci_high_ms,denominator_ms,"
          "denominator_ci_low_ms,denominator_ci_high_ms,ratio,ratio_ci_low,ratio_ci_high,verdict,"
          "outputs,reason" +
          tail + "\n";
@@ -251,14 +241,15 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
                                 const RatioCi& ratio, const std::string& verdict,
                                 const std::string& outputs, const std::string& reason) {
   std::ostringstream out;
-  out << comparison << ',' << csv_field(p.test) << ',' << csv_field(p.layout) << ','
-      << csv_field(p.variant) << ',';
-  for (std::size_t d : lane_columns(kLaneCsvHead))
-    out << (pair && lane_dims()[d].name == "api" ? "" : csv_field(lane.text(d))) << ',';
-  out << p.n << ',' << axis_csv_cells(p) << ',' << p.block_size << ',' << csv_ms(num, &Summary::median) << ','
-      << csv_ms(num, &Summary::ci_low) << ',' << csv_ms(num, &Summary::ci_high) << ','
-      << csv_ms(den, &Summary::median) << ',' << csv_ms(den, &Summary::ci_low) << ','
-      << csv_ms(den, &Summary::ci_high) << ',';
+  out << comparison << ',';
+  for (const DimColumn& c : comparison_dims())
+    out << (c.point                                     ? csv_field(c.point->get(p))
+            : pair && lane_dims()[c.lane].name == "api" ? ""
+                                                        : csv_field(lane.text(c.lane)))
+        << ',';
+  out << csv_ms(num, &Summary::median) << ',' << csv_ms(num, &Summary::ci_low) << ','
+      << csv_ms(num, &Summary::ci_high) << ',' << csv_ms(den, &Summary::median) << ','
+      << csv_ms(den, &Summary::ci_low) << ',' << csv_ms(den, &Summary::ci_high) << ',';
   if (compared)
     out << fmt("%.6g", ratio.ratio) << ','
         << (std::isfinite(ratio.low) ? fmt("%.6g", ratio.low) : "") << ','

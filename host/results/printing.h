@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dims.h"
 #include "lanes.h"
 #include "row.h"
 #include "run_file.h"
@@ -51,11 +52,6 @@ std::string tolerance_text(double tolerance);  // 0.03 -> "3%"
 std::string interval_text(const RatioCi& r);   // "[0.998, 1.013]" ("inf" where unbounded)
 // A row's median ms for a table cell: "-" without a row or time, FAILED for a failed row.
 std::string ms_cell(const std::optional<ResultRow>& r);
-
-// Sweep axes (axes.h) as CSV columns and JSON fields: one per axis, in axes() order.
-std::string axis_csv_header();                           // "offset,stride"
-std::string axis_csv_cells(const ResultRow& r);          // "4,1"
-void put_axes(nlohmann::json& obj, const ResultRow& r);  // obj["offset"] = 4, obj["stride"] = 1
 
 nlohmann::json null_if_empty(const std::string& s);
 nlohmann::json finite_or_null(double v);

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "axes.h"
 #include "catalogue.h"
 #include "counters_report.h"
+#include "dims.h"
 #include "lanes.h"
 #include "util.h"
 
@@ -73,41 +73,42 @@ RowField lane_field(const LaneDim& dim) {
           }};
 }
 
+// A point dimension (dims.h): written and read as point_dims() says. A required one must be
+// there; an optional one (a sweep axis) absent from a file reads as its neutral value.
+RowField point_field(const PointDim& dim) {
+  return {dim.name, dim.required ? Need::required : Need::optional,
+          [&dim](const ResultRow& r) { return point_json_value(dim, r); },
+          [&dim](const JsonIn& in, ResultRow& r) {
+            if (!in.present() && !dim.required) return dim.set(r, dim.neutral);
+            if (dim.kind == DimKind::number) return dim.set(r, std::to_string(in.u32()));
+            if (dim.kind == DimKind::text) return dim.set(r, in.string());
+            const json& v = in.required().value();
+            if (!v.is_null() && !v.is_string())
+              in.fail(std::string("expected a string or null, found ") + type_of(v));
+            dim.set(r, v.is_string() ? v.get<std::string>() : "");
+          }};
+}
+
+// The point dimensions the run file keeps in `group` ("": the row itself, "params").
+std::vector<RowField> point_fields(const std::string& group) {
+  std::vector<RowField> fields;
+  for (const DimColumn& c : dim_columns(kPointFile))
+    if (c.point->group == group) fields.push_back(point_field(*c.point));
+  return fields;
+}
+
 std::vector<RowField> identity_fields() {
-  std::vector<RowField> fields = {
-      {"test", Need::required, [](const ResultRow& r) { return json(r.test); },
-       [](const JsonIn& in, ResultRow& r) { r.test = in.string(); }},
-      {"layout", Need::required,
-       [](const ResultRow& r) { return r.layout.empty() ? json(nullptr) : json(r.layout); },
-       [](const JsonIn& in, ResultRow& r) {
-         const json& v = in.required().value();
-         if (!v.is_null() && !v.is_string())
-           in.fail(std::string("expected a string or null, found ") + type_of(v));
-         r.layout = v.is_string() ? v.get<std::string>() : "";
-       }},
-      {"variant", Need::required, [](const ResultRow& r) { return json(r.variant); },
-       [](const JsonIn& in, ResultRow& r) { r.variant = in.string(); }},
+  std::vector<RowField> fields = point_fields("");  // test, layout, variant
+  fields.push_back(
       {"kernel", Need::optional, [](const ResultRow& r) { return json(r.kernel); },
-       [](const JsonIn& in, ResultRow& r) { r.kernel = in.if_string().value_or(""); }},
-  };
+       [](const JsonIn& in, ResultRow& r) { r.kernel = in.if_string().value_or(""); }});
   for (std::size_t d : lane_columns(kLaneJson)) fields.push_back(lane_field(lane_dims()[d]));
   return fields;
 }
 
 // `params`: the problem size, every sweep axis (axes.h) and the block size; `geometry`: the launch.
 RowField params_group() {
-  std::vector<RowField> f = {{"n", Need::required, [](const ResultRow& r) { return json(r.n); },
-                              [](const JsonIn& in, ResultRow& r) { r.n = in.u32(); }}};
-  // Every axis is written; one missing from a file written before the axis existed reads as its
-  // neutral value (the value of every point then).
-  for (const Axis& axis : axes())
-    f.push_back({axis.name, Need::optional,
-                 [name = axis.name](const ResultRow& r) { return json(r.axes.get(name)); },
-                 [name = axis.name, neutral = axis.neutral](const JsonIn& in, ResultRow& r) {
-                   r.axes.set(name, in.present() ? in.u32() : neutral);
-                 }});
-  f.push_back({"block_size", Need::required, [](const ResultRow& r) { return json(r.block_size); },
-               [](const JsonIn& in, ResultRow& r) { r.block_size = in.u32(); }});
+  std::vector<RowField> f = point_fields("params");  // n, the axes, block_size
   f.push_back({"threads", Need::informative, [](const ResultRow& r) { return json(r.threads); }});
   return group("params", Need::required, std::move(f));
 }
@@ -401,12 +402,10 @@ ResultRow read_row(const JsonIn& in) {
   return row;
 }
 
-std::string row_identity(const ResultRow& r) {
-  const Lane lane = Lane::of(r);
-  std::string id = r.test + "|" + r.layout + "|" + r.variant + lane_identity(lane, false) + "|" +
-                   std::to_string(r.n);
-  for (std::uint32_t v : r.axes.values()) id += "|" + std::to_string(v);
-  return id + "|" + std::to_string(r.block_size) + lane_identity(lane, true);
+json point_json_value(const PointDim& dim, const ResultRow& row) {
+  const std::string v = dim.get(row);
+  if (dim.kind == DimKind::number) return json(std::stoull(v));
+  return dim.kind == DimKind::text_or_null && v.empty() ? json(nullptr) : json(v);
 }
 
 json clock_json(const ClockSample& c) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dims.h"  // row_identity
 #include "json_check.h"
 #include "row.h"
 
@@ -96,9 +97,9 @@ inline constexpr double kGbpsTolerance = 0.005;
 // its bytes / median time within kGbpsTolerance. Throws UsageError naming the row and the field.
 void check_row(const JsonIn& in, const ResultRow& r);
 
-// What identifies a row in a file: test, layout, variant, its lane (lanes.h: api, binding), n,
-// every axis, block size and, where the row has one, its queue family (lane_identity).
-std::string row_identity(const ResultRow& row);
+// A point dimension's value as JSON has it (dims.h DimKind): a string, null for an empty
+// text_or_null one, a number.
+nlohmann::json point_json_value(const PointDim& dim, const ResultRow& row);
 
 // Values as the file spells them: a clock sample object, a 64-bit hash as 16 hex digits.
 nlohmann::json clock_json(const ClockSample& c);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "counters_report.h"
+#include "dims.h"
 #include "lanes.h"
 #include "run_summary.h"
 #include "util.h"
@@ -236,42 +237,44 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   return out.str();
 }
 
-// The lane dimensions' CSV names or cells at `place` (kLaneRunCsvHead, kLaneRunCsvTail), each
-// followed by a comma for the head, preceded by one for the tail.
-std::string csv_lanes(unsigned place, const ResultRow* r) {
+// The point and lane dimensions' CSV names (`r` null) or cells: those of the run CSV's head
+// (dims.h), or its tail (the lane dimensions after the measurements), each with its comma.
+std::string csv_dims(bool head, const ResultRow* r) {
   std::string s;
-  for (std::size_t d : lane_columns(place)) {
-    const LaneDim& dim = lane_dims()[d];
-    const std::string cell = r ? csv_field(dim.get(*r).value_or("")) : dim.name;
-    s += place == kLaneRunCsvHead ? cell + "," : "," + cell;
+  const std::vector<DimColumn> columns =
+      head ? dim_columns(kPointRunCsv, kLaneRunCsvHead) : dim_columns(0, 0, kLaneRunCsvTail);
+  for (const DimColumn& c : columns) {
+    const LaneDim* lane = c.point ? nullptr : &lane_dims()[c.lane];
+    const std::string name = c.point ? c.point->name : lane->name;
+    const std::string cell =
+        !r ? name : csv_field(c.point ? c.point->get(*r) : lane->get(*r).value_or(""));
+    s += head ? cell + "," : "," + cell;
   }
   return s;
 }
 
 std::string csv_header() {
-  return "test,layout,variant," + csv_lanes(kLaneRunCsvHead, nullptr) + "n," + axis_csv_header() +
-         ",block_size,status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
+  return csv_dims(true, nullptr) +
+         "status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
          "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
          "pct_of_ceiling,verified,flags" +
-         csv_lanes(kLaneRunCsvTail, nullptr) + "\n";
+         csv_dims(false, nullptr) + "\n";
 }
 
 std::string csv_row(const ResultRow& r) {
   const bool ok = r.status == Status::ok;
   auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
   std::ostringstream out;
-  out << csv_field(r.test) << ',' << csv_field(r.layout) << ',' << csv_field(r.variant) << ','
-      << csv_lanes(kLaneRunCsvHead, &r) << r.n << ',' << axis_csv_cells(r) << ',' << r.block_size
-      << ',' << status_name(r.status) << ',' << csv_field(r.reason) << ',' << num(r.time_ms.median)
-      << ',' << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high) << ',' << num(r.time_ms.min)
-      << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread) << ','
-      << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
+  out << csv_dims(true, &r) << status_name(r.status) << ',' << csv_field(r.reason) << ','
+      << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high)
+      << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread)
+      << ',' << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
       << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
       << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
       << (r.verified ? "true" : "false") << ',';
   std::string flags;
   for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
-  out << csv_field(flags) << csv_lanes(kLaneRunCsvTail, &r) << '\n';
+  out << csv_field(flags) << csv_dims(false, &r) << '\n';
   return out.str();
 }
 
