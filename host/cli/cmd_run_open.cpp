@@ -107,6 +107,7 @@ struct InventoryOnce::Early {
     if (vulkan.valid()) vulkan.wait();
   }
   bool copy_queues = false;
+  bool trace = false;        // BackendOptions::trace (`cuvk trace`)
   double timeout_s = 120.0;  // --timeout of the run that opened them
   std::future<std::unique_ptr<Backend>> cuda, vulkan;
   double cuda_s = 0.0, vulkan_s = 0.0;
@@ -128,6 +129,7 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
   auto early = std::make_shared<Early>();
   early->copy_queues = vk_options.copy_queues;
+  early->trace = vk_options.trace;
   early->timeout_s = vk_options.timeout_s;
   const auto open = [](Api api, BackendOptions opts, double* open_s) {
     return [api, opts, open_s]() -> std::unique_ptr<Backend> {
@@ -178,9 +180,10 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
   else
     return nullptr;
   open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
-  const bool fits = index == 0 && !vk_options.validation &&
-                    vk_options.timeout_s == early_->timeout_s &&
-                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
+  const bool fits =
+      index == 0 && !vk_options.validation && vk_options.timeout_s == early_->timeout_s &&
+      (api == Api::cuda ||
+       (vk_options.copy_queues == early_->copy_queues && vk_options.trace == early_->trace));
   return fits ? std::move(b) : nullptr;
 }
 

@@ -175,6 +175,10 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
   if (!a.plot.empty()) check_writable(a.plot, "--plot");
   check_distinct_files({{"--output", a.output}, {"--plot", a.plot}}, {});
   InventoryOnce devices;
+  if (r.device.empty() && !r.validation) {  // as run: the usual pair opened beside the enumeration
+    const RunConfig cfg = run_config_of(r);
+    devices.open_early(cfg.apis, vulkan_options(cfg, r.timeout_s));
+  }
   RunDocument run;
   try {
     run = execute_run(r, command_line, devices);
