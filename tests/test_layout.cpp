@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "inspect_printer.h"
+#include "kernel_inspection.h"
 #include "layout_check.h"
 #include "layout_mismatch.h"  // tests/glsl/layout_mismatch.comp, compiled by tests/CMakeLists.txt
 #include "spirv_modules.h"
@@ -166,4 +169,42 @@ TEST(Layout, NotSpirvIsAnError) {
   const std::uint32_t junk[] = {1, 2, 3, 4, 5, 6};
   EXPECT_THROW(spirv::reflect(junk, 6), std::exception);
   EXPECT_THROW(spirv::reflect(junk, 2), std::exception);
+}
+
+// The verdict travels: a mismatching module's checks reach inspect's analysis (its count is
+// `cuvk inspect`'s exit status: tests/CMakeLists.txt, inspect_layout_mismatch) and the report's
+// layout row; the embedded modules' inspection counts none.
+TEST(Layout, MismatchesReachTheInspectionAndItsReport) {
+  inspect::VulkanSide v;
+  v.module_name = "layout_mismatch";
+  v.code = cuvk_spirv_layout_mismatch;
+  v.words = sizeof(cuvk_spirv_layout_mismatch) / sizeof(std::uint32_t);
+  v.reflected = mismatch_module();
+  v.layout = check_layouts(v.reflected, v.module_name);
+  const std::ptrdiff_t failed =
+      std::count_if(v.layout.begin(), v.layout.end(), [](const LayoutCheck& c) { return !c.ok; });
+  ASSERT_GT(failed, 0);
+  const inspect::KernelInspection k =
+      inspect::inspect_kernel("layout_mismatch", inspect::CudaSide{}, {v}, {128, 256}, false);
+  EXPECT_EQ(k.layout_mismatches, failed);
+  EXPECT_EQ(k.shown, 256u);
+  ASSERT_EQ(k.occupancy.size(), 2u);
+  std::ostringstream out;
+  print_kernel_inspection(out, k, false);
+  const std::string report = out.str();
+  const std::size_t row = report.find("std430 layout vs C++");
+  ASSERT_NE(row, std::string::npos) << report;
+  const std::string line = report.substr(row, report.find('\n', row) - row);
+  EXPECT_NE(line.find("Vulkan descriptor"), std::string::npos) << line;
+  EXPECT_NE(line.find("  " + std::to_string(failed) + " MISMATCHES: "), std::string::npos) << line;
+
+  const SpirvModule* read_x = module_named("read_x_aos");
+  ASSERT_NE(read_x, nullptr);
+  inspect::VulkanSide ok;
+  ok.module_name = read_x->name;
+  ok.code = read_x->code;
+  ok.words = read_x->words;
+  ok.reflected = spirv::reflect(ok.code, ok.words);
+  ok.layout = check_layouts(ok.reflected, ok.module_name);
+  EXPECT_EQ(inspect::inspect_kernel("read_x_aos", {}, {ok}, {256}, false).layout_mismatches, 0);
 }

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalogue.h"
 #include "cli.h"
 #include "commands.h"
 #include "error.h"
+#include "inspect_printer.h"
 #include "inspect_sides.h"
 #include "pair.h"
 #include "runner.h"
@@ -163,7 +165,7 @@ int inspect_pair(const InspectArgs& a) {
   const std::string vk_why = load(devs.vulkan.get(), module);
   Backend* vulkan = vk_why.empty() ? devs.vulkan.get() : nullptr;
   SassTarget target;
-  target.block = shown_block(blocks);
+  target.block = inspect::shown_block(blocks);
   target.dump_dir = a.dump_cache_dir;
   print_sass_source(devs.choice, target);
   std::vector<VulkanSide> vks;
@@ -186,9 +188,10 @@ int inspect_pair(const InspectArgs& a) {
     }
     vks.push_back(std::move(v));
   }
-  inspect::SmLimits limits;
-  const std::string limits_source = sm_limits(c, &limits);
-  print_kernel(d.name, c, vks, blocks, limits, limits_source, !a.no_listings);
+  print_kernel_inspection(
+      std::cout,
+      inspect::inspect_kernel(d.name, std::move(c), std::move(vks), blocks, !a.no_listings),
+      !a.no_listings);
   return kExitOk;
 }
 

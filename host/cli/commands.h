@@ -18,7 +18,7 @@ struct Command {
 Command add_run_command(CLI::App& app, const std::string& command_line);
 Command add_list_command(CLI::App& app);
 Command add_devices_command(CLI::App& app);
-Command add_inspect_command(CLI::App& app);  // host/cmd_inspect.cpp
+Command add_inspect_command(CLI::App& app);  // host/cli/cmd_inspect.cpp
 Command add_parity_command(CLI::App& app, const std::string& command_line);
 Command add_report_command(CLI::App& app);
 Command add_trace_command(CLI::App& app, const std::string& command_line);  // cmd_trace.cpp
