@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <string>
 #include <thread>
@@ -11,7 +10,7 @@
 #include <vector>
 
 #include "cuda_backend.h"
-#include "libcuda_probe.h"
+#include "cuda_check.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
 #include "timestamps.h"
@@ -19,16 +18,7 @@
 namespace cuvk {
 namespace {
 
-std::string decode(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
-}
-
-#define CUVK_CUDA_CHECK(call)                                                   \
-  do {                                                                          \
-    const cudaError_t cuvk_err_ = (call);                                       \
-    if (cuvk_err_ != cudaSuccess)                                               \
-      throw Error(call_failure(#call, decode(cuvk_err_), __FILE__, __LINE__)); \
-  } while (0)
+using cuda::decode;
 
 struct KernelEntry {
   const char* name;
@@ -45,44 +35,6 @@ __global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t 
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words;
        i += step)
     dst[i] = word;
-}
-
-std::string version_string(int v) {  // CUDA packs 13000 as 13.0
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
-DeviceInfo describe(int index) {
-  cudaDeviceProp prop{};
-  CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  int driver = 0, runtime = 0;
-  CUVK_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  CUVK_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  char pci[32] = {};
-  CUVK_CUDA_CHECK(cudaDeviceGetPCIBusId(pci, sizeof pci, index));
-
-  DeviceInfo info;
-  info.api = Api::cuda;
-  info.index = index;
-  info.name = prop.name;
-  std::memcpy(info.uuid.data(), prop.uuid.bytes, info.uuid.size());
-  info.memory_bytes = prop.totalGlobalMem;
-  info.max_buffer_bytes = prop.totalGlobalMem;
-  info.max_block_size = static_cast<std::uint32_t>(prop.maxThreadsPerBlock);
-  info.max_grid_x = static_cast<std::uint32_t>(prop.maxGridSize[0]);
-  info.max_grid_y = static_cast<std::uint32_t>(prop.maxGridSize[1]);
-  info.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
-  info.memory_bus_bits = static_cast<std::uint32_t>(prop.memoryBusWidth);
-  info.driver = "CUDA driver " + version_string(driver) + ", runtime " + version_string(runtime);
-  info.properties = {
-      {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-      {"multiprocessors", std::to_string(prop.multiProcessorCount)},
-      {"l2_cache_bytes", std::to_string(prop.l2CacheSize)},
-      {"memory_bus_width_bits", std::to_string(prop.memoryBusWidth)},
-      {"pci_bus_id", pci},
-      {"cuda_driver_version", version_string(driver)},
-      {"cuda_runtime_version", version_string(runtime)},
-  };
-  return info;
 }
 
 class CudaBuffer final : public DeviceBuffer {
@@ -136,9 +88,9 @@ struct ModuleKernel {
   int max_dynamic_shared = 0;  // set on the kernel so far (cudaFuncAttributeMaxDynamicSharedMemorySize)
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public Traces, public KernelResourceReports {
  public:
-  CudaBackend(int index, double timeout_s) : info_(describe(index)), timeout_s_(timeout_s) {
+  CudaBackend(int index, double timeout_s) : info_(cuda::describe(index)), timeout_s_(timeout_s) {
     const auto t0 = Clock::now();
     CUVK_CUDA_CHECK(cudaSetDevice(index));
     CUVK_CUDA_CHECK(cudaFree(nullptr));  // forces context creation
@@ -160,7 +112,12 @@ class CudaBackend final : public Backend {
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   KernelResources kernel_resources(const std::string& kernel,
-                                   const std::vector<std::uint32_t>& block_sizes) override;
+                                   const std::vector<std::uint32_t>& block_sizes) override {
+    const ModuleKernel* module = find_module(kernel);
+    const void* fn = module ? reinterpret_cast<const void*>(module->kernel)
+                            : reinterpret_cast<const void*>(find(kernel).fn);
+    return cuda::kernel_resources(info_.index, fn, block_sizes);
+  }
 
   std::uint64_t free_memory_bytes() const override {
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -255,6 +212,11 @@ class CudaBackend final : public Backend {
     names.emplace_back(kCopyEngine);
     for (const auto& [name, m] : modules_) names.push_back(name);
     return names;
+  }
+
+ protected:
+  Capability* capability(std::type_index type) override {
+    return offer<Traces, KernelResourceReports>(this, type);
   }
 
  private:
@@ -435,74 +397,10 @@ void CudaBackend::load_module(const RuntimeModule& module) {
 
 }  // namespace
 
-std::vector<DeviceInfo> cuda_devices() {
-  int driver = 0;
-  cudaDriverGetVersion(&driver);
-  // The runtime says only that no driver answered; libcuda_problem says what the library is.
-  if (driver == 0) {
-    const std::string problem = libcuda_problem();
-    throw Error(problem.empty() ? "no CUDA driver found (cudaDriverGetVersion reports none)"
-                                : problem);
-  }
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later calls are not confused
-    const std::string problem = libcuda_problem();
-    throw Error("no usable CUDA device: cudaGetDeviceCount failed: " + decode(e) +
-                (problem.empty() ? "" : "; " + problem));
-  }
-  if (count == 0) throw Error("no CUDA device found");
-  std::vector<DeviceInfo> devices;
-  for (int i = 0; i < count; ++i) devices.push_back(describe(i));
-  return devices;
-}
-
 std::vector<std::string> cuda_kernel_names() {
   std::vector<std::string> names;
   for (const KernelEntry& k : kKernels) names.emplace_back(k.name);
   return names;
-}
-
-KernelResources CudaBackend::kernel_resources(const std::string& kernel,
-                                              const std::vector<std::uint32_t>& block_sizes) {
-  const int index = info_.index;
-  const KernelEntry* entry = nullptr;
-  for (const KernelEntry& k : kKernels)
-    if (kernel == k.name) entry = &k;
-  const ModuleKernel* module = find_module(kernel);
-  if (entry == nullptr && module == nullptr)
-    throw Error("CUDA backend has no kernel named '" + kernel + "'");
-  CUVK_CUDA_CHECK(cudaSetDevice(index));
-  cudaDeviceProp prop{};
-  CUVK_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  cudaFuncAttributes attr{};
-  const void* fn = module ? reinterpret_cast<const void*>(module->kernel)
-                          : reinterpret_cast<const void*>(entry->fn);
-  CUVK_CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  KernelResources r;
-  r.device = std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
-             std::to_string(prop.minor) + ")";
-  r.registers = attr.numRegs;
-  r.binary_version = attr.binaryVersion;
-  r.ptx_version = attr.ptxVersion;
-  r.local_bytes = attr.localSizeBytes;
-  r.shared_bytes = attr.sharedSizeBytes;
-  r.const_bytes = attr.constSizeBytes;
-  r.max_threads_per_block = attr.maxThreadsPerBlock;
-  r.multiprocessors = prop.multiProcessorCount;
-  r.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  r.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
-  r.regs_per_sm = prop.regsPerMultiprocessor;
-  r.regs_per_block = prop.regsPerBlock;
-  r.warp_size = prop.warpSize;
-  for (std::uint32_t block : block_sizes) {
-    int blocks = 0;
-    CUVK_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, static_cast<int>(block), 0));
-    r.blocks_per_sm.emplace_back(block, blocks);
-  }
-  return r;
 }
 
 std::unique_ptr<Backend> make_cuda_backend(int index, double timeout_s) {

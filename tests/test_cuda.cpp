@@ -24,7 +24,7 @@ TEST(Cuda, EveryTestRunsVerified) {
   auto backend = cuda_or_skip(why);
   if (!backend) GTEST_SKIP() << "no CUDA: " << why;
   BackendSet set;
-  set.cuda = backend.get();
+  set.backends[Api::cuda] = backend.get();
   suite::expect_all_ok(run_suite(suite::small_suite(Api::cuda), set), Api::cuda);
 }
 
@@ -34,6 +34,18 @@ TEST(Cuda, DeviceInfoHasUuidAndL2) {
   if (!backend) GTEST_SKIP() << "no CUDA: " << why;
   EXPECT_GT(backend->info().l2_bytes, 0u);
   EXPECT_NE(format_uuid(backend->info().uuid), format_uuid(Uuid{}));
+}
+
+// Issue 19: what `cuvk trace` and `cuvk inspect` find on the CUDA backend (Backend::find).
+TEST(Cuda, OffersTracesAndKernelResourceReports) {
+  std::string why;
+  auto backend = cuda_or_skip(why);
+  if (!backend) GTEST_SKIP() << "no CUDA: " << why;
+  EXPECT_NE(backend->find<Traces>(), nullptr) << backend->lacks<Traces>();
+  EXPECT_NE(backend->find<KernelResourceReports>(), nullptr)
+      << backend->lacks<KernelResourceReports>();
+  EXPECT_EQ(backend->find<PipelineCache>(), nullptr);  // Vulkan's alone
+  EXPECT_EQ(backend->find<ExecutableReports>(), nullptr);
 }
 
 TEST(Cuda, UnavailableCudaHasAReason) {

@@ -143,7 +143,7 @@ std::size_t points(const RunConfig& cfg) {
 
 RunOutcome run(FakeBackend& fake, const RunConfig& cfg) {
   BackendSet set;
-  set.vulkan = &fake;
+  set.backends[Api::vulkan] = &fake;
   return run_suite(cfg, set);
 }
 
@@ -309,8 +309,8 @@ TEST(Runner, UnavailableApiRowsCarryTheReason) {
   RunConfig cfg = config({"copy"});
   cfg.apis = {Api::cuda, Api::vulkan};
   BackendSet set;
-  set.vulkan = &fake;
-  set.cuda_reason = "no CUDA driver found";
+  set.backends[Api::vulkan] = &fake;
+  set.reasons[Api::cuda] = "no CUDA driver found";
   const RunOutcome out = run_suite(cfg, set);
   std::size_t cuda_rows = 0;
   for (const ResultRow& r : out.rows)
@@ -320,6 +320,29 @@ TEST(Runner, UnavailableApiRowsCarryTheReason) {
       EXPECT_EQ(r.reason, "no CUDA driver found");
     }
   EXPECT_EQ(cuda_rows, points(cfg));  // one per point, as on Vulkan
+}
+
+// Issue 19: BackendSet keeps one backend per API, looked up by the lane's API.
+TEST(Runner, EachApiRunsOnTheBackendKeyedByIt) {
+  FakeBackend cuda, vulkan;
+  cuda.set_api(Api::cuda);
+  cuda.copies_input = vulkan.copies_input = "copy";
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};  // the kernel the fakes run ("copy"); vec4 and engine would fail
+  cfg.apis = {Api::vulkan, Api::cuda};
+  BackendSet set;
+  set.backends[Api::cuda] = &cuda;
+  set.backends[Api::vulkan] = &vulkan;
+  const RunOutcome out = run_suite(cfg, set);
+  EXPECT_EQ(cuda.batch_sizes.empty(), false);
+  EXPECT_EQ(vulkan.batch_sizes.empty(), false);
+  std::size_t cuda_rows = 0, vulkan_rows = 0;
+  for (const ResultRow& r : out.rows) {
+    EXPECT_EQ(r.status, Status::ok) << api_name(r.api) << ": " << r.reason;
+    ++(r.api == Api::cuda ? cuda_rows : vulkan_rows);
+  }
+  EXPECT_EQ(cuda_rows, points(cfg));
+  EXPECT_EQ(vulkan_rows, points(cfg));
 }
 
 TEST(Runner, AnInterruptStopsAtTheNextMeasurementAndKeepsWhatCompleted) {
@@ -367,7 +390,7 @@ class FakeClocks final : public ClockMonitor {
 
 RunOutcome run_with_clocks(FakeBackend& fake, const RunConfig& cfg, FakeClocks& clocks) {
   BackendSet set;
-  set.vulkan = &fake;
+  set.backends[Api::vulkan] = &fake;
   set.clocks = &clocks;
   return run_suite(cfg, set);
 }
@@ -814,8 +837,8 @@ RunOutcome run_with_counters(FakeBackend& cuda, FakeBackend& vulkan, FakeCounter
   cfg.apis = {Api::cuda, Api::vulkan};
   cfg.counters = true;
   BackendSet set;
-  set.cuda = &cuda;
-  set.vulkan = &vulkan;
+  set.backends[Api::cuda] = &cuda;
+  set.backends[Api::vulkan] = &vulkan;
   set.counters = &counters;
   return run_suite(cfg, set);
 }

@@ -52,8 +52,8 @@ class RunnerTrace : public ::testing::Test {
     cfg.host_cost_samples = 0;
     cfg.trace = trace;
     BackendSet set;
-    set.vulkan = backend_.get();
-    set.cuda_reason = "not selected";
+    set.backends[Api::vulkan] = backend_.get();
+    set.reasons[Api::cuda] = "not selected";
     return run_suite(cfg, set);
   }
 

@@ -40,7 +40,7 @@ class VulkanValidated : public ::testing::Test {
   }
   RunOutcome run(const RunConfig& cfg) {
     BackendSet set;
-    set.vulkan = backend_.get();
+    set.backends[Api::vulkan] = backend_.get();
     return run_suite(cfg, set);
   }
 
@@ -51,6 +51,15 @@ class VulkanValidated : public ::testing::Test {
 };
 
 }  // namespace
+
+// Issue 19: what `cuvk trace` and `cuvk inspect` find on every Vulkan backend (Backend::find);
+// a backend that stopped offering one would leave them printing that it lacks it.
+TEST_F(VulkanValidated, OffersTracesExecutableReportsAndPipelineCache) {
+  EXPECT_NE(backend_->find<Traces>(), nullptr) << backend_->lacks<Traces>();
+  EXPECT_NE(backend_->find<ExecutableReports>(), nullptr) << backend_->lacks<ExecutableReports>();
+  EXPECT_NE(backend_->find<PipelineCache>(), nullptr) << backend_->lacks<PipelineCache>();
+  EXPECT_EQ(backend_->find<KernelResourceReports>(), nullptr);  // CUDA's alone
+}
 
 TEST_F(VulkanValidated, DeviceInfoIsComplete) {
   const DeviceInfo& d = backend_->info();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "catalogue.h"
+#include "error.h"
 #include "host_data.h"
 #include "params.h"
 #include "runner.h"
@@ -17,6 +18,13 @@
 using namespace cuvk;
 
 namespace {
+
+// What a Vulkan backend's traced launches record: every Vulkan backend offers Traces.
+TraceSupport support_of(const Backend& b) {
+  const Traces* traces = b.find<Traces>();
+  if (traces == nullptr) throw Error(b.lacks<Traces>());
+  return traces->trace_support();
+}
 
 class VulkanTraced : public ::testing::Test {
  protected:
@@ -61,7 +69,7 @@ class VulkanTraced : public ::testing::Test {
     EXPECT_TRUE(row.verified) << plan.kernel << ": " << row.mismatches << " wrong";
     std::vector<std::uint32_t> words(blocks * CUVK_TRACE_WORDS);
     backend_->download(*records, words.data(), words.size() * 4);
-    const TraceSupport s = backend_->trace_support();
+    const TraceSupport s = support_of(*backend_);
     return parse_trace(words, blocks, s.ticks_per_ns, s.sm_ids, 0);
   }
 
@@ -73,7 +81,7 @@ class VulkanTraced : public ::testing::Test {
 }  // namespace
 
 TEST_F(VulkanTraced, SupportSaysWhatTheRecordsHold) {
-  const TraceSupport s = backend_->trace_support();
+  const TraceSupport s = support_of(*backend_);
   if (!s.unavailable.empty()) GTEST_SKIP() << s.unavailable;
   EXPECT_NE(s.clock.find("shader_clock"), std::string::npos);
   if (!s.sm_ids) {
@@ -82,8 +90,7 @@ TEST_F(VulkanTraced, SupportSaysWhatTheRecordsHold) {
 }
 
 TEST_F(VulkanTraced, EveryKernelTracesVerifiedInBothBindingModes) {
-  if (!backend_->trace_support().unavailable.empty())
-    GTEST_SKIP() << backend_->trace_support().unavailable;
+  if (!support_of(*backend_).unavailable.empty()) GTEST_SKIP() << support_of(*backend_).unavailable;
   for (const TestCase& t : catalogue()) {
     for (const Point& p : points_of(t, 3000, {}, {}, {})) {
       if (t.plan(p).kernel == kCopyEngine) continue;  // the driver's copy: nothing to trace
@@ -93,7 +100,7 @@ TEST_F(VulkanTraced, EveryKernelTracesVerifiedInBothBindingModes) {
         EXPECT_EQ(r.error, "") << t.plan(p).kernel << " " << binding_name(b);
         const TraceSummary s = summarize_trace(r.blocks);
         EXPECT_EQ(s.blocks, r.blocks.size());
-        EXPECT_EQ(s.sm_known, backend_->trace_support().sm_ids);
+        EXPECT_EQ(s.sm_known, support_of(*backend_).sm_ids);
         EXPECT_GE(s.span_ns, 0.0);
       }
     }
@@ -103,6 +110,5 @@ TEST_F(VulkanTraced, EveryKernelTracesVerifiedInBothBindingModes) {
 TEST_F(VulkanTraced, ABackendMadeWithoutTraceSaysWhy) {
   BackendOptions plain;
   const std::unique_ptr<Backend> b = make_vulkan_backend(0, plain);
-  EXPECT_NE(b->trace_support().unavailable.find("without BackendOptions::trace"),
-            std::string::npos);
+  EXPECT_NE(support_of(*b).unavailable.find("without BackendOptions::trace"), std::string::npos);
 }

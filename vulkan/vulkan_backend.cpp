@@ -36,7 +36,8 @@
 //   commands           command buffers, barriers, submit and wait
 //   launch             launch checks; recording a dispatch or the copy engine's copy
 //   timing             timestamps around each repetition (run) and host costs (host_cost)
-// This file wires them into the Backend interface.
+// This file wires them into the Backend interface and its capabilities (Traces, ExecutableReports,
+// PipelineCache).
 #include "vulkan_backend.h"
 
 #include <volk.h>
@@ -70,7 +71,10 @@ struct CopyQueue {
   std::unique_ptr<vk::Timer> timer;
 };
 
-class VulkanBackend final : public Backend {
+class VulkanBackend final : public Backend,
+                            public Traces,
+                            public ExecutableReports,
+                            public PipelineCache {
  public:
   VulkanBackend(int index, const BackendOptions& options)
       : VulkanBackend(vk::open_device(index, options), options.timeout_s) {}
@@ -111,12 +115,17 @@ class VulkanBackend final : public Backend {
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override;
-  // `cuvk inspect`: the driver's statistics of the kernel's pipeline (see backend.h).
+  // `cuvk inspect`: the driver's statistics of the kernel's pipeline and its cache (backend.h).
   std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
                                                            Binding binding,
                                                            std::uint32_t block_size) override;
   std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
                                                 std::uint32_t block_size) override;
+
+ protected:
+  Capability* capability(std::type_index type) override {
+    return offer<Traces, ExecutableReports, PipelineCache>(this, type);
+  }
 
  private:
   VulkanBackend(vk::OpenedDevice opened, double timeout_s);

@@ -78,8 +78,8 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
   }
   cuda_started.get();
   const auto clocks_t0 = std::chrono::steady_clock::now();
-  b.set.cuda = b.cuda.get();
-  b.set.vulkan = b.vulkan.get();
+  b.set.backends[Api::cuda] = b.cuda.get();
+  b.set.backends[Api::vulkan] = b.vulkan.get();
   if (b.cuda || b.vulkan) {
     const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
     b.clocks = devices.take_early_clocks(d.uuid, b.set.clocks_reason);
@@ -93,12 +93,12 @@ void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoic
     b.set.counters = b.counters.get();
   }
   b.clocks_s = seconds_since(clocks_t0);
-  b.set.cuda_reason = choice.cuda_reason;
-  b.set.vulkan_reason = choice.vulkan_reason;
+  b.set.reasons[Api::cuda] = choice.cuda_reason;
+  b.set.reasons[Api::vulkan] = choice.vulkan_reason;
   if (!b.cuda && !b.vulkan)
     throw Error(
-        "no API can run: CUDA: " + (want_cuda ? b.set.cuda_reason : std::string("not selected")) +
-        "; Vulkan: " + (want_vk ? b.set.vulkan_reason : std::string("not selected")));
+        "no API can run: CUDA: " + (want_cuda ? choice.cuda_reason : std::string("not selected")) +
+        "; Vulkan: " + (want_vk ? choice.vulkan_reason : std::string("not selected")));
 }
 
 struct InventoryOnce::Early {

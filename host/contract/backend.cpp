@@ -41,25 +41,8 @@ std::string format_uuid(const Uuid& uuid) {
   return s;
 }
 
-std::vector<PipelineExecutableReport> Backend::executable_reports(const std::string&, Binding,
-                                                                  std::uint32_t) {
-  throw Error(std::string(api_name(info().api)) +
-              " backend offers no pipeline executable statistics");
-}
-
-TraceSupport Backend::trace_support() const {
-  TraceSupport s;
-  s.unavailable = std::string(api_name(info().api)) + " backend cannot trace dispatches";
-  s.sm_ids_unavailable = s.unavailable;
-  return s;
-}
-
-KernelResources Backend::kernel_resources(const std::string&, const std::vector<std::uint32_t>&) {
-  throw Error(std::string(api_name(info().api)) + " backend reports no kernel resources");
-}
-
-std::vector<std::uint8_t> Backend::pipeline_cache_data(const std::string&, Binding, std::uint32_t) {
-  throw Error(std::string(api_name(info().api)) + " backend offers no pipeline cache");
+Capability* Backend::capability(std::type_index) {
+  return nullptr;
 }
 
 void Backend::load_module(const RuntimeModule& module) {

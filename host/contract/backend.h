@@ -13,6 +13,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "params.h"
@@ -21,6 +23,19 @@ namespace cuvk {
 
 enum class Api { cuda, vulkan };
 const char* api_name(Api api);
+inline constexpr std::array<Api, 2> kApis = {Api::cuda, Api::vulkan};  // every API, in order
+
+// One T per API, looked up by Api (what a program keeps per API, e.g. its open backends), instead
+// of a member per API and `api == Api::cuda ? x.cuda : x.vulkan` at every use.
+template <class T>
+class PerApi {
+ public:
+  T& operator[](Api api) { return items_[static_cast<std::size_t>(api)]; }
+  const T& operator[](Api api) const { return items_[static_cast<std::size_t>(api)]; }
+
+ private:
+  std::array<T, kApis.size()> items_{};
+};
 
 using Uuid = std::array<std::uint8_t, 16>;
 std::string format_uuid(const Uuid& uuid);  // 8-4-4-4-12 lower-case hex
@@ -135,7 +150,7 @@ struct Launch {
   std::uint32_t shared_bytes = 0;
 };
 
-// What a backend's traced launches record (Backend::trace_support).
+// What a backend's traced launches record (Traces::trace_support).
 struct TraceSupport {
   std::string unavailable;         // "" when traced launches can run here, else why not
   bool sm_ids = false;             // records hold the SM each block ran on
@@ -181,7 +196,7 @@ struct BackendOptions {
   // traced launches (`cuvk trace`; Launch::trace).
   bool trace = false;
   // Enable VK_KHR_pipeline_executable_properties where the driver offers it and create pipelines
-  // with CAPTURE_STATISTICS, for Backend::executable_reports (`cuvk inspect`; never timed runs).
+  // with CAPTURE_STATISTICS, for ExecutableReports (`cuvk inspect`; never timed runs).
   bool pipeline_statistics = false;
   // Open a queue on every other queue family that can copy (the copy-queue test,
   // suite_kernels().copy_queues_test), buffers then shared by the families. Off: the compute queue
@@ -233,6 +248,8 @@ class HostRegistration {
 };
 constexpr std::size_t kHostRegisterAlign = std::size_t{2} << 20;  // 2 MiB: a huge page
 
+class Capability;  // an optional capability (below)
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -274,8 +291,6 @@ class Backend {
   // own clock around that launch alone. Blocks until the GPU is done.
   virtual std::vector<double> run(const Launch& launch, const RunOptions& opt) = 0;
 
-  // Whether launches with Launch::trace can run, and what their records hold.
-  virtual TraceSupport trace_support() const;
   // Queue families that can copy buffers, the backend's own among them; empty where the API has
   // no such choice (CUDA: cudaMemcpyAsync picks its copy engine itself).
   virtual std::vector<QueueFamily> copy_queue_families() const { return {}; }
@@ -287,21 +302,78 @@ class Backend {
   // instance, device, pipeline creation).
   virtual std::vector<std::pair<std::string, double>> startup_ms() const = 0;
 
-  // Inspection, never used by timed runs. Each throws Error with the reason where this backend
-  // (or its driver) cannot say.
-  // The driver's statistics for the pipeline of `kernel` in `binding` at `block_size` (Vulkan,
-  // with BackendOptions::pipeline_statistics).
+  // The backend's implementation of the optional capability C (below), or null where it has
+  // none; lacks<C>() then says so in words ("vulkan backend reports no kernel resources").
+  template <class C>
+  C* find() {
+    return dynamic_cast<C*>(capability(typeid(C)));
+  }
+  template <class C>
+  const C* find() const {
+    return const_cast<Backend*>(this)->find<C>();
+  }
+  template <class C>
+  std::string lacks() const {
+    return std::string(api_name(info().api)) + " backend " + C::kLacking;
+  }
+
+ protected:
+  // The capability `type` names, or null (the default: none). A backend lists what it has with
+  // offer<...>(this, type).
+  virtual Capability* capability(std::type_index type);
+};
+
+// ---- Optional capabilities: what only some backends can do (Backend::find) ----
+// Each is a small interface a backend implements where it can (COM's QueryInterface, PJRT's
+// extensions); Backend itself keeps what every backend does. Their methods may still throw Error
+// with the reason where this device or driver cannot say (e.g. no pipeline statistics offered).
+class Capability {
+ public:
+  virtual ~Capability() = default;
+};
+
+// Dispatch traces (`cuvk trace`): launches with Launch::trace.
+class Traces : public Capability {
+ public:
+  static constexpr const char* kLacking = "cannot trace dispatches";
+  // Whether traced launches can run here, and what their records hold.
+  virtual TraceSupport trace_support() const = 0;
+};
+
+// `cuvk inspect`, never timed runs: the driver's statistics for the pipeline of `kernel` in
+// `binding` at `block_size` (Vulkan, with BackendOptions::pipeline_statistics).
+class ExecutableReports : public Capability {
+ public:
+  static constexpr const char* kLacking = "offers no pipeline executable statistics";
   virtual std::vector<PipelineExecutableReport> executable_reports(const std::string& kernel,
                                                                    Binding binding,
-                                                                   std::uint32_t block_size);
-  // Registers and occupancy of `kernel` per block size (CUDA).
-  virtual KernelResources kernel_resources(const std::string& kernel,
-                                           const std::vector<std::uint32_t>& block_sizes);
-  // The bytes of a fresh pipeline cache holding only the pipeline of `kernel` in `binding` at
-  // `block_size`, made as timed runs make it (same specialization constant and layout), for
-  // whoever can read the driver's machine code out of it (Vulkan: vkGetPipelineCacheData).
-  virtual std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
-                                                        std::uint32_t block_size);
+                                                                   std::uint32_t block_size) = 0;
 };
+
+// `cuvk inspect`: registers and occupancy of `kernel` per block size (CUDA).
+class KernelResourceReports : public Capability {
+ public:
+  static constexpr const char* kLacking = "reports no kernel resources";
+  virtual KernelResources kernel_resources(const std::string& kernel,
+                                           const std::vector<std::uint32_t>& block_sizes) = 0;
+};
+
+// `cuvk inspect`: the bytes of a fresh pipeline cache holding only the pipeline of `kernel` in
+// `binding` at `block_size`, made as timed runs make it (same specialization constant and
+// layout), for whoever can read the driver's machine code out of it (vkGetPipelineCacheData).
+class PipelineCache : public Capability {
+ public:
+  static constexpr const char* kLacking = "offers no pipeline cache";
+  virtual std::vector<std::uint8_t> pipeline_cache_data(const std::string& kernel, Binding binding,
+                                                        std::uint32_t block_size) = 0;
+};
+
+// For a backend's capability(): `self` as the first of Cs that `type` names, else null.
+template <class... Cs, class B>
+Capability* offer(B* self, std::type_index type) {
+  Capability* found = nullptr;
+  ((found = found != nullptr ? found : type == typeid(Cs) ? static_cast<Cs*>(self) : nullptr), ...);
+  return found;
+}
 
 }  // namespace cuvk

@@ -369,8 +369,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   RunOutcome out;
   std::vector<ApiState> apis;
   for (Api a : cfg.apis)
-    apis.push_back({a, a == Api::cuda ? set.cuda : set.vulkan,
-                    a == Api::cuda ? set.cuda_reason : set.vulkan_reason, nullptr, nullptr, {}, {},
+    apis.push_back({a, set.backends[a], set.reasons[a], nullptr, nullptr, {}, {},
                     cfg.counters ? set.counters : nullptr, set.counters_reason, {}});
   std::vector<Job> jobs;
   Limits lim;

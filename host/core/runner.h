@@ -159,9 +159,8 @@ struct RunOutcome {
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).
 struct BackendSet {
-  Backend* cuda = nullptr;
-  Backend* vulkan = nullptr;
-  std::string cuda_reason, vulkan_reason;
+  PerApi<Backend*> backends;  // the open backend of each API; null: reasons says why
+  PerApi<std::string> reasons;
   ClockMonitor* clocks = nullptr;  // optional (NVML)
   std::string clocks_reason;
   CounterSession* counters = nullptr;  // with RunConfig::counters: CUPTI, or why not

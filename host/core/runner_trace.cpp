@@ -55,7 +55,10 @@ void trace_lane(const ApiState& a, const Launch& launch, const Launch* before, c
   lane.device = b.info();
   lane.geometry = launch.geometry;
   lane.untraced_ms = row.time_ms;
-  lane.support = b.trace_support();
+  if (const Traces* traces = b.find<Traces>())
+    lane.support = traces->trace_support();
+  else
+    lane.support.unavailable = lane.support.sm_ids_unavailable = b.lacks<Traces>();
   lane.unavailable = lane.support.unavailable;
   if (lane.unavailable.empty()) try {
       const Geometry& g = launch.geometry;

@@ -35,10 +35,15 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
 Sass driver_sass(const std::string& kernel, Binding binding, Backend& vulkan,
                  const SassTarget& target) {
   std::vector<std::uint8_t> cache;
+  Sass none;
+  PipelineCache* pipeline_cache = vulkan.find<PipelineCache>();
+  if (pipeline_cache == nullptr) {
+    none.unavailable = vulkan.lacks<PipelineCache>();
+    return none;
+  }
   try {
-    cache = vulkan.pipeline_cache_data(kernel, binding, target.block);
+    cache = pipeline_cache->pipeline_cache_data(kernel, binding, target.block);
   } catch (const std::exception& e) {
-    Sass none;
     none.unavailable = e.what();
     return none;
   }
@@ -148,8 +153,13 @@ void fill_cuda_runtime(CudaSide& c, const std::string& kernel, Backend* cuda,
     c.runtime_unavailable = "needs a CUDA GPU (" + no_device + ")";
     return;
   }
+  KernelResourceReports* reports = cuda->find<KernelResourceReports>();
+  if (reports == nullptr) {
+    c.runtime_unavailable = cuda->lacks<KernelResourceReports>();
+    return;
+  }
   try {
-    c.runtime = cuda->kernel_resources(kernel, blocks);
+    c.runtime = reports->kernel_resources(kernel, blocks);
   } catch (const std::exception& e) {
     c.runtime_unavailable = e.what();
   }
@@ -191,9 +201,14 @@ void fill_vulkan(VulkanSide& v, const std::string& kernel, Backend* vulkan,
   }
   v.sass = driver_sass(kernel, v.binding, *vulkan, target);
   v.sass_summary = summarize_sass(v.sass.text);
+  ExecutableReports* reports = vulkan->find<ExecutableReports>();
+  if (reports == nullptr) {
+    v.statistics_unavailable = vulkan->lacks<ExecutableReports>();
+    return;
+  }
   try {
     for (std::uint32_t b : blocks)
-      v.statistics.emplace_back(b, vulkan->executable_reports(kernel, v.binding, b));
+      v.statistics.emplace_back(b, reports->executable_reports(kernel, v.binding, b));
   } catch (const std::exception& e) {
     v.statistics.clear();
     v.statistics_unavailable = e.what();
