@@ -219,7 +219,7 @@ TEST(RunSummary, PairsRowsAsParityDoes) {
   ASSERT_EQ(summary.size(), with_cuda.size());
   ASSERT_EQ(summary.size(), 3u);  // copy x {descriptor, bda}, read_x; stride has no CUDA row
   for (std::size_t i = 0; i < summary.size(); ++i) {
-    EXPECT_EQ(summary[i].test, with_cuda[i].cuda->test);
+    EXPECT_EQ(summary[i].point.test, with_cuda[i].cuda->test);
     EXPECT_TRUE(summary[i].vulkan_lane == with_cuda[i].vulkan_lane);
   }
   EXPECT_TRUE(summary[0].differs);  // 5% beyond the tolerance

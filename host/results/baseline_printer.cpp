@@ -13,11 +13,9 @@ std::string baseline_verdict_cell(const BaselineLine& l) {
   return l.compared ? baseline_verdict_name(l.verdict) : "NOT COMPARED";
 }
 
-std::string row_label(const ResultRow& r) {
-  return r.test + (r.layout.empty() ? "" : " " + r.layout) + " " + variant_label(r) +
-         (point_label(r).empty() ? "" : " " + point_label(r)) + " block " +
-         std::to_string(r.block_size) + " n " + std::to_string(r.n) +
-         lane_label(Lane::of(r), false);
+// "read_x aos vec2 block 256 n 1024 vulkan bda": the point, its size, the lane off its API's own.
+std::string note_label(const ResultRow& r) {
+  return row_label(r, true, false);
 }
 
 }  // namespace
@@ -72,23 +70,21 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
   out << '\n';
   std::vector<Lane> lanes;
   for (const BaselineLine& l : b.lines) lanes.push_back(Lane::of(l.now));
-  // The lane columns (the API; a binding column only when a row is off its API's own)
-  const std::vector<std::size_t> lane_cols = shown_lane_columns(kLaneCompare, lanes, false);
-  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block"}};
-  for (std::size_t d : lane_cols) t[0].push_back(lane_header(d, false));
+  // The point and the lane (the API; a binding column only when a row is off its API's own)
+  const std::vector<DimColumn> dims =
+      drop_neutral_lanes(dim_columns(kPointCompare, 0, kLaneCompare), lanes);
+  std::vector<std::vector<std::string>> t = {dim_headers(dims, false)};
   for (const char* c : {"baseline ms", "now ms", "now/baseline", "95% CI", "verdict"})
     t[0].push_back(c);
   std::vector<std::string> notes;
   for (std::size_t i = 0; i < b.lines.size(); ++i) {
     const BaselineLine& l = b.lines[i];
-    t.push_back({l.now.test, dash(l.now.layout), variant_label(l.now), dash(point_label(l.now)),
-                 std::to_string(l.now.block_size)});
-    for (std::size_t d : lane_cols) t.back().push_back(dash(lanes[i].text(d)));
+    t.push_back(dim_cells(dims, l.now, lanes[i]));
     for (const std::string& cell :
          {ms_cell(l.base), ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
           l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)})
       t.back().push_back(cell);
-    if (!l.compared) notes.push_back(row_label(l.now) + ": " + l.reason);
+    if (!l.compared) notes.push_back(note_label(l.now) + ": " + l.reason);
   }
   if (t.size() > 1) out << format_text_table(t, md);
   if (!notes.empty()) out << '\n' << (md ? "Not compared:\n" : "not compared:\n");
@@ -98,7 +94,7 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
         << (md ? "Only in the baseline (not measured now):\n"
                : "only in the baseline (not measured now):\n");
   for (const ResultRow& r : b.only_in_baseline)
-    out << (md ? "- " : "  ") << printable(row_label(r))
+    out << (md ? "- " : "  ") << printable(note_label(r))
         << (r.status == Status::ok ? "" : std::string(" (") + status_name(r.status) + " there)")
         << '\n';
   out << '\n'

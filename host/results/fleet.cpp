@@ -58,12 +58,7 @@ std::vector<std::string> fleet_files_in(const std::string& dir) {
 }
 
 std::string row_text(const ResultRow& r) {
-  std::string s = r.test;
-  if (!r.layout.empty()) s += " " + r.layout;
-  s += " " + variant_label(r);
-  const std::string point = point_label(r);
-  if (!point.empty()) s += " " + point;
-  return s + " block " + std::to_string(r.block_size) + lane_label(Lane::of(r), true);
+  return row_label(r, false, true);  // "copy vec4 block 256 vulkan descriptor" (dims.h)
 }
 
 std::string board_uuid(const RunFile& r) {

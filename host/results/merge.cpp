@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "dims.h"
 #include "parity.h"
 
 namespace cuvk {
@@ -40,18 +41,17 @@ std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {
     order.push_back(s);
     return order.size() - 1;
   };
-  for (const MergedRow& m : out)
-    rank("t:" + m.point.test), rank("l:" + m.point.layout), rank("v:" + m.point.variant);
-  std::stable_sort(out.begin(), out.end(), [&rank](const MergedRow& x, const MergedRow& y) {
-    const ResultRow& a = x.point;
-    const ResultRow& b = y.point;
-    auto key = [&rank](const ResultRow& r) {
-      return std::make_tuple(rank("t:" + r.test), rank("l:" + r.layout), rank("v:" + r.variant),
-                             r.axes.values(), r.n, r.block_size);
-    };
-    if (key(a) != key(b)) return key(a) < key(b);
-    return x.vulkan_lane < y.vulkan_lane;
+  std::vector<std::vector<std::uint64_t>> keys;  // dims.h sort_key, in the rows' order
+  for (const MergedRow& m : out) keys.push_back(sort_key(m.point, rank));
+  std::vector<std::size_t> order_of(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) order_of[i] = i;
+  std::stable_sort(order_of.begin(), order_of.end(), [&](std::size_t x, std::size_t y) {
+    if (keys[x] != keys[y]) return keys[x] < keys[y];
+    return out[x].vulkan_lane < out[y].vulkan_lane;
   });
+  std::vector<MergedRow> sorted;
+  for (std::size_t i : order_of) sorted.push_back(std::move(out[i]));
+  out = std::move(sorted);
   for (MergedRow& m : out)
     for (MergedCell& c : m.runs)
       if (c.cuda && c.vulkan && c.cuda->status == Status::ok && c.vulkan->status == Status::ok)

@@ -61,9 +61,9 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
                                                  const std::vector<const MergedRow*>& rows) {
   std::vector<Lane> lanes;  // a Vulkan lane column only where some row is off Vulkan's own value
   for (const MergedRow* m : rows) lanes.push_back(m->vulkan_lane);
-  const std::vector<std::size_t> lane_cols = shown_lane_columns(kLaneCompare, lanes, true);
-  std::vector<std::string> head = {"layout", "variant", "point", "n", "block"};
-  for (std::size_t d : lane_cols) head.push_back(lane_header(d, true));
+  const std::vector<DimColumn> dims =
+      drop_neutral_lanes(dim_columns(kPointMergeTable, 0, kLaneCompare, true), lanes);
+  std::vector<std::string> head = dim_headers(dims, true);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string l = run_label(i) + " ";
     if (apis[i].cuda) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
@@ -72,10 +72,7 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
   }
   std::vector<std::vector<std::string>> t = {head};
   for (const MergedRow* m : rows) {
-    std::vector<std::string> cells = {dash(m->point.layout), variant_label(m->point, m->vulkan_lane),
-                                      dash(point_label(m->point)), std::to_string(m->point.n),
-                                      std::to_string(m->point.block_size)};
-    for (std::size_t d : lane_cols) cells.push_back(dash(m->vulkan_lane.text(d)));
+    std::vector<std::string> cells = dim_cells(dims, m->point, m->vulkan_lane);
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const MergedCell& c = m->runs[i];
       if (apis[i].cuda) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});

@@ -66,9 +66,17 @@ json parity_json(const RunFile& run, const ParityResult& p) {
           {"exit_code", p.exit_code}};
 }
 
+namespace {
+
+// The point and the Vulkan lane (the API left out: it is what is compared).
+std::vector<DimColumn> parity_dims() {
+  return dim_columns(kPointCompare, 0, kLaneCompare, true);
+}
+
+}  // namespace
+
 std::vector<std::string> parity_table_headers() {
-  std::vector<std::string> h = {"test", "layout", "variant", "point", "block"};
-  for (std::size_t d : lane_columns(kLaneCompare, true)) h.push_back(lane_header(d, true));
+  std::vector<std::string> h = dim_headers(parity_dims(), true);
   for (const char* c : {"CUDA ms", "Vulkan ms", "Vulkan/CUDA", "95% CI", "verdict", "outputs"})
     h.push_back(c);
   return h;
@@ -90,12 +98,10 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   std::vector<std::vector<std::string>> t = {parity_table_headers()};
   std::vector<std::string> notes;
   std::vector<Lane> lanes;
-  const std::vector<std::size_t> lane_cols = lane_columns(kLaneCompare, true);
+  const std::vector<DimColumn> dims = parity_dims();
   for (const ParityLine& l : p.lines) {
     const bool c = l.state == PairState::compared;
-    t.push_back({l.point.test, dash(l.point.layout), variant_label(l.point, l.vulkan_lane),
-                 dash(point_label(l.point)), std::to_string(l.point.block_size)});
-    for (std::size_t d : lane_cols) t.back().push_back(dash(l.vulkan_lane.text(d)));
+    t.push_back(dim_cells(dims, l.point, l.vulkan_lane));
     for (const std::string& cell :
          {ms_cell(l.cuda), ms_cell(l.vulkan), c ? fmt("%.3f", l.ratio.ratio) : "-",
           c ? interval_text(l.ratio) : "-", parity_verdict_cell(l),
@@ -107,10 +113,12 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   }
   std::vector<std::size_t> keep = column_indices(t[0], columns);
   if (columns.empty()) {  // a lane column only where some pair is off Vulkan's own value
-    const std::vector<std::size_t> shown = shown_lane_columns(kLaneCompare, lanes, true);
-    for (std::size_t i = lane_cols.size(); i-- > 0;)
-      if (std::find(shown.begin(), shown.end(), lane_cols[i]) == shown.end())
-        keep.erase(keep.begin() + 5 + static_cast<std::ptrdiff_t>(i));
+    const std::vector<DimColumn> shown = drop_neutral_lanes(dims, lanes);
+    for (std::size_t i = dims.size(); i-- > 0;)
+      if (!dims[i].point && std::none_of(shown.begin(), shown.end(), [&](const DimColumn& s) {
+            return !s.point && s.lane == dims[i].lane;
+          }))
+        keep.erase(keep.begin() + static_cast<std::ptrdiff_t>(i));
   }
   for (auto& row : t) row = pick_cells(row, keep);
   out << format_text_table(t, md);

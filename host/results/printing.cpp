@@ -168,9 +168,39 @@ json run_identity_json(const RunFile& run) {
 
 json point_json(const ResultRow& r) {
   json j = json::object();
-  for (const DimColumn& c : dim_columns(kPointJson))
-    j[c.point->name] = point_json_value(*c.point, r);
+  put_point(j, kPointJson, r);
   return j;
+}
+
+void put_point(json& j, unsigned place, const ResultRow& r) {
+  for (const DimColumn& c : dim_columns(place)) j[c.point->name] = point_json_value(*c.point, r);
+}
+
+std::vector<std::string> dim_headers(const std::vector<DimColumn>& columns, bool pair) {
+  std::vector<std::string> out;
+  for (const DimColumn& c : columns)
+    out.push_back(c.point ? c.point->header : lane_header(c.lane, pair));
+  return out;
+}
+
+std::vector<std::string> dim_cells(const std::vector<DimColumn>& columns, const ResultRow& point,
+                                   const Lane& lane) {
+  std::vector<std::string> out;
+  for (const DimColumn& c : columns)
+    out.push_back(c.point ? point_cell(*c.point, point, lane) : dash(lane.text(c.lane)));
+  return out;
+}
+
+std::vector<DimColumn> drop_neutral_lanes(std::vector<DimColumn> columns,
+                                          const std::vector<Lane>& lanes) {
+  const auto neutral = [&lanes](const DimColumn& c) {
+    if (c.point) return false;
+    for (const Lane& l : lanes)
+      if (!l.neutral(c.lane)) return false;
+    return true;
+  };
+  columns.erase(std::remove_if(columns.begin(), columns.end(), neutral), columns.end());
+  return columns;
 }
 
 void put_lane(json& j, const std::string& prefix, const Lane& lane, bool pair) {
@@ -179,17 +209,6 @@ void put_lane(json& j, const std::string& prefix, const Lane& lane, bool pair) {
     const std::optional<std::string>& v = lane.values[d];
     if (v) j[prefix + dim.name] = dim.number ? json(std::stoull(*v)) : json(*v);
   }
-}
-
-std::vector<std::size_t> shown_lane_columns(unsigned place, const std::vector<Lane>& lanes,
-                                            bool pair) {
-  std::vector<std::size_t> out;
-  for (std::size_t d : lane_columns(place, pair)) {
-    bool shown = false;
-    for (const Lane& l : lanes) shown = shown || !l.neutral(d);
-    if (shown) out.push_back(d);
-  }
-  return out;
 }
 
 std::string lane_header(std::size_t dim, bool pair) {

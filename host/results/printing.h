@@ -63,16 +63,26 @@ nlohmann::json run_identity_json(const RunFile& run);
 
 // A point's fields in the derived documents: test, layout, variant, point, n, axes, block_size.
 nlohmann::json point_json(const ResultRow& r);
+// Adds the point dimensions shown at `place` (a PointShow bit) to `j` (point_json_value).
+void put_point(nlohmann::json& j, unsigned place, const ResultRow& r);
+
+// ---- a table's dimension columns (dims.h), the same in every printer ----
+
+// The headers: a point dimension's, a lane dimension's lane_header (`pair`: "Vulkan binding").
+std::vector<std::string> dim_headers(const std::vector<DimColumn>& columns, bool pair);
+// The cells of `point` measured on `lane`: point_cell, and each lane value ("-" where none).
+std::vector<std::string> dim_cells(const std::vector<DimColumn>& columns, const ResultRow& point,
+                                   const Lane& lane);
+// `columns` less the lane columns where every one of `lanes` is at its neutral value (a binding
+// column only where some row is off its API's own binding; the API always stays).
+std::vector<DimColumn> drop_neutral_lanes(std::vector<DimColumn> columns,
+                                          const std::vector<Lane>& lanes);
 
 // ---- a lane's fields and columns (lanes.h), the same in every printer ----
 
 // Adds `<prefix><name>` for each lane dimension JSON shows where the lane has a value; `pair`: a
 // CUDA vs Vulkan pair's Vulkan lane (prefix "vulkan_"), the API left out.
 void put_lane(nlohmann::json& j, const std::string& prefix, const Lane& lane, bool pair);
-// The lane dimensions at `place` (a LaneShow bit) that a comparison table shows: those where some
-// of `lanes` is off its neutral value (the API always); `pair` as above.
-std::vector<std::size_t> shown_lane_columns(unsigned place, const std::vector<Lane>& lanes,
-                                            bool pair);
 // A lane column's header: "binding", or in a pair "Vulkan binding".
 std::string lane_header(std::size_t dim, bool pair);
 

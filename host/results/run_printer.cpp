@@ -21,12 +21,13 @@ std::string status_cell(const ResultRow& r) {
 }
 
 // The rows table's columns (table and md; CSV has its own, csv_header): each column once, with
-// its header, its streamed width and its cell. The lane dimensions shown in the run table
-// (lanes.h) follow "block". `counters`: the counter columns follow (counters_report.h).
+// its header, its streamed width and its cell. The point and lane dimensions shown in the run
+// table (dims.h) come first. `counters`: the counter columns follow (counters_report.h).
 struct RunColumn {
   std::string header;
   std::size_t width;  // the streamed table's width (at least the header's)
   std::function<std::string(const ResultRow&)> cell;
+  bool text = false;  // never right-aligned (a text dimension: test, layout, variant, point)
 };
 
 std::string num_cell(const ResultRow& r, const char* f, double v) {
@@ -34,17 +35,18 @@ std::string num_cell(const ResultRow& r, const char* f, double v) {
 }
 
 std::vector<RunColumn> make_run_columns() {
-  std::vector<RunColumn> c = {
-      {"test", 12, [](const ResultRow& r) { return r.test; }},
-      {"layout", 6, [](const ResultRow& r) { return dash(r.layout); }},
-      {"variant", 7, [](const ResultRow& r) { return variant_label(r); }},
-      {"point", 9, [](const ResultRow& r) { return dash(point_label(r)); }},
-      {"block", 5, [](const ResultRow& r) { return std::to_string(r.block_size); }},
-  };
-  for (std::size_t d : lane_columns(kLaneRunTable)) {
-    const LaneDim& dim = lane_dims()[d];
-    c.push_back(
-        {dim.header, dim.width, [&dim](const ResultRow& r) { return dim.get(r).value_or("-"); }});
+  std::vector<RunColumn> c;
+  for (const DimColumn& d : dim_columns(kPointRunTable, 0, kLaneRunTable)) {
+    if (d.point) {
+      const PointDim& dim = *d.point;
+      c.push_back({dim.header, dim.width,
+                   [&dim](const ResultRow& r) { return point_cell(dim, r, Lane::of(r)); },
+                   dim.kind != DimKind::number});
+    } else {
+      const LaneDim& dim = lane_dims()[d.lane];
+      c.push_back(
+          {dim.header, dim.width, [&dim](const ResultRow& r) { return dim.get(r).value_or("-"); }});
+    }
   }
   const std::vector<RunColumn> tail = {
       {"median ms", 9, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.median); }},
@@ -125,16 +127,11 @@ std::string l2_line(const RunDocument& doc) {
 
 std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
   const std::string beyond = " by >" + tolerance_text(kDefaultTolerance);
-  const std::vector<std::size_t> lanes = lane_columns(kLaneSummary, true);
-  std::vector<std::vector<std::string>> t = {{"test", "layout", "variant", "point", "block"}};
-  for (std::size_t d : lanes) t[0].push_back(lane_header(d, true));
+  const std::vector<DimColumn> dims = dim_columns(kPointCompare, 0, kLaneSummary, true);
+  std::vector<std::vector<std::string>> t = {dim_headers(dims, true)};
   for (const char* c : {"CUDA ms", "Vulkan ms", "Vulkan/CUDA", ""}) t[0].push_back(c);
   for (const ParitySummaryRow& p : parity_summary(rows)) {
-    ResultRow point;
-    point.variant = p.variant;
-    t.push_back({p.test, dash(p.layout), variant_label(point, p.vulkan_lane), dash(p.point),
-                 std::to_string(p.block_size)});
-    for (std::size_t d : lanes) t.back().push_back(dash(p.vulkan_lane.text(d)));
+    t.push_back(dim_cells(dims, p.point, p.vulkan_lane));
     for (const std::string& cell :
          {p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-", p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
           p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
@@ -147,13 +144,11 @@ std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdo
 }
 
 std::string layout_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
-  const std::vector<std::size_t> lanes = lane_columns(kLaneSummary);
-  std::vector<std::vector<std::string>> t = {{"test", "variant", "block"}};
-  for (std::size_t d : lanes) t[0].push_back(lane_header(d, false));
+  const std::vector<DimColumn> dims = dim_columns(kPointLayouts, 0, kLaneSummary);
+  std::vector<std::vector<std::string>> t = {dim_headers(dims, false)};
   for (const char* c : {"AoS ms", "SoA ms", "AoS/SoA"}) t[0].push_back(c);
   for (const LayoutSummaryRow& l : layout_summary(rows)) {
-    t.push_back({l.test, l.variant, std::to_string(l.block_size)});
-    for (std::size_t d : lanes) t.back().push_back(dash(l.lane.text(d)));
+    t.push_back(dim_cells(dims, l.point, l.lane));
     for (const std::string& cell :
          {fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)})
       t.back().push_back(cell);
@@ -323,8 +318,8 @@ std::string stream_line(const std::vector<std::string>& all_cells, bool md, bool
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::size_t c = columns[i];
     const std::string cell = md ? md_cell(all_cells[c]) : printable(all_cells[c]);
-    const bool right =
-        !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && c >= 4;
+    const bool right = !header && !cell.empty() &&
+                       std::isdigit(static_cast<unsigned char>(cell[0])) && !run_columns()[c].text;
     const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
     line += md ? "| " : (i > 0 ? "  " : "");
     line += right ? pad + cell : cell + pad;

@@ -13,11 +13,7 @@ std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows)
     if (!pair.cuda) continue;  // a Vulkan row without a CUDA row has nothing to be a ratio of
     const ResultRow& c = *pair.cuda;
     ParitySummaryRow p;
-    p.test = c.test;
-    p.layout = c.layout;
-    p.variant = c.variant;
-    p.point = point_label(c);
-    p.block_size = c.block_size;
+    p.point = c;
     p.vulkan_lane = pair.vulkan_lane;
     if (c.status == Status::ok) p.cuda_ms = c.time_ms.median;
     if (pair.vulkan && pair.vulkan->status == Status::ok) p.vulkan_ms = pair.vulkan->time_ms.median;
@@ -39,7 +35,7 @@ std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows)
           s.variant != a.variant || s.n != a.n || s.block_size != a.block_size ||
           Lane::of(s) != Lane::of(a))
         continue;
-      out.push_back({a.test, a.variant, a.block_size, a.time_ms.median, s.time_ms.median,
+      out.push_back({a, a.time_ms.median, s.time_ms.median,
                      s.time_ms.median > 0 ? a.time_ms.median / s.time_ms.median : 0.0,
                      Lane::of(a)});
     }

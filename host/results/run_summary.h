@@ -15,8 +15,7 @@ namespace cuvk {
 
 // One pair of parity.h's pair_apis that has a CUDA row.
 struct ParitySummaryRow {
-  std::string test, layout, variant, point;
-  std::uint32_t block_size = 0;
+  ResultRow point;  // the CUDA row: its point dimensions (dims.h)
   // One row per Vulkan lane of the point (lanes.h: binding mode, queue family at copy-engine
   // points): the pair's Vulkan lane.
   Lane vulkan_lane = Lane::native(Api::vulkan);
@@ -26,8 +25,7 @@ struct ParitySummaryRow {
 };
 
 struct LayoutSummaryRow {
-  std::string test, variant;
-  std::uint32_t block_size = 0;
+  ResultRow point;  // the AoS row: its point dimensions (dims.h) but the layout
   double aos_ms = 0.0, soa_ms = 0.0;
   double aos_over_soa = 0.0;  // the seed's "SoA 3.4x faster"
   Lane lane;                  // of both rows (lanes.h: API, binding...)

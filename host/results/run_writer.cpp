@@ -144,26 +144,19 @@ json summary_tables_json(const std::vector<ResultRow>& rows) {
   json parity = json::array();
   for (const ParitySummaryRow& p : parity_summary(rows)) {
     parity.push_back(
-        {{"test", p.test},
-         {"layout", p.layout.empty() ? json(nullptr) : json(p.layout)},
-         {"variant", p.variant},
-         {"point", p.point},
-         {"block_size", p.block_size},
-         {"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
+        {{"cuda_ms", p.cuda_ms ? json(*p.cuda_ms) : json(nullptr)},
          {"vulkan_ms", p.vulkan_ms ? json(*p.vulkan_ms) : json(nullptr)},
          {"vulkan_over_cuda", p.vulkan_over_cuda ? json(*p.vulkan_over_cuda) : json(nullptr)},
          {"differs_by_more_than_3pct", p.differs}});
+    put_point(parity.back(), kPointSummaryJson, p.point);     // test, layout, variant, point...
     put_lane(parity.back(), "vulkan_", p.vulkan_lane, true);  // binding, queue family...
   }
   json layouts = json::array();
   for (const LayoutSummaryRow& l : layout_summary(rows)) {
-    layouts.push_back({{"test", l.test},
-                       {"variant", l.variant},
-                       {"block_size", l.block_size},
-                       {"aos_ms", l.aos_ms},
-                       {"soa_ms", l.soa_ms},
-                       {"aos_over_soa", l.aos_over_soa}});
-    put_lane(layouts.back(), "", l.lane, false);  // api, binding...
+    layouts.push_back(
+        {{"aos_ms", l.aos_ms}, {"soa_ms", l.soa_ms}, {"aos_over_soa", l.aos_over_soa}});
+    put_point(layouts.back(), kPointLayouts, l.point);  // test, variant, block_size
+    put_lane(layouts.back(), "", l.lane, false);        // api, binding...
   }
   return {{"parity", parity}, {"layouts", layouts}};
 }
