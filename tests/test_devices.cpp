@@ -87,6 +87,11 @@ TEST(DevicePairing, CudaDeviceWithoutTwinRunsCudaOnlyAndSaysWhy) {
   EXPECT_FALSE(c.vulkan);
   EXPECT_FALSE(c.same_gpu);
   EXPECT_NE(c.vulkan_reason.find("no Vulkan device has the CUDA device's UUID"), std::string::npos);
+  // The same, asked by API (issue 19: code that goes over the APIs).
+  EXPECT_EQ(c.device(cuvk::Api::cuda)->index, 0);
+  EXPECT_FALSE(c.device(cuvk::Api::vulkan));
+  EXPECT_EQ(c.reason(cuvk::Api::vulkan), c.vulkan_reason);
+  EXPECT_EQ(c.reason(cuvk::Api::cuda), "");
 }
 
 TEST(DevicePairing, IndexBeyondTheNodeIsAUsageError) {

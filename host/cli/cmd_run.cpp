@@ -206,9 +206,10 @@ void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, dou
   RunOutcome& o = doc.outcome;
   in_front(o.phase_s, start_up);
   if (doc.first_row_s > 0) in_front(o.first_row_phase_s, start_up);
-  if (backends.cuda_s > 0 && backends.vulkan_s > 0) {
-    const Phases opened = {{"open cuda (beside vulkan)", backends.cuda_s},
-                           {"open vulkan (beside cuda)", backends.vulkan_s}};
+  const PerApi<double>& open_s = backends.open_s;
+  if (open_s[Api::cuda] > 0 && open_s[Api::vulkan] > 0) {
+    const Phases opened = {{"open cuda (beside vulkan)", open_s[Api::cuda]},
+                           {"open vulkan (beside cuda)", open_s[Api::vulkan]}};
     in_front(o.background_s, opened);
     if (doc.first_row_s > 0) in_front(o.first_row_background_s, opened);
   }
@@ -267,10 +268,10 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
 // A launch that never finished: its device cannot be torn down (that would wait for it), so
 // the backends are left to the process's end, which comes without waiting (run_command).
 void leave_hung(OpenBackends& backends) {
-  for (std::unique_ptr<Backend>* b : {&backends.cuda, &backends.vulkan})
-    if (*b && !(*b)->hung().empty()) {
-      g_hung.push_back(std::string(api_name((*b)->info().api)) + ": " + (*b)->hung());
-      static_cast<void>(b->release());
+  for (Api api : kApis)
+    if (std::unique_ptr<Backend>& b = backends.backends[api]; b && !b->hung().empty()) {
+      g_hung.push_back(std::string(api_name(api)) + ": " + b->hung());
+      static_cast<void>(b.release());
     }
 }
 
@@ -327,7 +328,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   OpenBackends backends;
   const double opening_s = seconds_since_launch();
   open_backends(cfg, vk_opts, doc.choice, devices, backends);
-  load_pairs(pairs, backends.cuda.get(), backends.vulkan.get());
+  load_pairs(pairs, backends.backends[Api::cuda].get(), backends.backends[Api::vulkan].get());
 
   // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
   const std::optional<Format> live_format = console_format(a);
@@ -339,12 +340,14 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.
-  const std::vector<std::pair<std::string, double>> start_up = {
+  std::vector<std::pair<std::string, double>> start_up = {
       {"start-up: command", command_s},
       {"start-up: devices", devices_s - command_s},
-      {"start-up: open", start_up_s - opening_s - backends.clocks_s},
+      {"start-up: open", start_up_s - opening_s - backends.clocks_s - backends.counters_s},
       {"start-up: clock monitor", backends.clocks_s},
       {"start-up: other", opening_s - devices_s}};
+  if (cfg.counters)  // CUPTI's start, before the first row (0.5-1 s on an H100)
+    start_up.insert(start_up.begin() + 4, {"start-up: counters", backends.counters_s});
   add_start_up(doc, start_up, backends);
   cfg.first_inputs.reset();  // unused when the devices planned another first point
   live.finish();

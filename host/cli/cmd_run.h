@@ -101,12 +101,12 @@ int run_command(const RunArgs& args, const std::string& command_line, InventoryO
 
 // The backends of the chosen devices and the clock monitor, owned for the run.
 struct OpenBackends {
-  std::unique_ptr<Backend> cuda, vulkan;
+  PerApi<std::unique_ptr<Backend>> backends;  // null: the API is not run (set.reasons says why)
   std::unique_ptr<ClockMonitor> clocks;
   std::unique_ptr<CounterSession> counters;
   BackendSet set;
-  double cuda_s = 0.0, vulkan_s = 0.0,
-         clocks_s = 0.0;  // wall time of each; CUDA's on its own thread
+  PerApi<double> open_s;  // wall time of opening each backend; CUDA's on its own thread
+  double clocks_s = 0.0, counters_s = 0.0;  // counters_s: CUPTI's start (with --counters)
 };
 
 // The Vulkan backend's options for this run: a queue on every family that can copy where the

@@ -45,73 +45,67 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
 
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
                    InventoryOnce& devices, OpenBackends& b) {
-  const bool want_cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
-  const bool want_vk = std::find(cfg.apis.begin(), cfg.apis.end(), Api::vulkan) != cfg.apis.end();
+  PerApi<bool> wanted;
+  for (Api api : cfg.apis) wanted[api] = true;
   // Those opened early where they are the ones chosen (InventoryOnce::open_early).
-  if (want_cuda && choice.cuda)
-    b.cuda = devices.take_early(Api::cuda, choice.cuda->index, opts, b.cuda_s);
-  if (want_vk && choice.vulkan)
-    b.vulkan = devices.take_early(Api::vulkan, choice.vulkan->index, opts, b.vulkan_s);
+  for (Api api : kApis)
+    if (wanted[api] && choice.device(api))
+      b.backends[api] = devices.take_early(api, choice.device(api)->index, opts, b.open_s[api]);
+  const auto open = [&](Api api) {
+    if (!wanted[api] || !choice.device(api) || b.backends[api]) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      b.backends[api] = make_backend(api, choice.device(api)->index, opts);
+    } catch (const std::exception& e) {
+      choice.reason(api) = e.what();
+    }
+    b.open_s[api] = seconds_since(t0);
+  };
   // CUDA's context is created on another thread while Vulkan creates its device.
-  auto cuda_started = std::async(std::launch::async, [&] {
-    if (!want_cuda || !choice.cuda || b.cuda) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    struct Timed {
-      std::chrono::steady_clock::time_point t0;
-      double& s;
-      ~Timed() { s = seconds_since(t0); }
-    } timed{t0, b.cuda_s};
-    try {
-      b.cuda = make_backend(Api::cuda, choice.cuda->index, opts);
-    } catch (const std::exception& e) {
-      choice.cuda_reason = e.what();
-    }
-  });
-  if (want_vk && choice.vulkan && !b.vulkan) {
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      b.vulkan = make_backend(Api::vulkan, choice.vulkan->index, opts);
-    } catch (const std::exception& e) {
-      choice.vulkan_reason = e.what();
-    }
-    b.vulkan_s = seconds_since(t0);
-  }
+  auto cuda_started = std::async(std::launch::async, open, Api::cuda);
+  open(Api::vulkan);
   cuda_started.get();
   const auto clocks_t0 = std::chrono::steady_clock::now();
-  b.set.backends[Api::cuda] = b.cuda.get();
-  b.set.backends[Api::vulkan] = b.vulkan.get();
-  if (b.cuda || b.vulkan) {
-    const DeviceInfo& d = b.cuda ? b.cuda->info() : b.vulkan->info();
+  const Backend* first =
+      nullptr;  // the device the clocks and counters watch: CUDA's, else Vulkan's
+  for (Api api : kApis) {
+    b.set.backends[api] = b.backends[api].get();
+    b.set.reasons[api] = choice.reason(api);
+    if (first == nullptr) first = b.set.backends[api];
+  }
+  if (first != nullptr) {
+    const DeviceInfo& d = first->info();
     b.clocks = devices.take_early_clocks(d.uuid, b.set.clocks_reason);
     if (!b.clocks && b.set.clocks_reason.empty())
       b.clocks = open_clock_monitor(d.uuid, &b.set.clocks_reason);
     b.set.clocks = b.clocks.get();
     if (cfg.counters && d.is_cpu)
       b.set.counters_reason = "a CPU device (" + d.name + ") has no hardware counters";
-    else if (cfg.counters)
+    b.clocks_s = seconds_since(clocks_t0);
+    const auto counters_t0 = std::chrono::steady_clock::now();
+    if (cfg.counters && !d.is_cpu)  // CUPTI's own start: its phase, not the clock monitor's
       b.counters = open_counters(d.uuid, &b.set.counters_reason);
+    b.counters_s = seconds_since(counters_t0);
     b.set.counters = b.counters.get();
   }
-  b.clocks_s = seconds_since(clocks_t0);
-  b.set.reasons[Api::cuda] = choice.cuda_reason;
-  b.set.reasons[Api::vulkan] = choice.vulkan_reason;
-  if (!b.cuda && !b.vulkan)
+  if (first == nullptr)
     throw Error(
-        "no API can run: CUDA: " + (want_cuda ? choice.cuda_reason : std::string("not selected")) +
-        "; Vulkan: " + (want_vk ? choice.vulkan_reason : std::string("not selected")));
+        "no API can run: CUDA: " +
+        (wanted[Api::cuda] ? choice.cuda_reason : std::string("not selected")) +
+        "; Vulkan: " + (wanted[Api::vulkan] ? choice.vulkan_reason : std::string("not selected")));
 }
 
 struct InventoryOnce::Early {
   ~Early() {  // the threads write the members below: they end first
-    if (cuda.valid()) cuda.wait();
-    if (vulkan.valid()) vulkan.wait();
+    for (Api api : kApis)
+      if (opening[api].valid()) opening[api].wait();
   }
   bool copy_queues = false;
   bool trace = false;        // BackendOptions::trace (`cuvk trace`)
   double timeout_s = 120.0;  // --timeout of the run that opened them
-  std::future<std::unique_ptr<Backend>> cuda, vulkan;
-  double cuda_s = 0.0, vulkan_s = 0.0;
-  std::unique_ptr<Backend> vulkan_ready;  // taken from `vulkan` by the enumeration
+  PerApi<std::future<std::unique_ptr<Backend>>> opening;
+  PerApi<double> open_s;
+  std::unique_ptr<Backend> vulkan_ready;  // taken from opening[vulkan] by the enumeration
   std::unique_ptr<ClockMonitor> clocks;   // for the early CUDA device's GPU
   Uuid clocks_uuid{};
   std::string clocks_why;
@@ -120,7 +114,8 @@ struct InventoryOnce::Early {
 const DeviceInventory& InventoryOnce::get() {
   if (inventory_) return *inventory_;
   // Vulkan's devices through the early backend's instance where one opened: one instance less.
-  if (early_ && early_->vulkan.valid()) early_->vulkan_ready = early_->vulkan.get();
+  if (early_ && early_->opening[Api::vulkan].valid())
+    early_->vulkan_ready = early_->opening[Api::vulkan].get();
   inventory_ = take_inventory(BackendOptions{}, early_ ? early_->vulkan_ready.get() : nullptr);
   return *inventory_;
 }
@@ -145,10 +140,10 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   };
   for (Api api : apis) {  // the futures live in `early`, which outlives them (the threads)
     if (api == Api::cuda)
-      early->cuda = std::async(std::launch::async, [open, e = early.get()] {
+      early->opening[api] = std::async(std::launch::async, [open, e = early.get()] {
         BackendOptions cuda_opts;
         cuda_opts.timeout_s = e->timeout_s;
-        std::unique_ptr<Backend> b = open(Api::cuda, cuda_opts, &e->cuda_s)();
+        std::unique_ptr<Backend> b = open(Api::cuda, cuda_opts, &e->open_s[Api::cuda])();
         if (b) {  // NVML too, for that GPU (the run's clock monitor where it is the one chosen)
           e->clocks_uuid = b->info().uuid;
           e->clocks = open_clock_monitor(e->clocks_uuid, &e->clocks_why);
@@ -156,13 +151,14 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
         return b;
       });
     else
-      early->vulkan = std::async(std::launch::async, open(api, vk_options, &early->vulkan_s));
+      early->opening[api] =
+          std::async(std::launch::async, open(api, vk_options, &early->open_s[api]));
   }
   early_ = std::move(early);
 }
 
 std::unique_ptr<ClockMonitor> InventoryOnce::take_early_clocks(const Uuid& uuid, std::string& why) {
-  if (!early_ || early_->cuda.valid() || early_->clocks_uuid != uuid) return nullptr;
+  if (!early_ || early_->opening[Api::cuda].valid() || early_->clocks_uuid != uuid) return nullptr;
   if (!early_->clocks) why = early_->clocks_why;
   return std::move(early_->clocks);
 }
@@ -171,7 +167,7 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
                                                    const BackendOptions& vk_options,
                                                    double& open_s) {
   if (!early_) return nullptr;
-  std::future<std::unique_ptr<Backend>>& f = api == Api::cuda ? early_->cuda : early_->vulkan;
+  std::future<std::unique_ptr<Backend>>& f = early_->opening[api];
   std::unique_ptr<Backend> b;
   if (api == Api::vulkan && early_->vulkan_ready)
     b = std::move(early_->vulkan_ready);
@@ -179,11 +175,18 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
     b = f.get();
   else
     return nullptr;
+<<<<<<< HEAD
   open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
   const bool fits =
       index == 0 && !vk_options.validation && vk_options.timeout_s == early_->timeout_s &&
       (api == Api::cuda ||
        (vk_options.copy_queues == early_->copy_queues && vk_options.trace == early_->trace));
+=======
+  open_s = early_->open_s[api];
+  const bool fits = index == 0 && !vk_options.validation &&
+                    vk_options.timeout_s == early_->timeout_s &&
+                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
+>>>>>>> main
   return fits ? std::move(b) : nullptr;
 }
 

@@ -35,6 +35,155 @@ struct TraceArgs {
   std::string output, plot;
 };
 
+<<<<<<< HEAD
+=======
+// What both APIs run: the plan of the point and its inputs and expected output.
+struct TraceJob {
+  Plan plan;
+  std::vector<float> input, expected;
+};
+
+Point trace_point(const TraceArgs& a, const TestCase& t, std::uint32_t n) {
+  std::string layout = a.layout;
+  if (layout.empty() && !t.layouts.empty()) layout = t.layouts.front();
+  auto known = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (!t.layouts.empty() && !known(t.layouts, layout))
+    throw UsageError("--layout: " + t.name + " has no layout '" + layout + "'");
+  if (t.layouts.empty() && !layout.empty())
+    throw UsageError("--layout: " + t.name + " has no layout axis");
+  if (!known(t.variants, a.variant))
+    throw UsageError("--variant: " + t.name + " has no variant '" + a.variant + "'");
+  return make_point(layout, a.variant, n);
+}
+
+// The variants of `t` that run a kernel (every one but the copy engine), comma-separated.
+std::string traceable_variants(const TestCase& t) {
+  std::string out;
+  for (const std::string& v : t.variants) {
+    const Point p = make_point(t.layouts.empty() ? "" : t.layouts.front(), v, 1);
+    if (t.plan(p).kernel != kCopyEngine) out += (out.empty() ? "" : ", ") + v;
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
+  std::vector<std::uint32_t> words(buf.bytes() / sizeof(std::uint32_t));
+  b.download(buf, words.data(), words.size() * sizeof(std::uint32_t));
+  return words;
+}
+
+// The traced run that is kept: fresh trace, poisoned output, one repetition (after the L2 flush
+// where there is one); then its checks.
+void record_and_check(Backend& b, const Launch& traced, const Launch* flush, const TraceJob& job,
+                      TraceLane& lane) {
+  b.fill(*traced.out, kPoisonWord);
+  b.fill(*traced.trace, 0);
+  lane.recorded_ms = b.run(traced, RunOptions{1, flush}).front();
+  std::vector<float> out(job.expected.size());
+  b.download(*traced.out, out.data(), out.size() * sizeof(float));
+  ResultRow check;
+  verify(out, job.expected, check);
+  lane.verified = check.verified;
+  lane.checked = check.checked;
+  lane.mismatches = check.mismatches;
+  lane.first_bad_index = check.first_bad_index;
+  const Geometry& g = traced.geometry;
+  const std::size_t blocks = std::size_t{g.grid_x} * g.grid_y;
+  // SM ids are not bounded by the SM count: %smid (and gl_SMIDNV) need not be contiguous.
+  TraceRecords records = parse_trace(download_words(b, *traced.trace), blocks,
+                                     lane.support.ticks_per_ns, lane.support.sm_ids, 0);
+  lane.trace_error = records.error;
+  lane.blocks = std::move(records.blocks);
+  if (lane.trace_error.empty()) lane.summary = summarize_trace(lane.blocks);
+}
+
+void trace_lane(Backend& b, const TraceJob& job, const TraceDocument& doc, TraceLane& lane) {
+  lane.device = b.info();
+  if (const Traces* traces = b.find<Traces>()) {
+    lane.support = traces->trace_support();
+  } else {
+    lane.support.unavailable = lane.support.sm_ids_unavailable = b.lacks<Traces>();
+  }
+  if (!lane.support.unavailable.empty()) {
+    lane.unavailable = lane.support.unavailable;
+    return;
+  }
+  if (const std::string why = b.binding_unsupported(lane.binding); !why.empty()) {
+    lane.unavailable = why;
+    return;
+  }
+  const DeviceInfo& d = b.info();
+  lane.geometry =
+      launch_geometry(plan_launch_threads(job.plan), doc.block_size, d.max_grid_x, d.max_grid_y);
+  const std::size_t blocks = std::size_t{lane.geometry.grid_x} * lane.geometry.grid_y;
+  const auto in = b.allocate(job.plan.in_words * sizeof(float));
+  const auto out = b.allocate(job.plan.out_words * sizeof(float));
+  const auto trace = b.allocate(blocks * CUVK_TRACE_WORDS * sizeof(std::uint32_t));
+  b.upload(*in, job.input.data(), job.input.size() * sizeof(float));
+  Launch launch{job.plan.kernel, lane.geometry, job.plan.params, in.get(),
+                out.get(),       lane.binding,  nullptr};
+  Launch traced = launch;
+  traced.trace = trace.get();
+  // --l2 cold: the run's L2 flush before every timed repetition, outside the timed interval.
+  std::unique_ptr<DeviceBuffer> scratch, sink;
+  Launch flush;
+  if (doc.flush_bytes != 0) {
+    scratch = b.allocate(doc.flush_bytes);
+    sink = b.allocate(kFlushVecBytes);
+    b.fill(*scratch, 0);
+    flush = flush_launch(scratch.get(), sink.get(), doc.block_size, d.max_grid_x, d.max_grid_y);
+  }
+  const Launch* before = doc.flush_bytes != 0 ? &flush : nullptr;
+  if (doc.warmup > 0) {
+    b.run(launch, RunOptions{doc.warmup, nullptr});
+    b.run(traced, RunOptions{doc.warmup, nullptr});
+  }
+  lane.untraced_ms = summarize(b.run(launch, RunOptions{doc.reps, before}));
+  record_and_check(b, traced, before, job, lane);
+  lane.traced_ms = summarize(b.run(traced, RunOptions{doc.reps, before}));
+}
+
+std::vector<Api> trace_apis(const std::string& api) {
+  if (api == "cuda") return {Api::cuda};
+  if (api == "vulkan") return {Api::vulkan};
+  if (api == "both") return {Api::cuda, Api::vulkan};
+  throw UsageError("--api '" + api + "': expected cuda, vulkan or both");
+}
+
+Binding trace_binding(const std::string& binding) {
+  if (binding == "descriptor") return Binding::descriptor;
+  if (binding == "bda") return Binding::bda;
+  throw UsageError("--binding '" + binding + "': expected descriptor or bda");
+}
+
+// Opens each wanted API's backend on the chosen device and traces; a lane per API.
+void trace_apis_on(const TraceArgs& a, const BackendOptions& opts, const DeviceChoice& choice,
+                   const TraceJob& job, TraceDocument& doc) {
+  for (Api api : trace_apis(a.api)) {
+    TraceLane lane;
+    lane.api = api;
+    lane.binding = api == Api::cuda ? Binding::pointer : trace_binding(a.binding);
+    const std::optional<DeviceInfo>& d = choice.device(api);
+    if (!d) {
+      lane.unavailable = choice.reason(api);
+      doc.lanes.push_back(std::move(lane));
+      continue;
+    }
+    try {
+      const std::unique_ptr<Backend> b = make_backend(api, d->index, opts);
+      trace_lane(*b, job, doc, lane);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      lane.unavailable = e.what();
+    }
+    doc.lanes.push_back(std::move(lane));
+  }
+}
+
+>>>>>>> main
 // --plot's format, from its name: the plotter writes PNG, SVG or PDF.
 std::string plot_extension(const std::string& path) {
   const std::size_t dot = path.find_last_of('.');

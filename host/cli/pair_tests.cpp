@@ -109,7 +109,7 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   u.scalars = pairs::pack_scalars(d, n);
   u.block_sizes = d.launch.block_sizes;
   u.bda = p.spirv_bda.has_value();
-  u.cuda_note = p.cuda_note;
+  u.notes[Api::cuda] = p.cuda_note;
   const auto decl = std::make_shared<PairDeclaration>(d);
   u.launch = [decl, n](std::uint32_t block) {
     const PairDeclaration& dd = *decl;

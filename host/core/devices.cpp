@@ -32,6 +32,30 @@ bool is_index(const std::string& s) {
 
 }  // namespace
 
+const std::optional<DeviceInfo>& DeviceChoice::device(Api api) const {
+  switch (api) {
+    case Api::cuda:
+      return cuda;
+    case Api::vulkan:
+      return vulkan;
+  }
+  throw Error("unknown API");
+}
+
+const std::string& DeviceChoice::reason(Api api) const {
+  switch (api) {
+    case Api::cuda:
+      return cuda_reason;
+    case Api::vulkan:
+      return vulkan_reason;
+  }
+  throw Error("unknown API");
+}
+
+std::string& DeviceChoice::reason(Api api) {
+  return const_cast<std::string&>(static_cast<const DeviceChoice&>(*this).reason(api));
+}
+
 DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec) {
   DeviceChoice c;
   c.cuda_reason = inv.cuda_error;

@@ -21,6 +21,11 @@ struct DeviceChoice {
   std::string cuda_reason, vulkan_reason;
   bool same_gpu = false;  // both chosen and their UUIDs match
   std::string note;       // one line for the output: how the choice was made
+
+  // The chosen device of `api` and the reason it has none, for code that goes over the APIs.
+  const std::optional<DeviceInfo>& device(Api api) const;
+  const std::string& reason(Api api) const;
+  std::string& reason(Api api);
 };
 
 // `spec`: "" (automatic), a CUDA device index (a Vulkan index when CUDA is unavailable), or a

@@ -3,8 +3,9 @@
 // lanes side by side: the API, the Vulkan binding mode, the copy engine's queue family. Each lane
 // dimension is declared once in lanes.cpp, with what it is called in files and tables and where it
 // is shown; the results layer (writer, reader, run printer, parity, baseline, merge, fleet) walks
-// lane_dims() and never names one. Adding a lane dimension = its ResultRow field (row.h), one
-// entry in lanes.cpp, and the runner filling the field.
+// them, beside the point dimensions, through dim_columns() (dims.h) and never names one. Adding
+// a lane dimension = its ResultRow field (row.h), one entry in lanes.cpp, and the runner filling
+// the field.
 #pragma once
 
 #include <cstdint>

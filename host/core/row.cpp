@@ -2,6 +2,7 @@
 #include "row.h"
 
 #include "catalogue.h"
+#include "dims.h"
 
 namespace cuvk {
 
@@ -15,12 +16,13 @@ const char* status_name(Status s) {
 }
 
 bool same_point(const ResultRow& a, const ResultRow& b) {
-  return a.test == b.test && a.layout == b.layout && a.variant == b.variant && a.n == b.n &&
-         a.axes == b.axes && a.block_size == b.block_size;
+  for (const PointDim& d : point_dims())  // dims.h: test, layout, variant, n, axes, block size
+    if (d.identity && d.get(a) != d.get(b)) return false;
+  return true;
 }
 
 bool same_lane(const ResultRow& a, const ResultRow& b) {
-  return a.api == b.api && a.binding == b.binding && a.queue_family == b.queue_family;
+  return Lane::of(a) == Lane::of(b);  // lanes.h: the identity lane dimensions
 }
 
 std::string variant_label(const std::string& variant, const std::optional<std::uint32_t>& family,

@@ -71,11 +71,13 @@ struct ResultRow {
 // Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
 std::string point_label(const ResultRow& row);
 
-// Whether two rows measured the same point (API, binding and queue family aside): test, layout,
-// variant, n, sweep axes, block size. Parity, baselines and the run summary pair rows with it.
+// Whether two rows measured the same point (API, binding and queue family aside): equal on every
+// identity point dimension (dims.h: test, layout, variant, n, sweep axes, block size). Parity,
+// baselines and the run summary pair rows with it.
 bool same_point(const ResultRow& a, const ResultRow& b);
 
-// Whether two rows of one point are the same lane: API, binding and queue family. Each Vulkan
+// Whether two rows of one point are the same lane: equal on every identity lane dimension
+// (lanes.h: API, binding, queue family). Each Vulkan
 // lane of a point pairs with the point's CUDA row; a baseline row matches the same lane's row.
 bool same_lane(const ResultRow& a, const ResultRow& b);
 

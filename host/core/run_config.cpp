@@ -113,7 +113,7 @@ std::uint64_t host_bytes_of(const Plan& plan) {
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis) {
   std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
   for (Api api : apis) {
-    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    const std::optional<DeviceInfo>& d = choice.device(api);
     if (d && d->max_buffer_bytes != 0) m = std::min(m, d->max_buffer_bytes);
   }
   return m;

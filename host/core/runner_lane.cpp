@@ -224,7 +224,7 @@ bool lane_unavailable(const Lane& lane, const UserPlan* user, ResultRow& row) {
     row.status = Status::unavailable;
     row.reason = a.reason;
     // A pair's side that cannot run says what was done instead (compiled, by what).
-    const std::string note = !user ? "" : a.api == Api::cuda ? user->cuda_note : user->vulkan_note;
+    const std::string note = !user ? "" : user->notes[a.api];
     if (!note.empty()) row.reason = note + ", not run: " + a.reason;
     return true;
   }

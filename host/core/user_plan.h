@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"  // PerApi
+
 namespace cuvk {
 
 enum class UserElement { f32, f64, i32, u32, raw16, bytes };
@@ -58,8 +60,8 @@ struct UserPlan {
   std::vector<std::uint32_t> block_sizes;  // the pair's own; empty: the run's sweep
   bool bda = false;                        // the shader has a bda form
   // Rows whose API cannot run say what was done instead, e.g. CUDA "compiled for sm_90 by
-  // NVRTC 13.0 (PTX 2 kB, cubin 5 kB)"; "" where nothing was.
-  std::string cuda_note, vulkan_note;
+  // NVRTC 13.0 (PTX 2 kB, cubin 5 kB)"; "" where nothing was. One per API.
+  PerApi<std::string> notes;
   // The launch at a block size; throws UsageError naming the file and the field.
   std::function<UserLaunch(std::uint32_t block)> launch;
   std::function<UserContents(std::uint64_t run_seed)> contents;

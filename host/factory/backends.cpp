@@ -3,6 +3,7 @@
 #include <future>
 
 #include "cuda_backend.h"
+#include "error.h"
 #include "spirv_modules.h"
 #include "vulkan_backend.h"
 
@@ -32,13 +33,23 @@ DeviceInventory take_inventory(const BackendOptions& options, const Backend* vul
 }
 
 std::unique_ptr<Backend> make_backend(Api api, int index, const BackendOptions& options) {
-  return api == Api::cuda ? make_cuda_backend(index, options.timeout_s) : make_vulkan_backend(index, options);
+  switch (api) {
+    case Api::cuda:
+      return make_cuda_backend(index, options.timeout_s);
+    case Api::vulkan:
+      return make_vulkan_backend(index, options);
+  }
+  throw Error("unknown API");
 }
 
 std::vector<std::string> built_kernels(Api api) {
-  if (api == Api::cuda) return cuda_kernel_names();
   std::vector<std::string> names;
-  for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  switch (api) {
+    case Api::cuda:
+      return cuda_kernel_names();
+    case Api::vulkan:
+      for (const SpirvModule& m : spirv_modules()) names.emplace_back(m.name);
+  }
   return names;
 }
 

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "dims.h"
 #include "error.h"
 #include "lanes.h"
 
@@ -295,9 +296,12 @@ void read_rows(const JsonIn& doc, RunFile& run) {
   const JsonIn results = doc.at("results").array();
   std::map<std::string, std::size_t> seen;
   const std::optional<std::uint32_t> copy_family = old_copy_family(run);
-  std::string lane_names;  // "api, binding, queue family": the lane dimensions (lanes.h)
-  for (const LaneDim& d : lane_dims())
-    if (d.identity) lane_names += (lane_names.empty() ? "" : ", ") + d.header;
+  // "test, layout, variant, api, binding, queue family and params": the identity dimensions of
+  // the row itself (dims.h, lanes.h), then its params object
+  std::string names;
+  for (const DimColumn& c : dim_columns(kPointFile, kLaneJson))
+    if (c.point ? c.point->identity && c.point->group.empty() : lane_dims()[c.lane].identity)
+      names += (c.point ? c.point->name : lane_dims()[c.lane].header) + ", ";
   const std::optional<Families> families = listed_families(run);
   for (std::size_t i = 0; i < results.value().size(); ++i) {
     const JsonIn row = results.element(i);
@@ -308,8 +312,8 @@ void read_rows(const JsonIn& doc, RunFile& run) {
       r.queue_family = copy_family;
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
     if (!fresh)
-      row.fail("repeats results[" + std::to_string(it->second) +
-               "] (same test, layout, variant, " + lane_names + " and params)");
+      row.fail("repeats results[" + std::to_string(it->second) + "] (same " +
+               names.substr(0, names.size() - 2) + " and params)");
   }
 }
 
