@@ -175,18 +175,11 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
     b = f.get();
   else
     return nullptr;
-<<<<<<< HEAD
-  open_s = api == Api::cuda ? early_->cuda_s : early_->vulkan_s;
+  open_s = early_->open_s[api];
   const bool fits =
       index == 0 && !vk_options.validation && vk_options.timeout_s == early_->timeout_s &&
       (api == Api::cuda ||
        (vk_options.copy_queues == early_->copy_queues && vk_options.trace == early_->trace));
-=======
-  open_s = early_->open_s[api];
-  const bool fits = index == 0 && !vk_options.validation &&
-                    vk_options.timeout_s == early_->timeout_s &&
-                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
->>>>>>> main
   return fits ? std::move(b) : nullptr;
 }
 
