@@ -7,14 +7,17 @@
 // needs a tool (cuobjdump/nvdisasm, libzstd) says so instead, in one line.
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "axes.h"
 #include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
+#include "cmd_run.h"
 #include "commands.h"
 #include "cuda_artifacts.h"
 #include "devices.h"
@@ -27,6 +30,9 @@
 
 namespace cuvk {
 namespace inspect_cli {
+
+// The size of the points planned: any size names the kernel.
+constexpr std::uint32_t kInspectN = 1024;
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
@@ -106,46 +112,67 @@ int layout_verdict(const std::string& test, std::ptrdiff_t mismatches) {
   return kExitFailed;
 }
 
-int do_inspect(const InspectArgs& a) {
-  const TestCase* test = find_test(a.test);
-  if (test == nullptr) {
-    std::vector<std::string> known;
-    for (const TestCase& t : catalogue()) known.push_back(t.name);
-    throw UsageError("unknown test '" + a.test + "' (known: " + join(known) + ")");
-  }
-  RunConfig judged;  // the block sizes are judged where every run option is: validate_config
-  judged.block_sizes = parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1);
-  validate_config(judged);
-  const std::vector<std::uint32_t>& blocks = judged.block_sizes;
-  const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
+// The options as run judges them (run_config_of, validate_config): the same names, values and
+// messages; inspect's defaults differ only in the Vulkan binding modes (all) and block sizes.
+RunConfig inspect_config(const InspectArgs& a) {
+  RunArgs r;
+  r.tests = {a.test};
+  r.vk_bindings = a.vk_bindings;
+  r.layouts = a.layouts;
+  r.variants = a.variants;
+  r.axis_values = a.axis_values;
+  r.block_sizes = a.block_sizes;
+  RunConfig cfg = run_config_of(r);
+  validate_config(cfg);
+  return cfg;
+}
 
+// The kernels of the test's points (run's points_of: layouts x variants x sweep axes, filtered
+// as run filters them), each once, in the run's order. An axis off unless given (copy_mib) is
+// at its neutral value here: its kernel is inspected without a size.
+std::vector<std::string> kernels_of(const TestCase& test, const RunConfig& cfg) {
+  std::map<std::string, std::vector<std::uint32_t>> values = cfg.axis_values;
+  for (const Axis& axis : axes())
+    if (values[axis.name].empty()) values[axis.name] = {axis.neutral};
   std::vector<std::string> kernels;
-  const std::vector<std::string> layouts =
-      test->layouts.empty() ? std::vector<std::string>{""} : test->layouts;
-  for (const std::string& layout : layouts)
-    for (const std::string& variant : test->variants) {
-      const std::string k = test->plan(make_point(layout, variant, 1024)).kernel;
-      if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
-    }
+  for (const Point& p : points_of(test, kInspectN, values, cfg.layouts, cfg.variants)) {
+    const std::string k = test.plan(p).kernel;
+    if (std::find(kernels.begin(), kernels.end(), k) == kernels.end()) kernels.push_back(k);
+  }
+  if (kernels.empty())
+    throw UsageError("the selection of tests, layouts and variants is empty");  // as run says
+  return kernels;
+}
 
-  const InspectDevices devs = open_inspect_devices(a.device);
-  std::cout << "cuvk inspect " << test->name << ": kernels " << join(kernels);
+void print_header(const TestCase& test, const std::vector<std::string>& kernels,
+                  const InspectDevices& devs) {
+  std::cout << "cuvk inspect " << test.name << ": kernels " << join(kernels);
   if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
     std::cout << " (copy_engine is the driver's copy command, no kernel)";
   std::cout << '\n';
   print_inspect_devices(devs);
-  if (!cuda_artifacts().empty()) {
-    const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"),
-                      nvdisasm = inspect::find_cuda_tool("nvdisasm");
-    std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch
-              << " PTX, cubin and ptxas -v from the build"
-              << " (nvcc " << cuda_artifacts().front().flags << "); SASS via "
-              << (!cuobjdump.empty() ? cuobjdump
-                  : !nvdisasm.empty()
-                      ? nvdisasm
-                      : std::string("nothing: cuobjdump and nvdisasm are not installed"))
-              << '\n';
-  }
+  if (cuda_artifacts().empty()) return;
+  const std::string cuobjdump = inspect::find_cuda_tool("cuobjdump"),
+                    nvdisasm = inspect::find_cuda_tool("nvdisasm");
+  std::cout << "  CUDA machine code: " << cuda_artifacts().front().arch
+            << " PTX, cubin and ptxas -v from the build"
+            << " (nvcc " << cuda_artifacts().front().flags << "); SASS via "
+            << (!cuobjdump.empty() ? cuobjdump
+                : !nvdisasm.empty()
+                    ? nvdisasm
+                    : std::string("nothing: cuobjdump and nvdisasm are not installed"))
+            << '\n';
+}
+
+int do_inspect(const InspectArgs& a) {
+  const RunConfig cfg = inspect_config(a);
+  const TestCase& test = *find_test(cfg.tests.front());
+  const std::vector<std::uint32_t>& blocks = cfg.block_sizes;
+  const std::vector<Binding>& bindings = cfg.vk_bindings;
+  const std::vector<std::string> kernels = kernels_of(test, cfg);
+
+  const InspectDevices devs = open_inspect_devices(a.device);
+  print_header(test, kernels, devs);
   SassTarget target;
   target.block = inspect::shown_block(blocks);
   target.dump_dir = a.dump_cache_dir;
@@ -167,7 +194,7 @@ int do_inspect(const InspectArgs& a) {
     print_kernel_inspection(std::cout, k, !a.no_listings);
     mismatches += k.layout_mismatches;
   }
-  return layout_verdict(test->name, mismatches);
+  return layout_verdict(test.name, mismatches);
 }
 
 }  // namespace
@@ -187,6 +214,15 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_option("--vk-binding", args->vk_bindings,
                   "Vulkan binding modes to show: descriptor, bda or all (default all)")
       ->delimiter(',');
+  sub->add_option("--layouts", args->layouts,
+                  "only the kernels of these layouts, e.g. aos or soa (default all; as for `run`)")
+      ->delimiter(',');
+  sub->add_option("--variants", args->variants,
+                  "only the kernels of these variants, e.g. scalar, vec4 (default all; as for "
+                  "`run`)")
+      ->delimiter(',');
+  for (const Axis& axis : axes())  // the points whose kernels are shown, as `run` sweeps them
+    sub->add_option(axis.option, args->axis_values[axis.name], axis.help + " (as for `run`)");
   sub->add_option("--device", args->device, "as for `run`");
   sub->add_option(
          "--dump-pipeline-cache", args->dump_cache_dir,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ namespace cuvk::inspect_cli {
 struct InspectArgs {
   std::string test, device, block_sizes = "64,128,256,512,1024";
   std::vector<std::string> vk_bindings = {"all"};
+  std::vector<std::string> layouts, variants;      // as for `run`: the kernels of these points
+  std::map<std::string, std::string> axis_values;  // per sweep axis, as for `run`
   std::string dump_cache_dir;  // --dump-pipeline-cache: where each Vulkan pipeline cache goes
   bool no_listings = false;
   std::string pair;  // --pair FILE: a user's kernel pair instead of a built-in test
