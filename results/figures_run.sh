@@ -30,7 +30,7 @@ $cuvk run --tests copy_engine --copy-mibs 1,4,16,64,256,1024 --format json \
 echo "rc=$?"
 
 step "copy traces: block 128, 256, grid-stride"
-for t in "copy" "copy_128 --block-size 128" "copy_grid --variant grid"; do
+for t in "copy" "copy_128 --block-size 128" "copy_grid --variants grid"; do
   tag=${t%% *}; args=${t#"$tag"}
   # shellcheck disable=SC2086
   $cuvk trace copy $args --output "$D/traces/$tag.json" > "$D/traces/$tag.txt" 2>&1

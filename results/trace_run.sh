@@ -30,16 +30,16 @@ trace() {
 # One float per thread at block 256 (Vulkan 7-8% slower) and its controls: AoS read_x (equal),
 # the grid-stride copy (256x fewer workgroups), the block sizes where the gap is largest (128) and
 # reversed (512), and the binding modes.
-trace read_x read_x_soa read_x --layout soa
-trace read_x read_x_aos read_x --layout aos
+trace read_x read_x_soa read_x --layouts soa
+trace read_x read_x_aos read_x --layouts aos
 trace copy copy copy
-trace copy copy_bda copy --binding bda --api vulkan
+trace copy copy_bda copy --vk-binding bda --api vulkan
 trace copy_blocks copy_128 copy --block-size 128
 trace copy_blocks copy_512 copy --block-size 512
-trace copy_blocks copy_grid copy --variant grid
+trace copy_blocks copy_grid copy --variants grid
 # update_xy AoS: descriptor sets 20% slower, buffer device addresses equal to CUDA.
-trace update_xy update_xy_aos update_xy --layout aos --binding descriptor
-trace update_xy update_xy_aos_bda update_xy --layout aos --binding bda --api vulkan
+trace update_xy update_xy_aos update_xy --layouts aos --vk-binding descriptor
+trace update_xy update_xy_aos_bda update_xy --layouts aos --vk-binding bda --api vulkan
 
 for group in read_x copy copy_blocks update_xy; do
   tar -czf "$OUT/${name}_traces_$group.tar.gz" -C "$R/$group" .

@@ -56,8 +56,6 @@ def shim(real, args):
             value = ",".join(value.split(",")[:2])
         out += [a] + ([value] if value is not None else [])
     for opt, v in SCALED.items():
-        if args[0] == "trace" and opt in ("--max-time", "--settle-ms"):
-            continue  # trace has neither
         out += [opt, v]
     os.execv(real, [real] + out)
 

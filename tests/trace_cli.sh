@@ -9,7 +9,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_trace_cli.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 for binding in descriptor bda; do
   rc=0
-  "$cuvk" trace copy --api vulkan --binding "$binding" --n 64k --block-size 128 --validation \
+  "$cuvk" trace copy --api vulkan --vk-binding "$binding" --n 64k --block-size 128 --validation \
     --output "$dir/t.json" --plot "$dir/t.svg" >"$dir/out.txt" 2>"$dir/err.txt" || rc=$?
   plotted=1
   if [ $rc = 3 ] && grep -q "^error: --plot skipped: .*apt-get install python3-matplotlib" "$dir/err.txt"; then

@@ -47,21 +47,20 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
   return names;
 }
 
-}  // namespace
-
-void add_run_options(CLI::App& sub, RunArgs& a) {
-  sub.add_option("--tests", a.tests,
-                 "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
-      ->delimiter(',');
+// The options that choose the points and how they are timed: run's and trace's.
+void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
   sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
   sub.add_option("--vk-binding", a.vk_bindings,
                  "Vulkan binding modes, each its own rows: descriptor (descriptor sets), bda "
                  "(buffer device addresses in push constants) or all (default descriptor)")
       ->delimiter(',');
-  sub.add_option("--layouts", a.layouts, "only these layouts, e.g. aos or soa (default all)")
+  sub.add_option("--layouts", a.layouts,
+                 std::string("only these layouts, e.g. aos or soa (default ") +
+                     (trace ? "its first)" : "all)"))
       ->delimiter(',');
   sub.add_option("--variants", a.variants,
-                 "only these variants, e.g. scalar, vec4, engine (default all)")
+                 std::string("only these variants, e.g. scalar, vec4, engine (default ") +
+                     (trace ? "its first that runs a kernel)" : "all)"))
       ->delimiter(',');
   sub.add_option("--n", a.n,
                  "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
@@ -86,15 +85,19 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                  "GPU milliseconds of warm-up work per API before the first point, so clocks "
                  "settle (default 500 on a GPU, 50 on a CPU device)");
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
-    std::string defaults;
-    for (std::uint32_t v : axis.defaults)
-      defaults += (defaults.empty() ? "" : ",") + std::to_string(v);
+    std::string defaults;            // trace: the first alone
+    for (std::size_t i = 0; i < axis.defaults.size() && !(trace && i > 0); ++i)
+      defaults += (defaults.empty() ? "" : ",") + std::to_string(axis.defaults[i]);
     sub.add_option(axis.option, a.axis_values[axis.name],
                    axis.help + (defaults.empty() ? "" : " (default " + defaults + ")"));
   }
   sub.add_option("--seed", a.seed, "seed of the random inputs (default 1)");
   sub.add_option("--l2", a.l2,
                  "cold: flush L2 before every timed repetition (default); warm: no flush");
+}
+
+// What run reports and compares: the report's format and file, counters, baseline and pairs.
+void add_report_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--format", a.format, "table, md, csv or json (default table)");
   sub.add_option("--columns", a.columns,
                  "print only these columns of the main table, in this order, by header name "
@@ -105,12 +108,9 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
                  "write the report to this file instead of stdout (a regular file atomically: "
                  "temporary + rename; a device or FIFO directly; a directory is refused); the "
                  "table still goes to stdout");
-  sub.add_option("--device", a.device,
-                 "CUDA device index or UUID prefix, or all (each GPU in turn; needs --output) "
-                 "(default: the first CUDA device that Vulkan also sees, by UUID)");
-  sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
-  sub.add_flag("--validation", a.validation,
-               "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+}
+
+void add_comparison_options(CLI::App& sub, RunArgs& a) {
   sub.add_flag("--counters", a.counters,
                "hardware counters beside every row (CUPTI, after the timed repetitions): "
                "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
@@ -121,12 +121,32 @@ void add_run_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--pair", a.pairs,
                  "run a kernel pair from its declaration file (docs/PAIRS.md); repeatable, and "
                  "with --tests the built-in tests too");
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
+  const bool run = set == RunOptionSet::run;
+  if (run)
+    sub.add_option("--tests", a.tests,
+                   "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
+        ->delimiter(',');
+  add_point_options(sub, a, !run);
+  if (run) add_report_options(sub, a);
+  sub.add_option("--device", a.device,
+                 "CUDA device index or UUID prefix, or all (each GPU in turn; needs --output) "
+                 "(default: the first CUDA device that Vulkan also sees, by UUID)");
+  if (run) sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
+  sub.add_flag("--validation", a.validation,
+               "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
+  if (run) add_comparison_options(sub, a);
   sub.add_option("--timeout", a.timeout_s,
                  "seconds to wait for a launch before reporting it as never finishing (default "
                  "120); the rows measured so far are kept and the exit code is 1");
-  sub.add_option(
-      "--tolerance", a.tolerance,
-      "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
+  if (run)
+    sub.add_option(
+        "--tolerance", a.tolerance,
+        "percent: verdicts say SAME when the ratio's 95% CI lies inside 1 +- this (default 3)");
 }
 
 namespace {
@@ -164,6 +184,8 @@ RunConfig config_of(const RunArgs& a) {
   cfg.settle_ms = a.settle_ms.value_or(kDefaultGpuSettleMs);  // CPU devices: in execute_run
   cfg.seed = a.seed;
   cfg.counters = a.counters;
+  cfg.trace = a.trace;
+  if (a.trace) cfg.host_cost_samples = 0;  // a trace reports no host costs
   if (a.l2 == "cold")
     cfg.l2 = L2Mode::cold;
   else if (a.l2 == "warm")
@@ -196,6 +218,7 @@ void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, dou
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
 // the table next to an --output file; JSON is one document written at the end.
 std::optional<Format> console_format(const RunArgs& a) {
+  if (a.trace) return std::nullopt;  // `cuvk trace` prints its own document at the end
   const Format f = parse_format(a.format);
   if (!a.output.empty()) return a.quiet ? std::nullopt : std::optional<Format>(Format::table);
   return f == Format::json ? std::nullopt : std::optional<Format>(f);
@@ -254,7 +277,9 @@ void leave_hung(OpenBackends& backends) {
 
 }  // namespace
 
-RunConfig run_config_of(const RunArgs& a) { return config_of(a); }
+RunConfig run_config_of(const RunArgs& a) {
+  return config_of(a);
+}
 
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);

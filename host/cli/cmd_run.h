@@ -40,10 +40,15 @@ struct RunArgs {
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
   double timeout_s = 120.0;  // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
-      columns;  // --columns: the main table's columns (run: rows; parity: verdicts)
+      columns;         // --columns: the main table's columns (run: rows; parity: verdicts)
+  bool trace = false;  // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
 };
 
-void add_run_options(CLI::App& sub, RunArgs& args);
+// The run's options onto `sub`: all of them, or (`trace`) those that choose and time a point
+// (the test, the report's format and files, baseline, pairs and counters are run's alone), their
+// defaults for --layouts, --variants and the sweep axes then being trace's: the first value.
+enum class RunOptionSet { run, trace };
+void add_run_options(CLI::App& sub, RunArgs& args, RunOptionSet set = RunOptionSet::run);
 
 // The options as a run configuration (values parsed; validate_config judges them).
 RunConfig run_config_of(const RunArgs& args);

@@ -39,6 +39,7 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s) {
   BackendOptions opts;
   opts.copy_queues = has_copy_queue_points(cfg);
   opts.timeout_s = timeout_s;
+  opts.trace = cfg.trace;  // `cuvk trace`: the traced twins and the shader clock
   return opts;
 }
 
@@ -100,6 +101,7 @@ struct InventoryOnce::Early {
       if (opening[api].valid()) opening[api].wait();
   }
   bool copy_queues = false;
+  bool trace = false;        // BackendOptions::trace (`cuvk trace`)
   double timeout_s = 120.0;  // --timeout of the run that opened them
   PerApi<std::future<std::unique_ptr<Backend>>> opening;
   PerApi<double> open_s;
@@ -122,6 +124,7 @@ void InventoryOnce::open_early(const std::vector<Api>& apis, const BackendOption
   if (early_ || vk_options.validation) return;  // the layer's messages belong to the run
   auto early = std::make_shared<Early>();
   early->copy_queues = vk_options.copy_queues;
+  early->trace = vk_options.trace;
   early->timeout_s = vk_options.timeout_s;
   const auto open = [](Api api, BackendOptions opts, double* open_s) {
     return [api, opts, open_s]() -> std::unique_ptr<Backend> {
@@ -173,9 +176,10 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
   else
     return nullptr;
   open_s = early_->open_s[api];
-  const bool fits = index == 0 && !vk_options.validation &&
-                    vk_options.timeout_s == early_->timeout_s &&
-                    (api == Api::cuda || vk_options.copy_queues == early_->copy_queues);
+  const bool fits =
+      index == 0 && !vk_options.validation && vk_options.timeout_s == early_->timeout_s &&
+      (api == Api::cuda ||
+       (vk_options.copy_queues == early_->copy_queues && vk_options.trace == early_->trace));
   return fits ? std::move(b) : nullptr;
 }
 

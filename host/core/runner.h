@@ -18,6 +18,7 @@
 #include "nvml.h"
 #include "row.h"
 #include "stats.h"
+#include "trace_lane.h"
 
 namespace cuvk {
 
@@ -49,6 +50,9 @@ struct RunConfig {
   int host_cost_samples = 200;
   // Hardware counters after each point's timed repetitions (BackendSet::counters).
   bool counters = false;
+  // `cuvk trace`: after each measured kernel lane, its traced twin recorded and timed
+  // (RunOutcome::traces; runner_trace.cpp). The backends must be opened with BackendOptions::trace.
+  bool trace = false;
   // Optional: called before each point and API is measured, with the rows done so far, the rows
   // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
@@ -149,6 +153,8 @@ struct RunOutcome {
   // Host seconds the counters took, by step (CounterSession::take_costs), within the phase
   // "counters" (which also holds the attribution of samples and the dumps).
   std::vector<std::pair<std::string, double>> counters_cost_s;
+  // With RunConfig::trace: each measured kernel lane's trace, in the order they ran.
+  std::vector<TraceLane> traces;
 };
 
 // Backends may be null (API unavailable: rows get `unavailable_reason[api]`).

@@ -11,6 +11,7 @@
 #include "host_data.h"
 #include "interrupt.h"
 #include "runner_parts.h"
+#include "runner_trace.h"
 #include "stats.h"
 #include "util.h"
 
@@ -321,6 +322,8 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
       row.flags.push_back("l2_not_flushed");
     if (verified && cfg.counters && row.status == Status::ok)
       collect_counters(a, launch, before, out, row);
+    if (verified && cfg.trace && row.status == Status::ok)
+      trace_lane(a, launch, before, in, cfg, clocks, out, row);
     PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
     inbuf.reset();
     outbuf.reset();

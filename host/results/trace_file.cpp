@@ -22,6 +22,21 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// Every sweep axis's value by name, as a run file's params (axes.h).
+json params_json(const AxisValues& values) {
+  json params = json::object();
+  for (std::size_t i = 0; i < axes().size(); ++i) params[axes()[i].name] = values.values()[i];
+  return params;
+}
+
+// The axis values a launch's parameter block holds (those that reach the kernel: Axis::param).
+json launched_params_json(const CuvkParams& p) {
+  json params = json::object();
+  for (const Axis& a : axes())
+    if (a.param != nullptr) params[a.name] = p.*(a.param);
+  return params;
+}
+
 json summary_ms_json(const Summary& s) {
   return {{"median", s.median}, {"ci_low", s.ci_low}, {"ci_high", s.ci_high},
           {"min", s.min},       {"max", s.max},       {"samples", s.samples}};
@@ -66,6 +81,7 @@ json lane_json(const TraceLane& l) {
   lane["geometry"] = {{"block_size", l.geometry.block_size},
                       {"grid_x", l.geometry.grid_x},
                       {"grid_y", l.geometry.grid_y}};
+  lane["params"] = launched_params_json(l.params);
   lane["verified"] = l.verified;
   lane["checked"] = l.checked;
   lane["mismatches"] = l.mismatches;
@@ -144,6 +160,63 @@ void text_lane(std::ostringstream& out, const TraceLane& l) {
 
 }  // namespace
 
+namespace {
+
+// A lane for a row the runner did not trace: unavailable with the row's reason, or, where the
+// kernel's own output was wrong (or it failed), a failed lane that says so.
+TraceLane untraced_lane(const ResultRow& r) {
+  TraceLane lane;
+  lane.api = r.api;
+  lane.binding = r.binding;
+  lane.geometry = r.geometry;
+  if (r.status == Status::unavailable) {
+    lane.unavailable = r.reason.empty() ? "not traced" : r.reason;
+    return lane;
+  }
+  lane.checked = r.checked;
+  lane.mismatches = r.mismatches;
+  lane.first_bad_index = r.first_bad_index;
+  lane.trace_error = "not traced: " + (r.reason.empty() ? std::string("the row failed") : r.reason);
+  return lane;
+}
+
+}  // namespace
+
+TraceDocument trace_document(const RunDocument& run) {
+  const RunOutcome& o = run.outcome;
+  TraceDocument doc;
+  doc.n = o.n;
+  doc.flush_bytes = o.flush_bytes;
+  doc.reps = run.config.reps;
+  doc.warmup = run.config.warmup;
+  doc.target_ci = run.config.target_ci;
+  doc.max_time_s = o.max_time_s;
+  doc.command_line = run.command_line;
+  doc.date_utc = run.date_utc;
+  doc.host = run.host;
+  doc.device_note = run.choice.note;
+  doc.wall_s = run.wall_s;
+  std::vector<bool> taken(o.traces.size(), false);
+  for (const ResultRow& r : o.rows) {
+    if (doc.lanes.empty()) {
+      doc.test = r.test;
+      doc.layout = r.layout;
+      doc.variant = r.variant;
+      doc.kernel = r.kernel;
+      doc.point = point_label(r);
+      doc.axes = r.axes;
+      doc.block_size = r.block_size;
+    }
+    std::size_t i = 0;
+    while (i < o.traces.size() &&
+           (taken[i] || o.traces[i].api != r.api || o.traces[i].binding != r.binding))
+      ++i;
+    if (i < o.traces.size()) taken[i] = true;
+    doc.lanes.push_back(i < o.traces.size() ? o.traces[i] : untraced_lane(r));
+  }
+  return doc;
+}
+
 bool lane_ok(const TraceLane& lane) {
   return lane.unavailable.empty() && lane.verified && lane.trace_error.empty();
 }
@@ -167,10 +240,13 @@ json trace_json(const TraceDocument& doc) {
             {"layout", doc.layout.empty() ? json(nullptr) : json(doc.layout)},
             {"variant", doc.variant},
             {"kernel", doc.kernel},
+            {"params", params_json(doc.axes)},
             {"n", doc.n},
             {"block_size", doc.block_size},
             {"reps", doc.reps},
             {"warmup", doc.warmup},
+            {"target_ci", doc.target_ci},
+            {"max_time_s", doc.max_time_s},
             {"l2", doc.flush_bytes ? "cold" : "warm"},
             {"flush_bytes", doc.flush_bytes}}},
           {"lanes", lanes}};
@@ -178,9 +254,11 @@ json trace_json(const TraceDocument& doc) {
 
 std::string trace_text(const TraceDocument& doc) {
   std::ostringstream out;
-  out << "trace " << doc.kernel << ": n = " << doc.n << ", block " << doc.block_size << "; "
-      << doc.warmup << " warm-up, then " << doc.reps
-      << " timed repetitions each of the kernel and of its traced copy; "
+  out << "trace " << doc.kernel << (doc.point.empty() ? "" : " " + doc.point) << ": n = " << doc.n
+      << ", block " << doc.block_size << "; the kernel and its traced copy each timed as `run` "
+      << "times a row (" << doc.warmup << " warm-up, then batches of " << doc.reps
+      << " until the median's 95% CI is within " << fixed(100.0 * doc.target_ci, 2) << "% or "
+      << fixed(doc.max_time_s, 2) << " s have passed); "
       << (doc.flush_bytes ? "L2 cold: a " + std::to_string(doc.flush_bytes >> 20) +
                                 " MiB read-only flush before each (and before the traced run kept)"
                           : std::string("L2 warm: no flush"))

@@ -22,7 +22,7 @@ FAMILY_COLORS = ["#b3262d", "#7a3fb0", "#e07b39", "#1f5fbf", "#c77800", "#8c564b
 FAMILY_MARKERS = ["s", "D", "v", "^", "P", "X", "*"]
 MISSING_SWEEP = "results/figures_run.sh: cuvk run --tests copy\n--block-sizes 64,128,256,512,1024 --vk-binding descriptor,bda"
 MISSING_ENGINE = "results/figures_run.sh: cuvk run --tests copy_engine\n--copy-mibs 1,4,16,64,256,1024"
-MISSING_TRACE = "results/figures_run.sh: cuvk trace copy\n[--block-size 128 | --variant grid] --output F.json"
+MISSING_TRACE = "results/figures_run.sh: cuvk trace copy\n[--block-size 128 | --variants grid] --output F.json"
 
 
 def by_gpu(sources, gpus):

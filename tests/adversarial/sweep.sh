@@ -37,7 +37,7 @@ cp "$dir/a.json" "$dir/keep.json"
 # 1, 3: sizes before allocation; no wrapped arithmetic; siblings in trace and inspect
 for v in scalar vec4 grid; do
   t 2 "needs a buffer" "$cuvk" run --api vulkan --tests copy --variants "$v" --n 4294967295
-  t 2 "needs a buffer" "$cuvk" trace copy --variant "$v" --n 4294967295
+  t 2 "needs a buffer" "$cuvk" trace copy --variants "$v" --n 4294967295
 done
 t 2 "needs a buffer" "$cuvk" run --api vulkan --tests copy --n 1G
 t 2 "needs a buffer" "$cuvk" run --api vulkan --tests read_x --n 1G
@@ -147,14 +147,14 @@ t 2 "empty item" "$cuvk" run --tests ,
 t 2 "empty item" "$cuvk" run --tests , --n 64K
 t 2 "empty item" "$cuvk" run --offsets 1,
 t 2 "empty item" "$cuvk" parity --variants vec4,
-t 2 "--reps 0" "$cuvk" trace copy --reps 0
+t 2 "--reps must be between 1 and 10000, not 0" "$cuvk" trace copy --reps 0
 t 2 "'1e30' is not an integer from 1 to 10000" "$cuvk" run --reps 1e30
 t 2 "not 0" "$cuvk" run --reps 0
 t 2 "'xml'" "$cuvk" report --index "$dir" --format xml
 t 2 "Markdown" "$cuvk" report --index "$dir" --format csv
 t 2 "not a regular file name" "$cuvk" run --device all --output /dev/null
 t 2 "at most 4096" "$cuvk" run --offsets 0-1023 --strides 1-1024 --block-sizes 32,64
-t 2 "own buffer copy" "$cuvk" trace copy --variant engine
+t 2 "own buffer copy" "$cuvk" trace copy --variants engine
 t 2 "not a number" "$cuvk" run --max-time banana
 # 12: one escaping rule for paths and file text
 esc=$(printf 'r\033[2J\xe2\x80\xae\xe2\x80\xa8x')

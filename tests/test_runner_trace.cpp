@@ -1,0 +1,100 @@
+// `cuvk trace` in the runner (RunConfig::trace, host/core/runner_trace.cpp) on a real Vulkan
+// device (lavapipe in CI) with the validation layer on; any message fails the test. The traced
+// point is the run's own: its sweep-axis values reach the traced launch, whose output is verified
+// against that point's reference, and the trace sits beside its row.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "runner.h"
+#include "suite_check.h"
+#include "trace_file.h"
+#include "vulkan_backend.h"
+
+using namespace cuvk;
+
+namespace {
+
+class RunnerTrace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.validation = true;
+    options_.trace = true;
+    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
+    try {
+      vulkan_devices(options_);
+    } catch (const std::exception& e) {
+      if (suite::validation_required())
+        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
+      GTEST_SKIP() << "no Vulkan: " << e.what();
+    }
+    backend_ = make_vulkan_backend(0, options_);
+  }
+  void TearDown() override {
+    backend_.reset();
+    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
+  }
+
+  // A short run of read_offset at offset 7 on Vulkan, traced or not.
+  RunOutcome run(bool trace) {
+    RunConfig cfg;
+    cfg.tests = {"read_offset"};
+    cfg.apis = {Api::cuda, Api::vulkan};  // CUDA without a backend: its row says why
+    cfg.vk_bindings = {Binding::descriptor, Binding::bda};
+    cfg.n = 4096;
+    cfg.axis_values["offset"] = {7};
+    cfg.block_sizes = {64};
+    cfg.reps = 3;
+    cfg.warmup = 1;
+    cfg.max_time_s = 0.02;
+    cfg.settle_ms = 1.0;
+    cfg.host_cost_samples = 0;
+    cfg.trace = trace;
+    BackendSet set;
+    set.backends[Api::vulkan] = backend_.get();
+    set.reasons[Api::cuda] = "not selected";
+    return run_suite(cfg, set);
+  }
+
+  BackendOptions options_;
+  std::vector<std::string> messages_;
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_F(RunnerTrace, TheTracedLaunchRunsAtThePointsSweepValue) {
+  const RunOutcome out = run(true);
+  ASSERT_EQ(out.rows.size(), 3u);  // CUDA (not selected), Vulkan descriptor and bda
+  ASSERT_EQ(out.traces.size(), 2u);
+  for (std::size_t i = 0; i < out.traces.size(); ++i) {
+    const TraceLane& lane = out.traces[i];
+    SCOPED_TRACE(binding_name(lane.binding));
+    EXPECT_EQ(lane.binding, i == 0 ? Binding::descriptor : Binding::bda);
+    EXPECT_EQ(lane.unavailable, "");
+    EXPECT_EQ(lane.params.offset, 7u);  // the run's point, not offset 0
+    EXPECT_TRUE(lane.verified);         // against offset 7's reference
+    EXPECT_EQ(lane.checked, 4096u);
+    EXPECT_EQ(lane.trace_error, "");
+    EXPECT_EQ(lane.geometry.block_size, 64u);
+    EXPECT_EQ(lane.blocks.size(), std::size_t{lane.geometry.grid_x} * lane.geometry.grid_y);
+    EXPECT_GE(lane.traced_ms.samples, 3u);  // timed as the row: at least one batch of --reps
+    EXPECT_GT(lane.recorded_ms, 0.0);
+  }
+  RunDocument doc;
+  doc.outcome = out;
+  const TraceDocument trace = trace_document(doc);
+  EXPECT_EQ(trace.point, "offset=7");
+  EXPECT_EQ(trace.axes.get("offset"), 7u);
+  ASSERT_EQ(trace.lanes.size(), 3u);
+  EXPECT_EQ(trace.lanes[0].unavailable, "not selected");  // the CUDA row's reason
+  EXPECT_EQ(trace.lanes[2].binding, Binding::bda);
+  EXPECT_TRUE(lane_ok(trace.lanes[1]) && lane_ok(trace.lanes[2]));
+}
+
+TEST_F(RunnerTrace, AnUntracedRunRecordsNoTrace) {
+  const RunOutcome out = run(false);
+  EXPECT_EQ(out.rows.size(), 3u);
+  EXPECT_TRUE(out.traces.empty());
+}
+
+}  // namespace
