@@ -322,6 +322,49 @@ TEST(Runner, UnavailableApiRowsCarryTheReason) {
   EXPECT_EQ(cuda_rows, points(cfg));  // one per point, as on Vulkan
 }
 
+// Issue 20, found on the H100: a pair whose CUDA side was not compiled (no NVRTC) on a machine
+// with a CUDA GPU. The CUDA backend is open but holds no kernel of the pair: its rows say why
+// (the note), the run goes on, and nothing is launched for that side.
+TEST(Runner, APairSideThatWasNotBuiltIsUnavailableWhereItsDeviceIsOpen) {
+  FakeBackend cuda;
+  cuda.set_api(Api::cuda);
+  TestCase t;
+  t.name = "unbuilt_pair";
+  t.description = "a pair without its CUDA side";
+  t.variants = {"scalar"};
+  t.plan = [](const Point&) {
+    Plan plan;
+    plan.kernel = "pair:unbuilt_pair";  // not in cuda.kernels()
+    auto u = std::make_shared<UserPlan>();
+    u->file = "unbuilt.toml";
+    u->n = 1024;
+    UserBuffer out;
+    out.name = "out";
+    out.element = UserElement::u32;
+    out.count = 1024;
+    out.output = out.poisoned = true;
+    u->buffers = {out};
+    u->notes[Api::cuda] = "not compiled (NVRTC unavailable: none here)";
+    u->not_built[Api::cuda] = true;
+    u->launch = [](std::uint32_t) { return UserLaunch{1024, std::nullopt, 0, 4096}; };
+    u->contents = [](std::uint64_t) { return UserContents{{{}}, {{}}}; };
+    plan.user = std::move(u);
+    return plan;
+  };
+  register_pair_test(std::move(t));
+  RunConfig cfg = config({"unbuilt_pair"});
+  cfg.apis = {Api::cuda};
+  cfg.block_sizes = {256};
+  BackendSet set;
+  set.backends[Api::cuda] = &cuda;
+  const RunOutcome out = run_suite(cfg, set);  // before the fix: "cuda backend lacks kernels"
+  ASSERT_EQ(out.rows.size(), 1u);
+  EXPECT_EQ(out.rows[0].status, Status::unavailable);
+  EXPECT_EQ(out.rows[0].reason,
+            "not compiled (NVRTC unavailable: none here), not run: no cuda kernel to launch");
+  for (const auto& seen : cuda.launches) EXPECT_NE(seen.kernel, "pair:unbuilt_pair");
+}
+
 // Issue 19: BackendSet keeps one backend per API, looked up by the lane's API.
 TEST(Runner, EachApiRunsOnTheBackendKeyedByIt) {
   FakeBackend cuda, vulkan;

@@ -110,6 +110,7 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   u.block_sizes = d.launch.block_sizes;
   u.bda = p.spirv_bda.has_value();
   u.notes[Api::cuda] = p.cuda_note;
+  u.not_built[Api::cuda] = !p.cuda;  // Vulkan: its SPIR-V, or the run stopped at the compile error
   const auto decl = std::make_shared<PairDeclaration>(d);
   u.launch = [decl, n](std::uint32_t block) {
     const PairDeclaration& dd = *decl;

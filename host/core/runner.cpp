@@ -146,10 +146,11 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
         need_bytes, j.plan.user ? check_user_plan(*j.plan.user, {}, 0, 0, 0, ~std::uint64_t{0})
                                 : (j.plan.in_words + j.plan.out_words) * sizeof(float));
   need_bytes += scratch_bytes + kFlushVecBytes;
-  std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
-  for (const Job& j : jobs) required.push_back(j.plan.kernel);
   for (const ApiState& a : apis) {
     if (!a.backend) continue;
+    std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
+    for (const Job& j : jobs)  // a pair's side that was not built runs no lane (run_lane)
+      if (!j.plan.user || !j.plan.user->not_built[a.api]) required.push_back(j.plan.kernel);
     if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
       throw UsageError("n = " + std::to_string(n) + " needs " + std::to_string(need_bytes) +
                        " bytes of " + api_name(a.api) + " device memory; " +

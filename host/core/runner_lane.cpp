@@ -228,6 +228,11 @@ bool lane_unavailable(const Lane& lane, const UserPlan* user, ResultRow& row) {
     if (!note.empty()) row.reason = note + ", not run: " + a.reason;
     return true;
   }
+  if (user && user->not_built[a.api]) {  // e.g. CUDA without NVRTC, on a machine with a CUDA GPU
+    row.status = Status::unavailable;
+    row.reason = user->notes[a.api] + ", not run: no " + api_name(a.api) + " kernel to launch";
+    return true;
+  }
   if (const std::string why = a.backend->hung(); !why.empty()) {
     row.status = Status::unavailable;
     row.reason = std::string("not run: the ") + api_name(a.api) + " device is unusable: " + why;

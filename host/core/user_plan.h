@@ -62,6 +62,9 @@ struct UserPlan {
   // Rows whose API cannot run say what was done instead, e.g. CUDA "compiled for sm_90 by
   // NVRTC 13.0 (PTX 2 kB, cubin 5 kB)"; "" where nothing was. One per API.
   PerApi<std::string> notes;
+  // Where the API's side was not built (CUDA without NVRTC): its rows are unavailable and say
+  // so (notes), on a machine with that API's device too. Default: every side built.
+  PerApi<bool> not_built;
   // The launch at a block size; throws UsageError naming the file and the field.
   std::function<UserLaunch(std::uint32_t block)> launch;
   std::function<UserContents(std::uint64_t run_seed)> contents;
