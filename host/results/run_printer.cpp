@@ -318,8 +318,10 @@ std::string stream_line(const std::vector<std::string>& all_cells, bool md, bool
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::size_t c = columns[i];
     const std::string cell = md ? md_cell(all_cells[c]) : printable(all_cells[c]);
-    const bool right = !header && !cell.empty() &&
-                       std::isdigit(static_cast<unsigned char>(cell[0])) && !run_columns()[c].text;
+    // The counter columns follow the run's own: numbers, never text.
+    const bool text = c < run_columns().size() && run_columns()[c].text;
+    const bool right =
+        !header && !cell.empty() && std::isdigit(static_cast<unsigned char>(cell[0])) && !text;
     const std::string pad(cell.size() < w[c] ? w[c] - cell.size() : 0, ' ');
     line += md ? "| " : (i > 0 ? "  " : "");
     line += right ? pad + cell : cell + pad;
