@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -84,16 +85,19 @@ std::unique_ptr<HostRegistration> Staging::register_host(void* data, std::size_t
   CUVK_VK(vk().vkBindBufferMemory, device(), raw_buffer, raw_memory, 0);
   auto imported = std::make_unique<ImportedHost>(*this, static_cast<const char*>(data), bytes,
                                                  std::move(bound));
+  const std::lock_guard<std::mutex> lock(imported_mutex_);
   imported_.push_back(imported.get());
   return imported;
 }
 
 void Staging::forget(const ImportedHost* imported) {
+  const std::lock_guard<std::mutex> lock(imported_mutex_);
   imported_.erase(std::remove(imported_.begin(), imported_.end(), imported), imported_.end());
 }
 
 const ImportedHost* Staging::imported_for(const void* p, std::size_t bytes,
                                           VkDeviceSize& offset) const {
+  const std::lock_guard<std::mutex> lock(imported_mutex_);
   for (const ImportedHost* h : imported_)
     if (h->holds(p, bytes)) {
       offset = h->offset_of(p);

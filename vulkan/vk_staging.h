@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backend.h"
@@ -35,7 +36,8 @@ class Staging {
   void download(const DeviceBuffer& src, void* dst, std::size_t bytes);
   void fill(DeviceBuffer& dst, std::uint32_t word);
   // Imports [data, data + bytes) as device memory with a transfer buffer over it; null where the
-  // extension is off, the alignment does not fit, or the driver refuses the pointer.
+  // extension is off, the alignment does not fit, or the driver refuses the pointer. Safe from
+  // several threads at once (the runner registers two arrays side by side) and beside transfers.
   std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes);
   void forget(const ImportedHost* imported);  // by ~ImportedHost
 
@@ -52,7 +54,8 @@ class Staging {
   BoundBuffer staging_;
   void* staging_map_ = nullptr;  // persistently mapped; unmapped when its memory is freed
   bool host_import_ = false;
-  std::vector<const ImportedHost*> imported_;  // live registrations
+  mutable std::mutex imported_mutex_;          // guards imported_: registrations come and go
+  std::vector<const ImportedHost*> imported_;  // on other threads; live registrations
 };
 
 }  // namespace cuvk::vk
