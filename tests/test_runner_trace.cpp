@@ -8,33 +8,17 @@
 #include <vector>
 
 #include "runner.h"
-#include "suite_check.h"
 #include "trace_file.h"
+#include "validated_vulkan.h"
 #include "vulkan_backend.h"
 
 using namespace cuvk;
 
 namespace {
 
-class RunnerTrace : public ::testing::Test {
+class RunnerTrace : public suite::ValidatedVulkan {
  protected:
-  void SetUp() override {
-    options_.validation = true;
-    options_.trace = true;
-    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
-    try {
-      vulkan_devices(options_);
-    } catch (const std::exception& e) {
-      if (suite::validation_required())
-        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
-      GTEST_SKIP() << "no Vulkan: " << e.what();
-    }
-    backend_ = make_vulkan_backend(0, options_);
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
-  }
+  RunnerTrace() { options_.trace = true; }
 
   // A short run of read_offset at offset 7 on Vulkan, traced or not.
   RunOutcome run(bool trace) {
@@ -56,10 +40,6 @@ class RunnerTrace : public ::testing::Test {
     set.reasons[Api::cuda] = "not selected";
     return run_suite(cfg, set);
   }
-
-  BackendOptions options_;
-  std::vector<std::string> messages_;
-  std::unique_ptr<Backend> backend_;
 };
 
 TEST_F(RunnerTrace, TheTracedLaunchRunsAtThePointsSweepValue) {

@@ -14,6 +14,7 @@
 #include "devices.h"
 #include "error.h"
 #include "suite_check.h"
+#include "validated_vulkan.h"
 #include "vk_queue_families.h"
 #include "vulkan_backend.h"
 
@@ -29,34 +30,13 @@ CuvkParams flush_params(std::uint32_t sentinel_bits) {
   return p;
 }
 
-class VulkanValidated : public ::testing::Test {
+class VulkanValidated : public suite::ValidatedVulkan {
  protected:
-  void SetUp() override {
-    options_.validation = true;
-    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
-    try {
-      devices_ = vulkan_devices(options_);
-    } catch (const std::exception& e) {
-      if (suite::validation_required())
-        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
-      GTEST_SKIP() << "no Vulkan: " << e.what();
-    }
-    backend_ = make_vulkan_backend(0, options_);
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
-  }
   RunOutcome run(const RunConfig& cfg) {
     BackendSet set;
     set.backends[Api::vulkan] = backend_.get();
     return run_suite(cfg, set);
   }
-
-  BackendOptions options_;
-  std::vector<std::string> messages_;
-  std::vector<DeviceInfo> devices_;
-  std::unique_ptr<Backend> backend_;
 };
 
 }  // namespace

@@ -11,8 +11,8 @@
 #include "host_data.h"
 #include "params.h"
 #include "runner.h"
-#include "suite_check.h"
 #include "trace_summary.h"
+#include "validated_vulkan.h"
 #include "vulkan_backend.h"
 
 using namespace cuvk;
@@ -26,25 +26,9 @@ TraceSupport support_of(const Backend& b) {
   return traces->trace_support();
 }
 
-class VulkanTraced : public ::testing::Test {
+class VulkanTraced : public suite::ValidatedVulkan {
  protected:
-  void SetUp() override {
-    options_.validation = true;
-    options_.trace = true;
-    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
-    try {
-      vulkan_devices(options_);
-    } catch (const std::exception& e) {
-      if (suite::validation_required())
-        FAIL() << "CUVK_REQUIRE_VALIDATION=1: no Vulkan device with validation: " << e.what();
-      GTEST_SKIP() << "no Vulkan: " << e.what();
-    }
-    backend_ = make_vulkan_backend(0, options_);
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
-  }
+  VulkanTraced() { options_.trace = true; }
 
   // One traced launch of `point`'s kernel: output verified, records checked and returned.
   TraceRecords trace(const TestCase& t, const Point& point, Binding binding) {
@@ -72,10 +56,6 @@ class VulkanTraced : public ::testing::Test {
     const TraceSupport s = support_of(*backend_);
     return parse_trace(words, blocks, s.ticks_per_ns, s.sm_ids, 0);
   }
-
-  BackendOptions options_;
-  std::vector<std::string> messages_;
-  std::unique_ptr<Backend> backend_;
 };
 
 }  // namespace
