@@ -85,6 +85,83 @@ std::vector<VkDeviceQueueCreateInfo> queue_create_infos(const std::vector<std::u
   return infos;
 }
 
+// The optional features and extensions asked of the device, as a pNext chain. Its links point
+// into this object, so it stays where it is until vkCreateDevice.
+struct FeatureRequest {
+  FeatureRequest() = default;
+  FeatureRequest(const FeatureRequest&) = delete;
+  FeatureRequest& operator=(const FeatureRequest&) = delete;
+
+  std::vector<const char*> extensions;
+  const void* chain = nullptr;
+  VkPhysicalDeviceBufferDeviceAddressFeatures bda{};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{};
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{};
+};
+
+// bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
+// instance too; a 1.1 device gets it through VK_KHR_buffer_device_address.
+void request_bda(FeatureRequest& r, const DeviceContext& context, const PhysicalFacts& facts,
+                 EnabledFeatures& enabled) {
+  r.bda.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
+  const bool core12 = std::min(facts.api_version, context.instance.api_version()) >= kVulkan12;
+  if (facts.buffer_device_address && (core12 || facts.bda_extension)) {
+    r.bda.bufferDeviceAddress = VK_TRUE;
+    r.chain = &r.bda;
+    if (!core12) r.extensions.push_back(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
+    enabled.bda = true;
+  } else {
+    enabled.bda_unsupported =
+        "Vulkan device " + facts.info.name + " has no bufferDeviceAddress feature";
+  }
+}
+
+// Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
+void request_statistics(FeatureRequest& r, const PhysicalFacts& facts,
+                        const BackendOptions& options, EnabledFeatures& enabled) {
+  r.exec.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  if (options.pipeline_statistics && facts.pipeline_executable_info) {
+    r.exec.pipelineExecutableInfo = VK_TRUE;
+    r.exec.pNext = const_cast<void*>(r.chain);
+    r.chain = &r.exec;
+    r.extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    enabled.capture_statistics = true;
+  }
+}
+
+// The device clock and SM ids only when asked (`cuvk trace`).
+void request_trace(FeatureRequest& r, const PhysicalFacts& facts, const BackendOptions& options,
+                   EnabledFeatures& enabled) {
+  r.clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  r.sm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
+  enabled.trace = trace_support(facts, options.trace);
+  if (!enabled.trace.unavailable.empty()) return;
+  r.clock.shaderDeviceClock = VK_TRUE;
+  r.clock.pNext = const_cast<void*>(r.chain);
+  r.chain = &r.clock;
+  r.extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  if (enabled.trace.sm_ids) {
+    r.sm.shaderSMBuiltins = VK_TRUE;
+    r.sm.pNext = const_cast<void*>(r.chain);
+    r.chain = &r.sm;
+    r.extensions.push_back(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  }
+}
+
+// Takes the new device into `context`: its dispatch table, ownership and a queue per family.
+void take_device(DeviceContext& context, VkDevice raw_device,
+                 const std::vector<std::uint32_t>& families) {
+  volkLoadDeviceTable(&context.table, raw_device);
+  context.device = vk::Device(raw_device, context.table.vkDestroyDevice);
+  for (const std::uint32_t family : families) {
+    VkQueue queue = VK_NULL_HANDLE;
+    context.table.vkGetDeviceQueue(raw_device, family, 0, &queue);
+    context.family_queues.emplace_back(family, queue);
+  }
+  context.queue = context.family_queues.front().second;
+}
+
 // The logical device with one queue per family of families_to_open, its dispatch table and the
 // queues.
 // No robustness features: no bounds checks, as in CUDA. `start`: set just before vkCreateDevice.
@@ -95,76 +172,29 @@ EnabledFeatures create_device(DeviceContext& context, const PhysicalFacts& facts
   const float priority = 1.0F;
   const std::vector<std::uint32_t> open = families_to_open(facts, options);
   const std::vector<VkDeviceQueueCreateInfo> queue_infos = queue_create_infos(open, &priority);
-  std::vector<const char*> extensions;
-  if (facts.portability_subset) extensions.push_back(kPortabilitySubset);  // required if offered
-  // bufferDeviceAddress, where offered, for the bda binding mode. Core 1.2 features need a 1.2
-  // instance too; a 1.1 device gets it through VK_KHR_buffer_device_address.
-  const void* features_chain = nullptr;
-  VkPhysicalDeviceBufferDeviceAddressFeatures bda_features{};
-  bda_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
-  const bool core12 = std::min(facts.api_version, context.instance.api_version()) >= kVulkan12;
-  if (facts.buffer_device_address && (core12 || facts.bda_extension)) {
-    bda_features.bufferDeviceAddress = VK_TRUE;
-    features_chain = &bda_features;
-    if (!core12) extensions.push_back(VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME);
-    enabled.bda = true;
-  } else {
-    enabled.bda_unsupported =
-        "Vulkan device " + facts.info.name + " has no bufferDeviceAddress feature";
-  }
+  FeatureRequest request;
+  // The portability subset: required if offered.
+  if (facts.portability_subset) request.extensions.push_back(kPortabilitySubset);
+  request_bda(request, context, facts, enabled);
   // Transfers straight from and into the runner's host memory (no staging copy), where offered.
   if (facts.external_memory_host && context.instance.api_version() >= kVulkan11) {
-    extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    request.extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     enabled.host_import = true;
   }
-  // Pipeline statistics only when asked (`cuvk inspect`), never for timed runs.
-  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_features{};
-  exec_features.sType =
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
-  if (options.pipeline_statistics && facts.pipeline_executable_info) {
-    exec_features.pipelineExecutableInfo = VK_TRUE;
-    exec_features.pNext = const_cast<void*>(features_chain);
-    features_chain = &exec_features;
-    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-    enabled.capture_statistics = true;
-  }
-  // The device clock and SM ids only when asked (`cuvk trace`).
-  VkPhysicalDeviceShaderClockFeaturesKHR clock_features{};
-  clock_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
-  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm_features{};
-  sm_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
-  enabled.trace = trace_support(facts, options.trace);
-  if (enabled.trace.unavailable.empty()) {
-    clock_features.shaderDeviceClock = VK_TRUE;
-    clock_features.pNext = const_cast<void*>(features_chain);
-    features_chain = &clock_features;
-    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
-    if (enabled.trace.sm_ids) {
-      sm_features.shaderSMBuiltins = VK_TRUE;
-      sm_features.pNext = const_cast<void*>(features_chain);
-      features_chain = &sm_features;
-      extensions.push_back(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
-    }
-  }
+  request_statistics(request, facts, options, enabled);
+  request_trace(request, facts, options, enabled);
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  device_info.pNext = features_chain;
+  device_info.pNext = request.chain;
   device_info.queueCreateInfoCount = static_cast<std::uint32_t>(queue_infos.size());
   device_info.pQueueCreateInfos = queue_infos.data();
-  device_info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
-  device_info.ppEnabledExtensionNames = extensions.data();
+  device_info.enabledExtensionCount = static_cast<std::uint32_t>(request.extensions.size());
+  device_info.ppEnabledExtensionNames = request.extensions.data();
   device_info.pEnabledFeatures = nullptr;  // no robustBufferAccess: no bounds checks, as in CUDA
   start = Clock::now();
   VkDevice raw_device = VK_NULL_HANDLE;
   CUVK_VK(vkCreateDevice, context.physical, &device_info, nullptr, &raw_device);
-  volkLoadDeviceTable(&context.table, raw_device);
-  context.device = vk::Device(raw_device, context.table.vkDestroyDevice);
-  for (const std::uint32_t family : open) {
-    VkQueue queue = VK_NULL_HANDLE;
-    context.table.vkGetDeviceQueue(raw_device, family, 0, &queue);
-    context.family_queues.emplace_back(family, queue);
-  }
-  context.queue = context.family_queues.front().second;
+  take_device(context, raw_device, open);
   return enabled;
 }
 

@@ -114,80 +114,112 @@ void print_compilers(const pairs::PairDeclaration& d, const Compiled& c,
                "the declaration\n";
 }
 
-}  // namespace
-
-int inspect_pair(const InspectArgs& a) {
-  const pairs::PairDeclaration d = pairs::read_pair_file(a.pair);
+// The block sizes shown: the declaration's, else --block-sizes; checked as a run checks them.
+std::vector<std::uint32_t> shown_block_sizes(const InspectArgs& a,
+                                             const pairs::PairDeclaration& d) {
   RunConfig judged;
   judged.block_sizes = d.launch.block_sizes.empty()
                            ? parse_uint_list(a.block_sizes, "--block-sizes", kMaxBlockSizes + 1)
                            : d.launch.block_sizes;
   validate_config(judged);
-  const std::vector<std::uint32_t>& blocks = judged.block_sizes;
+  return judged.block_sizes;
+}
+
+// The heading: the pair, the devices, the compilers and the block sizes where declared.
+void print_heading(const InspectArgs& a, const pairs::PairDeclaration& d,
+                   const InspectDevices& devs, const Compiled& compiled,
+                   const std::string& arch_source, std::size_t block_sizes) {
+  std::cout << "cuvk inspect --pair " << a.pair << ": " << d.name
+            << (d.description.empty() ? "" : " (" + d.description + ")") << '\n';
+  print_inspect_devices(devs);
+  print_compilers(d, compiled, arch_source);
+  if (!d.launch.block_sizes.empty())
+    std::cout << "  Block sizes: " << block_sizes << " fixed by the declaration\n";
+}
+
+// The CUDA side: NVRTC's code and, loaded into the CUDA backend, the runtime's figures.
+CudaSide cuda_side(const Compiled& compiled, const std::string& name, const RuntimeModule& module,
+                   const InspectDevices& devs, const std::vector<std::uint32_t>& blocks) {
+  CudaSide c;
+  c.unavailable = compiled.cuda_unavailable;
+  if (!compiled.cuda) return c;
+  const pairs::CompiledCuda& cu = *compiled.cuda;
+  c.arch = "sm_" + std::to_string(cu.arch);
+  c.compiler = cu.compiler + " " + options_text(cu.options);
+  c.ptxas_source = "ptxas -v via NVRTC";
+  // The whole log: ptxas -v's lines wherever NVRTC put them.
+  fill_cuda_code(c, cu.ptx, cu.ptxas_log + "\n" + cu.log, cu.cubin.data(), cu.cubin.size(),
+                 cu.lowered_name);
+  RuntimeModule m = module;
+  m.entry = cu.lowered_name;
+  m.cuda_image = cu.cubin;
+  const std::string why = load(devs.cuda.get(), m);
+  fill_cuda_runtime(c, name, why.empty() ? devs.cuda.get() : nullptr,
+                    why == "no device" ? devs.cuda_reason : why, blocks);
+  return c;
+}
+
+// The Vulkan module: the SPIR-V of each binding shown (bda shown alone: load needs both).
+RuntimeModule vulkan_module(RuntimeModule module, const pairs::PairDeclaration& d,
+                            const Compiled& compiled) {
+  for (const pairs::CompiledSpirv& s : compiled.spirv)
+    (s.binding == Binding::bda ? module.spirv_bda : module.spirv) = s.words;
+  module.entry = d.glsl.entry;
+  if (module.spirv.empty() && !compiled.spirv.empty()) {
+    module.spirv = pairs::compile_glsl(d, Binding::descriptor).words;
+  }
+  return module;
+}
+
+// One binding's Vulkan side: its SPIR-V and the driver's figures (`vulkan` null: `why` not).
+VulkanSide vulkan_side(Binding b, const pairs::PairDeclaration& d, const Compiled& compiled,
+                       const std::string& name, Backend* vulkan, const std::string& why,
+                       const std::vector<std::uint32_t>& blocks, const SassTarget& target) {
+  VulkanSide v;
+  v.binding = b;
+  v.module_name = d.glsl.spirv.empty() ? d.glsl.source : d.glsl.spirv;
+  for (const pairs::CompiledSpirv& s : compiled.spirv)
+    if (s.binding == b) {
+      v.code = s.words.data();
+      v.words = s.words.size();
+    }
+  if (v.code) {
+    fill_vulkan(v, name, vulkan, why, blocks, target);
+    v.layout_note = "checked against the declaration: match";
+  } else {
+    v.module_name += " (no bda form declared)";
+    v.statistics_unavailable = v.sass.unavailable = "the pair declares no bda form";
+  }
+  return v;
+}
+
+}  // namespace
+
+int inspect_pair(const InspectArgs& a) {
+  const pairs::PairDeclaration d = pairs::read_pair_file(a.pair);
+  const std::vector<std::uint32_t> blocks = shown_block_sizes(a, d);
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 
   const InspectDevices devs = open_inspect_devices(a.device);
   std::string arch_source;
   const int arch = cuda_arch(devs.choice, &arch_source);
   const Compiled compiled = compile(d, arch, bindings);
-  std::cout << "cuvk inspect --pair " << a.pair << ": " << d.name
-            << (d.description.empty() ? "" : " (" + d.description + ")") << '\n';
-  print_inspect_devices(devs);
-  print_compilers(d, compiled, arch_source);
-  if (!d.launch.block_sizes.empty())
-    std::cout << "  Block sizes: " << judged.block_sizes.size() << " fixed by the declaration\n";
+  print_heading(a, d, devs, compiled, arch_source, blocks.size());
 
   const std::string name = module_name(d);
-  RuntimeModule module = runtime_module(d, name);
-  CudaSide c;
-  c.unavailable = compiled.cuda_unavailable;
-  if (compiled.cuda) {
-    const pairs::CompiledCuda& cu = *compiled.cuda;
-    c.arch = "sm_" + std::to_string(cu.arch);
-    c.compiler = cu.compiler + " " + options_text(cu.options);
-    c.ptxas_source = "ptxas -v via NVRTC";
-    // The whole log: ptxas -v's lines wherever NVRTC put them.
-    fill_cuda_code(c, cu.ptx, cu.ptxas_log + "\n" + cu.log, cu.cubin.data(), cu.cubin.size(),
-                   cu.lowered_name);
-    RuntimeModule m = module;
-    m.entry = cu.lowered_name;
-    m.cuda_image = cu.cubin;
-    const std::string why = load(devs.cuda.get(), m);
-    fill_cuda_runtime(c, name, why.empty() ? devs.cuda.get() : nullptr,
-                      why == "no device" ? devs.cuda_reason : why, blocks);
-  }
-  for (const pairs::CompiledSpirv& s : compiled.spirv)
-    (s.binding == Binding::bda ? module.spirv_bda : module.spirv) = s.words;
-  module.entry = d.glsl.entry;
-  if (module.spirv.empty() && !compiled.spirv.empty()) {  // bda shown alone: load needs both
-    module.spirv = pairs::compile_glsl(d, Binding::descriptor).words;
-  }
-  const std::string vk_why = load(devs.vulkan.get(), module);
+  const RuntimeModule module = runtime_module(d, name);
+  CudaSide c = cuda_side(compiled, name, module, devs, blocks);
+  const RuntimeModule vk_module = vulkan_module(module, d, compiled);
+  const std::string vk_why = load(devs.vulkan.get(), vk_module);
   Backend* vulkan = vk_why.empty() ? devs.vulkan.get() : nullptr;
   SassTarget target;
   target.block = inspect::shown_block(blocks);
   target.dump_dir = a.dump_cache_dir;
   print_sass_source(devs.choice, target);
   std::vector<VulkanSide> vks;
-  for (Binding b : bindings) {
-    VulkanSide v;
-    v.binding = b;
-    v.module_name = d.glsl.spirv.empty() ? d.glsl.source : d.glsl.spirv;
-    for (const pairs::CompiledSpirv& s : compiled.spirv)
-      if (s.binding == b) {
-        v.code = s.words.data();
-        v.words = s.words.size();
-      }
-    if (v.code) {
-      fill_vulkan(v, name, vulkan, vk_why == "no device" ? devs.vulkan_reason : vk_why, blocks,
-                  target);
-      v.layout_note = "checked against the declaration: match";
-    } else {
-      v.module_name += " (no bda form declared)";
-      v.statistics_unavailable = v.sass.unavailable = "the pair declares no bda form";
-    }
-    vks.push_back(std::move(v));
-  }
+  for (Binding b : bindings)
+    vks.push_back(vulkan_side(b, d, compiled, name, vulkan,
+                              vk_why == "no device" ? devs.vulkan_reason : vk_why, blocks, target));
   print_kernel_inspection(
       std::cout,
       inspect::inspect_kernel(d.name, std::move(c), std::move(vks), blocks, !a.no_listings),

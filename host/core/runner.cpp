@@ -340,6 +340,88 @@ void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const 
   }
 }
 
+// ---- run_suite's steps, in its order ----
+
+// One state per API of the run, with its backend (or why none) and the counters where asked.
+std::vector<ApiState> api_states(const RunConfig& cfg, const BackendSet& set) {
+  std::vector<ApiState> apis;
+  for (Api a : cfg.apis)
+    apis.push_back({a, set.backends[a], set.reasons[a], nullptr, nullptr, {}, {},
+                    cfg.counters ? set.counters : nullptr, set.counters_reason, {}});
+  return apis;
+}
+
+// The plan phase: the devices' common limits (into `lim`), the run's settings, the jobs, and a
+// check that the devices can hold them.
+std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
+                          const std::vector<ApiState>& apis, Limits& lim, RunOutcome& out) {
+  PhaseTimer t(out.phase_s, "plan");
+  lim = device_limits(apis);
+  choose_run_settings(cfg, set, lim, out);
+  std::vector<Job> jobs = plan_jobs(cfg, lim, out.n);
+  check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
+  return jobs;
+}
+
+// Settles each GPU's clocks once (the first API on a GPU settles it), then samples the clocks.
+void settle_gpus(std::vector<ApiState>& apis, const RunConfig& cfg, const BackendSet& set,
+                 const Limits& lim, RunOutcome& out) {
+  std::vector<const Backend*> settled;
+  for (ApiState& a : apis) {
+    if (!a.backend) continue;
+    PhaseTimer t(out.phase_s, "settle");
+    a.families = a.backend->copy_queue_families();
+    if (std::none_of(settled.begin(), settled.end(),
+                     [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
+      settle_clocks(a, cfg, set.clocks, out);
+    settled.push_back(a.backend);
+  }
+  PhaseTimer t(out.phase_s, "settle");
+  if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
+}
+
+// The flush scratch of each backend, then the clocks settled while the first point's inputs are
+// prepared and registered beside; returns those inputs once ready.
+Inputs settle_with_first_inputs(std::vector<ApiState>& apis, const RunConfig& cfg,
+                                const BackendSet& set, const Limits& lim, InputPipeline& inputs,
+                                RunOutcome& out) {
+  for (ApiState& a : apis) {
+    if (!a.backend) continue;
+    PhaseTimer t(out.phase_s, "flush scratch");
+    prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+  }
+  FirstInputs first_inputs(inputs, lim.any_backend, apis);
+  settle_gpus(apis, cfg, set, lim, out);
+  PhaseTimer t(out.phase_s, "inputs (waiting)");
+  return first_inputs.take(out);
+}
+
+// Every point of every job in plan order, each job's inputs taken from the pipeline (the first
+// job's are `first`) and freed after its points. Returns false when an interrupt stopped it.
+bool run_jobs(const std::vector<Job>& jobs, Inputs& first, InputPipeline& inputs,
+              std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
+              const Limits& lim, RunOutcome& out) {
+  const std::size_t steps = count_steps(jobs, lanes, cfg);
+  std::size_t step = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    Inputs in;
+    if (j == 0) {
+      in = std::move(first);
+    } else {
+      PhaseTimer t(out.phase_s, "inputs (waiting)");
+      in = inputs.take(j);
+    }
+    for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
+    const std::vector<std::uint32_t> blocks = job_block_sizes(jobs[j], cfg);
+    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
+      if (!run_point(jobs[j], j + bi, blocks[bi], in, lanes, cfg, set, lim, step, steps, out))
+        return false;
+    PhaseTimer t(out.phase_s, "inputs (free)");
+    const Inputs done = std::move(in);  // its hash thread ends before the buffers go
+  }
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu,
@@ -368,48 +450,15 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gp
 RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   validate_config(cfg);
   RunOutcome out;
-  std::vector<ApiState> apis;
-  for (Api a : cfg.apis)
-    apis.push_back({a, set.backends[a], set.reasons[a], nullptr, nullptr, {}, {},
-                    cfg.counters ? set.counters : nullptr, set.counters_reason, {}});
-  std::vector<Job> jobs;
+  std::vector<ApiState> apis = api_states(cfg, set);
   Limits lim;
-  {
-    PhaseTimer t(out.phase_s, "plan");
-    lim = device_limits(apis);
-    choose_run_settings(cfg, set, lim, out);
-    jobs = plan_jobs(cfg, lim, out.n);
-    check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
-  }
+  std::vector<Job> jobs = plan_run(cfg, set, apis, lim, out);
   std::vector<const Plan*> plans;
   for (const Job& j : jobs) plans.push_back(&j.plan);
   // The first point's inputs: prepared while the devices opened, or now while settling.
   InputPipeline inputs(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
-  Inputs first;  // the first point's, with their host memory registered (FirstInputs)
-  {
-    for (ApiState& a : apis) {
-      if (!a.backend) continue;
-      PhaseTimer t(out.phase_s, "flush scratch");
-      prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
-    }
-    FirstInputs first_inputs(inputs, lim.any_backend, apis);
-    std::vector<const Backend*> settled;
-    for (ApiState& a : apis) {
-      if (!a.backend) continue;
-      PhaseTimer t(out.phase_s, "settle");
-      a.families = a.backend->copy_queue_families();
-      if (std::none_of(settled.begin(), settled.end(),
-                       [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
-        settle_clocks(a, cfg, set.clocks, out);
-      settled.push_back(a.backend);
-    }
-    {
-      PhaseTimer t(out.phase_s, "settle");
-      if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
-    }
-    PhaseTimer t(out.phase_s, "inputs (waiting)");
-    first = first_inputs.take(out);
-  }
+  // The first point's, with their host memory registered (FirstInputs).
+  Inputs first = settle_with_first_inputs(apis, cfg, set, lim, inputs, out);
   if (interrupted()) {
     out.interrupted = true;
     return out;
@@ -417,25 +466,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   if (cfg.counters) profile_first(apis, jobs, cfg, lim, out);
   if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
-  const std::size_t steps = count_steps(jobs, lanes, cfg);
-  std::size_t step = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    Inputs in;
-    if (j == 0) {
-      in = std::move(first);
-    } else {
-      PhaseTimer t(out.phase_s, "inputs (waiting)");
-      in = inputs.take(j);
-    }
-    for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
-    const std::vector<std::uint32_t> blocks = job_block_sizes(jobs[j], cfg);
-    for (std::size_t bi = 0; bi < blocks.size(); ++bi)
-      if (!run_point(jobs[j], j + bi, blocks[bi], in, lanes, cfg, set, lim, step, steps, out)) {
-        out.interrupted = true;
-        return out;
-      }
-    PhaseTimer t(out.phase_s, "inputs (free)");
-    const Inputs done = std::move(in);  // its hash thread ends before the buffers go
+  if (!run_jobs(jobs, first, inputs, lanes, cfg, set, lim, out)) {
+    out.interrupted = true;
+    return out;
   }
   {
     PhaseTimer t(out.phase_s, "host cost");
