@@ -53,7 +53,12 @@ class CudaBuffer final : public DeviceBuffer {
 class PinnedHost final : public HostRegistration {
  public:
   PinnedHost(void* data, std::size_t bytes) : data_(data) {
-    CUVK_CUDA_CHECK(cudaHostRegister(data, bytes, cudaHostRegisterDefault));
+    const cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+    if (err == cudaSuccess) return;
+    // A refusal is the caller's to handle (transfers then go unpinned); it must not stay this
+    // thread's last error, which the next launch's cudaGetLastError() check would report.
+    static_cast<void>(cudaGetLastError());
+    throw Error(call_failure("cudaHostRegister", cuda::decode(err), __FILE__, __LINE__));
   }
   ~PinnedHost() override { cudaHostUnregister(data_); }
   PinnedHost(const PinnedHost&) = delete;

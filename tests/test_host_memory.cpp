@@ -15,6 +15,7 @@
 
 #include "catalogue.h"
 #include "cuda_backend.h"
+#include "error.h"
 #include "host_data.h"
 #include "host_memory.h"
 #include "input_pipeline.h"
@@ -157,6 +158,26 @@ TEST(HostMemory, CudaRegistrationsHoldFromSeveralThreadsAtOnce) {
     GTEST_SKIP() << "no CUDA: " << e.what();
   }
   registrations_from_threads([] { return make_cuda_backend(0); });
+}
+
+// A registration CUDA refuses (here: the same range twice) is caught by HostMemory::register_with
+// and the transfers go the unpinned way; the refusal must not linger as the thread's last CUDA
+// error, or the next launch's check reports it and the row fails.
+TEST(HostMemory, CudaARefusedRegistrationLeavesNoErrorBehind) {
+  std::unique_ptr<Backend> b;
+  try {
+    cuda_devices();
+    b = make_cuda_backend(0);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no CUDA: " << e.what();
+  }
+  HostMemory mem(kHostRegisterAlign / sizeof(float));
+  void* const data = mem.touch(mem.capacity()).data();
+  const std::unique_ptr<HostRegistration> first = b->register_host(data, kHostRegisterAlign);
+  ASSERT_NE(first, nullptr);
+  EXPECT_THROW(b->register_host(data, kHostRegisterAlign), Error);
+  auto dev = b->allocate(kHostRegisterAlign);
+  EXPECT_NO_THROW(b->fill(*dev, 0x7fc00000u));  // a launch, then cudaGetLastError()
 }
 
 TEST(InputPipeline, ReusedSlotsHoldWhatFreshOnesWould) {
