@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "pair.h"
+#include "validated_vulkan.h"
 #include "vulkan_backend.h"
 
 namespace {
@@ -19,23 +20,8 @@ namespace {
 using namespace cuvk;
 using namespace cuvk::pairs;
 
-class ExampleOnVulkan : public ::testing::Test {
+class ExampleOnVulkan : public suite::ValidatedVulkan {
  protected:
-  void SetUp() override {
-    options_.validation = true;
-    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
-    try {
-      vulkan_devices(options_);
-    } catch (const std::exception& e) {
-      GTEST_SKIP() << "no Vulkan: " << e.what();
-    }
-    backend_ = make_vulkan_backend(0, options_);
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
-  }
-
   // Runs example `name` at size n and block size `block` in `binding` with the given inputs
   // (one per buffer, as floats); returns every buffer's contents after the run.
   std::vector<std::vector<float>> run(const std::string& name, std::uint64_t n, std::uint32_t block,
@@ -90,10 +76,6 @@ class ExampleOnVulkan : public ::testing::Test {
     for (float& x : v) x = dist(gen);
     return v;
   }
-
-  BackendOptions options_;
-  std::vector<std::string> messages_;
-  std::unique_ptr<Backend> backend_;
 };
 
 TEST_F(ExampleOnVulkan, SaxpyIsBitExactInBothBindings) {

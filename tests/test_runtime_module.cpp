@@ -11,6 +11,7 @@
 #include "rt_nine.h"
 #include "rt_saxpy.h"
 #include "rt_saxpy_bda.h"
+#include "validated_vulkan.h"
 #include "vulkan_backend.h"
 
 using namespace cuvk;
@@ -32,22 +33,8 @@ std::vector<std::uint8_t> bytes_of(const std::vector<std::pair<const void*, std:
   return out;
 }
 
-class RuntimeModule_ : public ::testing::Test {
+class RuntimeModule_ : public suite::ValidatedVulkan {
  protected:
-  void SetUp() override {
-    options_.validation = true;
-    options_.on_message = [this](const std::string& m) { messages_.push_back(m); };
-    try {
-      vulkan_devices(options_);
-    } catch (const std::exception& e) {
-      GTEST_SKIP() << "no Vulkan: " << e.what();
-    }
-    backend_ = make_vulkan_backend(0, options_);
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& m : messages_) ADD_FAILURE() << "validation: " << m;
-  }
   RuntimeModule saxpy() const {
     RuntimeModule m;
     m.name = "user_saxpy";
@@ -59,10 +46,6 @@ class RuntimeModule_ : public ::testing::Test {
     m.compile_ms = {{"compile user_saxpy (test)", 1.5}};
     return m;
   }
-
-  BackendOptions options_;
-  std::vector<std::string> messages_;
-  std::unique_ptr<Backend> backend_;
 };
 
 constexpr std::uint32_t kGuard = 256;  // kViewAlignment: the view starts after one guard
