@@ -90,8 +90,7 @@ std::string draw_figures(const std::string& dir, const IndexInputs& in) {
   std::string out;
   const int status = plotter.run({"index", path}, out);
   if (status != 0)
-    throw Error("--index " + dir + ": the plotter failed (exit " + std::to_string(status) + "): " +
-                printable(out.substr(out.size() > 2000 ? out.size() - 2000 : 0)));
+    throw Error("--index " + dir + ": " + plotter_failure(status, out));
   std::istringstream lines(out);  // "drew plots/NAME.png" per figure
   for (std::string line; std::getline(lines, line);) std::cout << printable(line) << '\n';
   return "";

@@ -57,8 +57,7 @@ std::string draw_trace(const TraceArgs& a, const std::string& json) {
   std::ifstream f(figure, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (status != 0 || bytes.empty())
-    throw Error("--plot: the plotter failed (exit " + std::to_string(status) +
-                "): " + printable(out.substr(out.size() > 2000 ? out.size() - 2000 : 0)));
+    throw Error("--plot: " + plotter_failure(status, out));
   write_output_file(a.plot, bytes, "--plot");
   return "";
 }

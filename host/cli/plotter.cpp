@@ -10,9 +10,11 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "build_info.h"
 #include "error.h"
+#include "json_check.h"
 
 namespace cuvk {
 namespace {
@@ -114,6 +116,16 @@ int Plotter::run(const std::vector<std::string>& args, std::string& output) cons
   std::vector<std::string> argv = {python_, "-B", dir_ + "/plot.py"};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv, output);
+}
+
+std::string plotter_failure(int status, const std::string& output) {
+  std::string last;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  const std::string tail = output.substr(output.size() > 2000 ? output.size() - 2000 : 0);
+  return "the plotter failed (exit " + std::to_string(status) + "): " + printable(last) +
+         "; output: " + printable(tail);
 }
 
 }  // namespace cuvk

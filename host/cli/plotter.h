@@ -42,6 +42,10 @@ class Plotter {
   TemporaryPath live_;  // dir_, removed by a signal's handler if the process ends first
 };
 
+// "the plotter failed (exit N): LAST LINE; output: TAIL": a traceback's last line (the exception)
+// first, since a long error line is cut at its end.
+std::string plotter_failure(int status, const std::string& output);
+
 // The drawing program, for the figures' metadata: "cuvk <git revision> (results/plot.py)".
 std::string plotter_name();
 

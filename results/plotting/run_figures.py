@@ -175,8 +175,10 @@ def sweep(rows, test, key):
 
 
 def gbps_err(r, field):
+    """(below, above) the row's GB/s: its time CI turned into bandwidth. A CI bound on the median
+    itself (few samples of a coarse timer) gives 0, which g * t / t - g can round below."""
     g, (t, lo, hi) = r[field], median_ci(r)
-    return (g - g * t / hi if hi > 0 else 0.0, g * t / lo - g if lo > 0 else 0.0)
+    return (max(0.0, g - g * t / hi) if hi > 0 else 0.0, max(0.0, g * t / lo - g) if lo > 0 else 0.0)
 
 
 def draw_sweep(ax, rows, test, key, fields):
