@@ -77,8 +77,8 @@ void registrations_from_threads(const std::function<std::unique_ptr<Backend>()>&
         while (ready.load() < kThreads) std::this_thread::yield();
         std::vector<std::unique_ptr<HostRegistration>> held;
         for (int k = 0; k < kEach; ++k) {
-          held.push_back(b->register_host(mems[t * kEach + k]->view(kWords).data(),
-                                          kHostRegisterAlign));
+          held.push_back(
+              b->register_host(mems[t * kEach + k]->view(kWords).data(), kHostRegisterAlign));
           if (held.back()) registered.fetch_add(1);
         }
       });  // `held` goes here, on each thread
@@ -98,6 +98,28 @@ void registrations_from_threads(const std::function<std::unique_ptr<Backend>()>&
   }
 }
 
+std::unique_ptr<Backend> open_vulkan() {
+  return make_vulkan_backend(0, BackendOptions{});
+}
+std::unique_ptr<Backend> open_cuda() {
+  return make_cuda_backend(0);
+}
+
+// The first device's backend after its API's enumeration, or null with `why` (the test skips).
+std::unique_ptr<Backend> first_device(bool vulkan, std::string& why) {
+  try {
+    if (vulkan) {
+      vulkan_devices(BackendOptions{});
+      return open_vulkan();
+    }
+    cuda_devices();
+    return open_cuda();
+  } catch (const std::exception& e) {
+    why = std::string(vulkan ? "no Vulkan: " : "no CUDA: ") + e.what();
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 TEST(HostMemory, AlignedForRegistrationAndTouchedOnDemand) {
@@ -111,13 +133,9 @@ TEST(HostMemory, AlignedForRegistrationAndTouchedOnDemand) {
 }
 
 TEST(HostMemory, VulkanTransfersThroughAnImportLandWhereStagedOnesDo) {
-  std::unique_ptr<Backend> b;
-  try {
-    vulkan_devices(BackendOptions{});
-    b = make_vulkan_backend(0, BackendOptions{});
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no Vulkan: " << e.what();
-  }
+  std::string why;
+  const std::unique_ptr<Backend> b = first_device(true, why);
+  if (!b) GTEST_SKIP() << why;
   // lavapipe and NVIDIA offer VK_EXT_external_memory_host; a driver without it still transfers.
   EXPECT_EQ(b->register_host(nullptr, 0), nullptr);
   HostMemory probe(1 << 20);
@@ -129,48 +147,31 @@ TEST(HostMemory, VulkanTransfersThroughAnImportLandWhereStagedOnesDo) {
 }
 
 TEST(HostMemory, VulkanRegistrationsHoldFromSeveralThreadsAtOnce) {
-  std::unique_ptr<Backend> b;
-  try {
-    vulkan_devices(BackendOptions{});
-    b = make_vulkan_backend(0, BackendOptions{});
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no Vulkan: " << e.what();
-  }
-  registrations_from_threads([] { return make_vulkan_backend(0, BackendOptions{}); });
+  std::string why;
+  if (!first_device(true, why)) GTEST_SKIP() << why;
+  registrations_from_threads(open_vulkan);
 }
 
 TEST(HostMemory, CudaTransfersFromPinnedMemoryLandWhereOthersDo) {
-  std::unique_ptr<Backend> b;
-  try {
-    cuda_devices();
-    b = make_cuda_backend(0);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no CUDA: " << e.what();
-  }
+  std::string why;
+  const std::unique_ptr<Backend> b = first_device(false, why);
+  if (!b) GTEST_SKIP() << why;
   round_trip(*b, true);
 }
 
 TEST(HostMemory, CudaRegistrationsHoldFromSeveralThreadsAtOnce) {
-  try {
-    cuda_devices();
-    make_cuda_backend(0);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no CUDA: " << e.what();
-  }
-  registrations_from_threads([] { return make_cuda_backend(0); });
+  std::string why;
+  if (!first_device(false, why)) GTEST_SKIP() << why;
+  registrations_from_threads(open_cuda);
 }
 
 // A registration CUDA refuses (here: the same range twice) is caught by HostMemory::register_with
 // and the transfers go the unpinned way; the refusal must not linger as the thread's last CUDA
 // error, or the next launch's check reports it and the row fails.
 TEST(HostMemory, CudaARefusedRegistrationLeavesNoErrorBehind) {
-  std::unique_ptr<Backend> b;
-  try {
-    cuda_devices();
-    b = make_cuda_backend(0);
-  } catch (const std::exception& e) {
-    GTEST_SKIP() << "no CUDA: " << e.what();
-  }
+  std::string why;
+  const std::unique_ptr<Backend> b = first_device(false, why);
+  if (!b) GTEST_SKIP() << why;
   HostMemory mem(kHostRegisterAlign / sizeof(float));
   void* const data = mem.touch(mem.capacity()).data();
   const std::unique_ptr<HostRegistration> first = b->register_host(data, kHostRegisterAlign);
