@@ -237,6 +237,12 @@ INSTANTIATE_TEST_SUITE_P(
             "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(push_constant) "
             "uniform S { uint n; };\nvoid main() {}\n",
             "scalar[0] 'n' is f32 at offset 0; push-constant member 0 'n' is uint at offset 0"},
+        // Issue 31's mutation audit: only the width differs (same kind, same offset).
+        Mismatch{
+            "spirv_push_width", "type = \"u32\"", "type = \"u64\"", "",
+            "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(push_constant) "
+            "uniform S { uint n; };\nvoid main() {}\n",
+            "scalar[0] 'n' is u64 at offset 0; push-constant member 0 'n' is uint at offset 0"},
         Mismatch{
             "spirv_push_offset", "", "", "",
             "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\nlayout(push_constant) "

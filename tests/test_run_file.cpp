@@ -47,6 +47,9 @@ ResultRow ok_row() {
   r.gbps_moved = gbps(r.moved_bytes, r.time_ms.median);
   r.sectors_per_request = 5;
   r.verified = true;
+  r.check = Check::verified;
+  r.checked_against = {"cuda", "expected file"};
+  r.checked = 4096;
   r.mismatches = 0;
   r.output_hash = OutputHash{HashKind::xxh3_64, 0x0123456789abcdefull};
   r.stop_reason = "time_budget";
@@ -97,6 +100,9 @@ TEST(RowFields, WhatTheWriterWritesTheReaderReadsBack) {
   EXPECT_EQ(b.gbps_moved, r.gbps_moved);
   EXPECT_EQ(b.sectors_per_request, r.sectors_per_request);
   EXPECT_EQ(b.verified, r.verified);
+  EXPECT_EQ(b.check, r.check);
+  EXPECT_EQ(b.checked_against, r.checked_against);
+  EXPECT_EQ(b.checked, r.checked);
   EXPECT_EQ(b.output_hash, r.output_hash);
   EXPECT_EQ(b.stop_reason, r.stop_reason);
   EXPECT_EQ(b.flags, r.flags);
@@ -114,6 +120,29 @@ TEST(RowFields, WhatTheWriterWritesTheReaderReadsBack) {
   EXPECT_EQ(fb.reason, failed.reason);
   EXPECT_EQ(fb.mismatches, 3u);
   EXPECT_EQ(fb.time_ms.samples, 0u);
+}
+
+// Issue 31: a row that ran but was not verified round-trips as such; a file written before the
+// field reads as "not recorded", printed so, never as verified by this cuvk.
+TEST(RowFields, TheCheckRoundTripsAndOldFilesReadAsNotRecorded) {
+  ResultRow r = ok_row();
+  r.verified = false;
+  r.check = Check::unchecked;
+  r.checked_against.clear();
+  r.check_note = "nothing to compare with: no other API ran";
+  const ResultRow b = round_trip(r);
+  EXPECT_EQ(b.check, Check::unchecked);
+  EXPECT_FALSE(b.verified);
+  EXPECT_EQ(b.check_note, r.check_note);
+  EXPECT_EQ(status_label(b.status, b.check), "ok, unchecked");
+  nlohmann::json old = row_json(ok_row());
+  old.erase("check");
+  old.erase("checked_against");
+  old.erase("check_note");
+  const ResultRow o = read_row(JsonIn("old.json", old));
+  EXPECT_EQ(o.check, Check::not_recorded);
+  EXPECT_TRUE(o.verified);
+  EXPECT_EQ(status_label(o.status, o.check), "ok, check not recorded");
 }
 
 TEST(RowFields, TheOutputHashIsWrittenUnderItsKindsKey) {

@@ -104,6 +104,22 @@ TEST(ResultsReader, EachBadInputNamesTheFileAndTheProblem) {
   doc = nlohmann::json::parse(good);
   doc["devices"]["cuda"]["name"] = 5;
   expect_error(doc.dump(), "devices.cuda.name: expected a string");
+  // Issue 31's mutation audit: a CI that misses its median went unnoticed by the suite.
+  doc = nlohmann::json::parse(good);
+  doc["results"][0]["ci"]["low_ms"] = doc["results"][0]["time_ms"]["median"].get<double>() * 1.01;
+  doc["results"][0]["ci"]["high_ms"] = doc["results"][0]["time_ms"]["median"].get<double>() * 1.02;
+  expect_error(doc.dump(), "results[0].ci: the interval does not contain time_ms.median");
+  // What an ok row was compared with (issue 31): a known check, and `verified` agreeing with it.
+  doc = nlohmann::json::parse(good);
+  doc["results"][0]["check"] = "trusted";
+  expect_error(doc.dump(), "results[0].check: expected verified, consistent, unchecked");
+  doc = nlohmann::json::parse(good);
+  doc["results"][0]["check"] = "unchecked";
+  expect_error(doc.dump(), "results[0].verified: true in a row whose check is 'unchecked'");
+  doc = nlohmann::json::parse(good);
+  doc["results"][0]["check"] = "verified";
+  doc["results"][0]["verified"] = false;
+  expect_error(doc.dump(), "results[0].verified: false in an ok row whose check is 'verified'");
 }
 
 TEST(ResultsReader, FileErrors) {

@@ -18,6 +18,7 @@
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "nvml.h"
+#include "cmd_run.h"
 #include "runner.h"
 
 using namespace cuvk;
@@ -78,6 +79,7 @@ class FakeBackend final : public Backend {
       const auto& in = static_cast<const HostBuffer*>(launch.in)->data;
       auto& out = static_cast<HostBuffer*>(launch.out)->data;
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
+      for (std::uint64_t i : corrupt) out[i] ^= 1u;  // the element's lowest bit
     }
     std::vector<double> times(static_cast<std::size_t>(opt.reps) - (short_times ? 1 : 0), 1.0);
     if (alternate_times)  // half the samples 1 ms, half 3 ms, across calls
@@ -98,6 +100,7 @@ class FakeBackend final : public Backend {
 
   std::uint64_t free_bytes = 1ull << 40;
   std::string lost_on, copies_input;
+  std::vector<std::uint64_t> corrupt;  // with copies_input: these output elements come out wrong
   bool alternate_times = false;
   std::uint64_t samples_given = 0;
   double flush_ms = 1.0;          // GPU time of each clock-settling launch
@@ -164,6 +167,36 @@ TEST(Runner, KernelThatWritesNothingFailsVerificationWithCountAndIndex) {
   }
 }
 
+// Issue 31's mutation audit: a built-in row stayed ok and verified while some, not all, of its
+// elements mismatched. Wrong at random positions, the tail among them: the row fails, counts
+// every wrong element, names the first, and the run exits 1.
+TEST(Runner, APartlyWrongBuiltInOutputFailsTheRowAndTheExitCode) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.corrupt = {1023, 5, 700, 512, 64};
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  RunDocument doc;
+  doc.outcome = run(fake, cfg);
+  ASSERT_EQ(doc.outcome.rows.size(), 1u);
+  const ResultRow& r = doc.outcome.rows[0];
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_FALSE(r.verified);
+  EXPECT_EQ(r.checked, 1024u);
+  EXPECT_EQ(r.mismatches, 5u);
+  ASSERT_TRUE(r.first_bad_index.has_value());
+  EXPECT_EQ(*r.first_bad_index, 5u);
+  EXPECT_NE(r.reason.find("5 of 1024 elements wrong, first at index 5"), std::string::npos)
+      << r.reason;
+  EXPECT_EQ(run_exit_code(doc), 1);
+  fake.corrupt = {1023};  // the last element alone
+  doc.outcome = run(fake, cfg);
+  ASSERT_EQ(doc.outcome.rows.size(), 1u);
+  EXPECT_EQ(doc.outcome.rows[0].status, Status::failed);
+  EXPECT_EQ(doc.outcome.rows[0].mismatches, 1u);
+  EXPECT_EQ(run_exit_code(doc), 1);
+}
+
 TEST(Runner, ACorrectKernelIsVerifiedAndTimed) {
   FakeBackend fake;
   fake.copies_input = "copy";
@@ -177,6 +210,9 @@ TEST(Runner, ACorrectKernelIsVerifiedAndTimed) {
   for (const ResultRow& r : out.rows)
     if (r.variant == "scalar") {
       EXPECT_TRUE(r.verified);
+      EXPECT_EQ(r.check, Check::verified);  // against the CPU's own result: independent
+      EXPECT_EQ(r.checked_against, std::vector<std::string>{"cpu reference"});
+      EXPECT_EQ(r.checked, 1024u);
       EXPECT_DOUBLE_EQ(r.time_ms.median, 1.0);
       EXPECT_EQ(r.stop_reason, "converged");
     }

@@ -84,3 +84,14 @@ TEST(Stats, StoppingRule) {
   capped.ci_rel_half_width = 1.0;  // pretend it never converges
   EXPECT_EQ(cuvk::should_stop(capped, 0.1, rule), cuvk::StopReason::sample_budget);
 }
+
+// Issue 31's mutation audit: the CI's relative half-width doubled went unnoticed. It is half the
+// interval over the median: 1..100 (n = 100: ranks 39 and 60, values 40 and 61; median 50.5).
+TEST(Stats, TheCisRelativeHalfWidthIsHalfTheIntervalOverTheMedian) {
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  const cuvk::Summary s = summarize(v);
+  EXPECT_DOUBLE_EQ(s.ci_low, 40.0);
+  EXPECT_DOUBLE_EQ(s.ci_high, 61.0);
+  EXPECT_DOUBLE_EQ(s.ci_rel_half_width, (61.0 - 40.0) / 2.0 / 50.5);
+}

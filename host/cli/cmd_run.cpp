@@ -118,6 +118,9 @@ void add_comparison_options(CLI::App& sub, RunArgs& a) {
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
+  sub.add_flag("--require-verified", a.require_verified,
+               "exit 1 where a row ran but its output was not verified against something "
+               "independent (unchecked, consistent, timing only), as for a failed row (for CI)");
   sub.add_option("--pair", a.pairs,
                  "run a kernel pair from its declaration file (docs/PAIRS.md); repeatable, and "
                  "with --tests the built-in tests too");
@@ -380,10 +383,12 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
     std::cerr << "validation: " << printable(m) << '\n';
 }
 
-int run_exit_code(const RunDocument& doc) {
+int run_exit_code(const RunDocument& doc, bool require_verified) {
   if (doc.outcome.interrupted) return interrupted_exit_code(interrupt_signal());
-  for (const ResultRow& r : doc.outcome.rows)
+  for (const ResultRow& r : doc.outcome.rows) {
     if (r.status == Status::failed) return kExitFailed;
+    if (require_verified && r.status == Status::ok && r.check != Check::verified) return kExitFailed;
+  }
   return kExitOk;
 }
 
@@ -405,7 +410,7 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   // no result file, exit 128 + N, as during the run.
   if (interrupted()) doc.outcome.interrupted = true;
   emit(doc, a.format, a.output, a.quiet);
-  const int code = run_exit_code(doc);
+  const int code = run_exit_code(doc, a.require_verified);
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
   if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device

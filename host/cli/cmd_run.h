@@ -33,6 +33,9 @@ struct RunArgs {
   std::optional<double> settle_ms;  // unset: kDefault{Gpu,Cpu}SettleMs by device
   std::uint64_t seed = 1;
   bool validation = false, quiet = false;
+  // --require-verified: an ok row whose output was not verified (unchecked, consistent, timing
+  // only) exits 1, as a failed row does (for CI); without it such rows exit 0.
+  bool require_verified = false;
   bool counters = false;  // --counters: CUPTI hardware counters beside every row
   std::string baseline;   // --baseline FILE: compare every row with this saved run
   std::string tolerance =
@@ -92,7 +95,7 @@ RunDocument execute_run(const RunArgs& args, const std::string& command_line,
 void emit(const RunDocument& doc, const std::string& format, const std::string& output, bool quiet);
 
 // kExitFailed when any row failed, else kExitOk.
-int run_exit_code(const RunDocument& doc);
+int run_exit_code(const RunDocument& doc, bool require_verified = false);
 
 // The whole `cuvk run` (one device, or each in turn with --device all).
 int run_command(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);

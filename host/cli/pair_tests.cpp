@@ -104,11 +104,14 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
     ub.tolerance.kind = static_cast<UserTolerance::Kind>(b.tolerance.kind);
     ub.tolerance.value = b.tolerance.value;
     ub.expected = !b.expected.empty();
+    ub.partial = b.partial;
+    ub.nan_fraction = b.nan_fraction;
     u.buffers.push_back(ub);
   }
   u.scalars = pairs::pack_scalars(d, n);
   u.block_sizes = d.launch.block_sizes;
   u.bda = p.spirv_bda.has_value();
+  u.timing_only = d.timing_only;
   u.notes[Api::cuda] = p.cuda_note;
   u.not_built[Api::cuda] = !p.cuda;  // Vulkan: its SPIR-V, or the run stopped at the compile error
   const auto decl = std::make_shared<PairDeclaration>(d);

@@ -15,6 +15,36 @@ const char* status_name(Status s) {
   return "?";
 }
 
+const char* check_name(Check c) {
+  switch (c) {
+    case Check::not_recorded: return "not_recorded";
+    case Check::verified: return "verified";
+    case Check::consistent: return "consistent";
+    case Check::unchecked: return "unchecked";
+    case Check::timing_only: return "timing_only";
+  }
+  return "?";
+}
+
+std::optional<Check> parse_check(const std::string& name) {
+  for (Check c : {Check::not_recorded, Check::verified, Check::consistent, Check::unchecked,
+                  Check::timing_only})
+    if (name == check_name(c)) return c;
+  return std::nullopt;
+}
+
+std::string status_label(Status s, Check c) {
+  if (s != Status::ok) return status_name(s);
+  switch (c) {
+    case Check::verified: return "ok, verified";
+    case Check::consistent: return "ok, consistent";
+    case Check::unchecked: return "ok, unchecked";
+    case Check::timing_only: return "ok, timing only";
+    case Check::not_recorded: break;
+  }
+  return "ok, check not recorded";
+}
+
 bool same_point(const ResultRow& a, const ResultRow& b) {
   for (const PointDim& d : point_dims())  // dims.h: test, layout, variant, n, axes, block size
     if (d.identity && d.get(a) != d.get(b)) return false;

@@ -18,6 +18,17 @@ namespace cuvk {
 enum class Status { ok, failed, unavailable };
 const char* status_name(Status s);
 
+// What an ok row's output was compared with (issue 31). `verified` only where every output element
+// was compared with something independent and matched: a CPU reference, an expected-output file or
+// the other API's output (which started from a different poison). Two bindings of one API that
+// agree are `consistent`; a row that ran but could not be compared is `unchecked` (check_note says
+// why); a pair declared timing only is `timing_only`. Files written before the field: not_recorded.
+enum class Check { not_recorded, verified, consistent, unchecked, timing_only };
+const char* check_name(Check c);  // as files spell it: "verified", "timing_only", ...
+std::optional<Check> parse_check(const std::string& name);
+// The status as tables print it: "ok, verified", "ok, unchecked", "ok, timing only", "failed", ...
+std::string status_label(Status s, Check c);
+
 // A hash of an output buffer's bytes. cuvk writes XXH3-64 (fast enough to stay off the first
 // row's path); files written before it carry FNV-1a 64. Hashes of different kinds never compare.
 enum class HashKind { xxh3_64, fnv1a64 };
@@ -53,7 +64,13 @@ struct ResultRow {
   std::uint32_t sectors_per_request = 0;
   double request_efficiency = 0.0;
   std::optional<double> pct_of_ceiling;  // gbps_moved over the same API's copy vec4 gbps_moved
+  // Whether the check is `verified` (kept beside `check`: files and readers before issue 31 read it).
   bool verified = false;
+  Check check = Check::not_recorded;
+  // What the output was compared with, in order: "cpu reference", "expected file", "cuda",
+  // "vulkan descriptor", "vulkan bda". Both rows of a cross-API comparison name each other.
+  std::vector<std::string> checked_against;
+  std::string check_note;  // unchecked / consistent: why nothing independent was compared
   std::uint64_t mismatches = 0, checked = 0;
   std::optional<std::uint64_t> first_bad_index;
   // The hash of the output buffer's bytes after the correctness run: equal hashes on two APIs

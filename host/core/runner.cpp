@@ -301,7 +301,13 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
       stopped = true;
       break;
     }
-    emit_ready(false);
+    // A pair's rows wait for the point's last lane: an earlier row learns there whom it was
+    // compared with (settle_pair_checks).
+    if (!job.plan.user) emit_ready(false);
+  }
+  if (job.plan.user) {
+    settle_pair_checks(*job.plan.user, in.reference->by_block[block], rows);
+    in.reference->by_block.erase(block);  // the lanes' outputs: only this point compares them
   }
   emit_ready(true);
   return !stopped;

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "host_data.h"
+#include "output_check.h"
 #include "runner_parts.h"
 
 namespace cuvk::runner_detail {
@@ -29,14 +30,14 @@ std::uint8_t guard_byte(std::uint64_t at) {  // kGuardWord, little endian, repea
   return static_cast<std::uint8_t>(kGuardWord >> (8 * (at % 4)));
 }
 
-// The buffer as uploaded: guard, contents (or the poison word), guard up to the allocation's end.
-std::vector<std::uint8_t> guarded_image(const UserBuffer& b, const std::vector<std::uint8_t>& data) {
+// The buffer as uploaded: guard, contents (or the lane's poison), guard up to the allocation's end.
+std::vector<std::uint8_t> guarded_image(const UserBuffer& b, const std::vector<std::uint8_t>& data,
+                                        std::uint32_t poison) {
   std::vector<std::uint8_t> image(allocation_bytes(b));
   for (std::uint64_t i = 0; i < image.size(); ++i) image[i] = guard_byte(i);
   std::uint8_t* interior = image.data() + kGuardBytes;
   if (b.poisoned || data.size() != b.bytes()) {
-    for (std::uint64_t i = 0; i < b.bytes(); ++i)
-      interior[i] = static_cast<std::uint8_t>(kPoisonWord >> (8 * (i % 4)));
+    for (std::uint64_t i = 0; i < b.bytes(); ++i) interior[i] = poison_byte(poison, i);
   } else {
     std::memcpy(interior, data.data(), data.size());
   }
@@ -63,115 +64,6 @@ std::string guard_damage(const UserBuffer& b, const std::vector<std::uint8_t>& i
   return {};
 }
 
-std::string element_text(const UserBuffer& b, const std::uint8_t* p) {
-  std::ostringstream o;
-  o.precision(9);
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, p, std::min<std::uint32_t>(b.element_bytes, 8));
-  switch (b.element) {
-    case UserElement::f32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      o << f << " (0x" << std::hex << bits << ")";
-      break;
-    }
-    case UserElement::f64: {
-      double d;
-      std::memcpy(&d, p, 8);
-      o.precision(17);
-      o << d << " (0x" << std::hex << bits << ")";
-      break;
-    }
-    case UserElement::i32: {
-      std::int32_t v;
-      std::memcpy(&v, p, 4);
-      o << v;
-      break;
-    }
-    case UserElement::u32: o << static_cast<std::uint32_t>(bits); break;
-    default:
-      o << "0x";
-      for (std::uint32_t k = b.element_bytes; k-- > 0;) {
-        static const char* hex = "0123456789abcdef";
-        o << hex[p[k] >> 4] << hex[p[k] & 15];
-      }
-  }
-  return o.str();
-}
-
-// Distance of two floats in units in the last place (ordered integer difference); NaNs equal
-// only to the same bits.
-template <typename Float, typename Int>
-double ulp_distance(const std::uint8_t* a, const std::uint8_t* b) {
-  Int x, y;
-  std::memcpy(&x, a, sizeof x);
-  std::memcpy(&y, b, sizeof y);
-  if (x == y) return 0.0;
-  Float fx, fy;
-  std::memcpy(&fx, a, sizeof fx);
-  std::memcpy(&fy, b, sizeof fy);
-  if (std::isnan(fx) || std::isnan(fy)) return std::numeric_limits<double>::infinity();
-  const auto ordered = [](Int v) -> long double {
-    return v < 0 ? -static_cast<long double>(v & std::numeric_limits<Int>::max())
-                 : static_cast<long double>(v);
-  };
-  return static_cast<double>(std::fabs(ordered(x) - ordered(y)));
-}
-
-// How far element a is from element b under the buffer's tolerance (0: equal); and whether
-// that is within it.
-double difference(const UserBuffer& b, const std::uint8_t* x, const std::uint8_t* y) {
-  if (std::memcmp(x, y, b.element_bytes) == 0) return 0.0;
-  const bool f32 = b.element == UserElement::f32, f64 = b.element == UserElement::f64;
-  if (b.tolerance.kind == UserTolerance::Kind::ulp && (f32 || f64))
-    return f32 ? ulp_distance<float, std::int32_t>(x, y) : ulp_distance<double, std::int64_t>(x, y);
-  if (b.tolerance.kind == UserTolerance::Kind::abs && (f32 || f64)) {
-    double dx, dy;
-    if (f32) {
-      float a, c;
-      std::memcpy(&a, x, 4);
-      std::memcpy(&c, y, 4);
-      dx = a, dy = c;
-    } else {
-      std::memcpy(&dx, x, 8);
-      std::memcpy(&dy, y, 8);
-    }
-    const double d = std::fabs(dx - dy);
-    return std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
-  }
-  return std::numeric_limits<double>::infinity();  // exact: any difference fails
-}
-
-struct Comparison {
-  std::uint64_t checked = 0, mismatches = 0;
-  std::optional<std::uint64_t> first_bad;  // element index within the buffer
-  std::string message;                     // the first mismatch, both values
-  double worst = 0.0;                      // the largest difference seen within tolerance
-};
-
-// Compares `got` with `want` element by element under `b`'s tolerance.
-Comparison compare(const UserBuffer& b, const std::uint8_t* got, const std::uint8_t* want,
-                   const std::string& got_name, const std::string& want_name) {
-  Comparison c;
-  const double bound = b.tolerance.kind == UserTolerance::Kind::exact ? 0.0 : b.tolerance.value;
-  for (std::uint64_t i = 0; i < b.count; ++i) {
-    const std::uint8_t* x = got + i * b.element_bytes;
-    const std::uint8_t* y = want + i * b.element_bytes;
-    const double d = difference(b, x, y);
-    ++c.checked;
-    if (d <= bound) {
-      c.worst = std::max(c.worst, d);
-      continue;
-    }
-    if (c.mismatches++ == 0) {
-      c.first_bad = i;
-      c.message = "buffer '" + b.name + "' element " + std::to_string(i) + ": " + got_name + " " +
-                  element_text(b, x) + ", " + want_name + " " + element_text(b, y);
-    }
-  }
-  return c;
-}
-
 std::string tolerance_text(const UserBuffer& b, double worst) {
   std::ostringstream o;
   o.precision(3);
@@ -185,55 +77,115 @@ std::string lane_name(const Lane& lane) {
                                       : std::string("vulkan ") + binding_name(lane.binding);
 }
 
-// Guards, expected files, then the point's reference outputs (or this lane's become it).
-// Returns false (row failed) on any difference.
-bool verify_outputs(const Lane& lane, const UserPlan& u, const std::vector<std::vector<std::uint8_t>>& got,
-                    const Inputs& in, ResultRow& row) {
+std::string count_text(std::uint64_t k, std::uint64_t n) {
+  return std::to_string(k) + " of " + std::to_string(n);
+}
+
+std::string hex_word(std::uint32_t w) {
+  std::ostringstream o;
+  o << "0x" << std::hex << w;
+  return o.str();
+}
+
+// One output buffer on its own: unwritten elements (a failure unless the buffer is partial) and
+// NaNs beyond the declared fraction. "" when it passes, else the row's reason.
+std::string scan_verdict(const UserBuffer& b, const std::uint8_t* mine,
+                         std::optional<std::uint32_t> poison, ResultRow& row) {
+  const OutputScan s = scan_output(b, mine, poison);
+  if (s.unwritten > 0 && !b.partial) {
+    row.first_bad_index = s.first_unwritten;
+    row.mismatches += s.unwritten;
+    return "buffer '" + b.name + "': " + count_text(s.unwritten, b.count) +
+           " elements never written (still this lane's poison " + hex_word(*poison) +
+           "), first at index " + std::to_string(*s.first_unwritten) +
+           " (declare the buffer partial = true where that is intended)";
+  }
+  if (b.partial && poison) row.flags.push_back("unwritten_" + b.name + "=" + std::to_string(s.unwritten));
+  const auto allowed = static_cast<std::uint64_t>(std::floor(b.nan_fraction * static_cast<double>(b.count)));
+  if (s.nans > allowed) {
+    row.first_bad_index = s.first_nan;
+    row.mismatches += s.nans;
+    return "buffer '" + b.name + "': " + count_text(s.nans, b.count) +
+           " elements are NaN, first at index " + std::to_string(*s.first_nan) + " (allowed: " +
+           std::to_string(allowed) + "; a buffer may declare nan_fraction)";
+  }
+  if (s.nans > 0) row.flags.push_back("nan_" + b.name + "=" + std::to_string(s.nans));
+  return {};
+}
+
+// Guards, each output on its own, then the expected files and every lane of the point that passed
+// before this one. Records what the row was compared with (settle_pair_checks concludes). Returns
+// false (row failed) on any difference.
+bool verify_outputs(const Lane& lane, const UserPlan& u,
+                    const std::vector<std::vector<std::uint8_t>>& got, const Inputs& in,
+                    ResultRow& row) {
   for (std::size_t i = 0; i < u.buffers.size(); ++i)
     if (const std::string why = guard_damage(u.buffers[i], got[i]); !why.empty()) {
       row.status = Status::failed;
       row.reason = why;
       return false;
     }
-  UserReference& ref = *in.reference;
-  const auto& earlier = ref.by_block.find(row.block_size);
+  const std::string me = lane_name(lane);
+  const std::uint32_t my_poison = lane_poison_word(lane.state->api, lane.binding);
+  std::vector<LaneOutputs>& earlier = in.reference->by_block[row.block_size];
   std::vector<std::uint8_t> outputs;  // every output's interior, in order: the row's hash
-  row.verified = true;
-  for (std::size_t i = 0; i < u.buffers.size(); ++i) {
+  std::vector<std::string> compared_with;
+  for (std::size_t i = 0; i < u.buffers.size() && row.reason.empty(); ++i) {
     const UserBuffer& b = u.buffers[i];
     if (!b.output) continue;
     const std::uint8_t* mine = got[i].data() + kGuardBytes;
+    const auto poison = b.poisoned ? std::optional<std::uint32_t>(my_poison) : std::nullopt;
     outputs.insert(outputs.end(), mine, mine + b.bytes());
-    std::vector<Comparison> checks;
-    if (b.expected && in.user.expected[i].size() == b.bytes())
-      checks.push_back(compare(b, mine, in.user.expected[i].data(), lane_name(lane), "expected"));
-    if (earlier != ref.by_block.end())
-      checks.push_back(compare(b, mine, earlier->second.second[i].data() + kGuardBytes,
-                               lane_name(lane), earlier->second.first));
-    for (const Comparison& c : checks) {
+    row.reason = scan_verdict(b, mine, poison, row);
+    if (!row.reason.empty()) break;
+    std::vector<std::pair<std::string, Comparison>> checks;
+    if (b.expected && in.user.expected[i].size() == b.bytes()) {
+      checks.emplace_back("expected file", compare_output(b, mine, poison, me,
+                                                          in.user.expected[i].data(),
+                                                          std::nullopt, "expected"));
+    }
+    for (LaneOutputs& e : earlier) {
+      const auto theirs = b.poisoned ? std::optional<std::uint32_t>(e.poison) : std::nullopt;
+      checks.emplace_back(e.lane, compare_output(b, mine, poison, me,
+                                                 e.buffers[i].data() + kGuardBytes, theirs, e.lane));
+      e.compared_by_later += checks.back().second.checked;
+    }
+    for (const auto& [with, c] : checks) {
       row.checked += c.checked;
       row.mismatches += c.mismatches;
-      if (c.mismatches > 0 && row.verified) {
-        row.verified = false;
+      if (c.mismatches > 0 && row.reason.empty()) {
         row.first_bad_index = c.first_bad;
-        row.reason = std::to_string(c.mismatches) + " of " + std::to_string(c.checked) +
-                     " elements differ, first " + c.message;
+        row.reason = count_text(c.mismatches, c.checked) + " elements differ, first " + c.message;
       }
       if (c.mismatches == 0 && b.tolerance.kind != UserTolerance::Kind::exact)
         row.flags.push_back(tolerance_text(b, c.worst));
+      if (std::find(compared_with.begin(), compared_with.end(), with) == compared_with.end())
+        compared_with.push_back(with);
     }
   }
   // A hash says "bit-identical across APIs" (parity's outputs column); where a tolerance is
   // declared that is not the criterion, so no hash is recorded.
   bool exact = true;
   for (const UserBuffer& b : u.buffers) exact = exact && (!b.output || b.tolerance.kind == UserTolerance::Kind::exact);
-  if (exact) row.output_hash = hash_output(outputs.data(), outputs.size());
-  if (!row.verified) {
+  if (exact && !u.timing_only) row.output_hash = hash_output(outputs.data(), outputs.size());
+  row.verified = false;
+  if (!row.reason.empty()) {
     row.status = Status::failed;
     return false;
   }
-  if (earlier == ref.by_block.end()) ref.by_block[row.block_size] = {lane_name(lane), got};
+  row.checked_against = compared_with;
+  earlier.push_back({me, my_poison, got});
   return true;
+}
+
+// "cuda", "vulkan descriptor", "vulkan bda": a row's lane as checked_against names it.
+std::string lane_name_of(const ResultRow& r) {
+  return r.api == Api::cuda ? std::string("cuda")
+                            : std::string(api_name(r.api)) + " " + binding_name(r.binding);
+}
+
+bool names_api(const std::string& against, Api api) {
+  return against.rfind(api_name(api), 0) == 0;
 }
 
 }  // namespace
@@ -286,6 +238,52 @@ std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t
   return total;
 }
 
+void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes,
+                        std::vector<ResultRow>& rows) {
+  // Both rows of a comparison name each other (a later lane compared itself with the earlier),
+  // and count the elements compared.
+  for (ResultRow& r : rows)
+    for (const LaneOutputs& l : lanes)
+      if (r.status == Status::ok && l.lane == lane_name_of(r)) r.checked += l.compared_by_later;
+  for (ResultRow& r : rows)
+    for (const ResultRow& s : rows) {
+      if (&r == &s || r.status != Status::ok || s.status != Status::ok) continue;
+      const auto& theirs = s.checked_against;
+      const std::string mine = lane_name_of(r), their = lane_name_of(s);
+      if (std::find(theirs.begin(), theirs.end(), mine) != theirs.end() &&
+          std::find(r.checked_against.begin(), r.checked_against.end(), their) ==
+              r.checked_against.end())
+        r.checked_against.push_back(their);
+    }
+  std::string no_expected;  // an output without an expected file
+  for (const UserBuffer& b : u.buffers)
+    if (b.output && !b.expected && no_expected.empty()) no_expected = b.name;
+  for (ResultRow& r : rows) {
+    if (r.status != Status::ok) continue;
+    const auto& a = r.checked_against;
+    const bool other_api = std::any_of(a.begin(), a.end(), [&r](const std::string& x) {
+      return x != "expected file" && !names_api(x, r.api);
+    });
+    const bool same_api = std::any_of(a.begin(), a.end(), [&r](const std::string& x) {
+      return names_api(x, r.api);
+    });
+    const bool all_expected = no_expected.empty() && std::find(a.begin(), a.end(), "expected file") != a.end();
+    if (u.timing_only) {
+      r.check = Check::timing_only;
+      r.check_note = "the pair is declared timing only (timing_only = true): nothing compared";
+    } else if (other_api || all_expected) {
+      r.check = Check::verified;
+    } else {
+      r.check = same_api ? Check::consistent : Check::unchecked;
+      r.check_note = (same_api ? "compared only with the same API's other binding"
+                               : std::string("nothing to compare with"));
+      r.check_note += other_api ? "" : ": no other API ran";
+      r.check_note += ", and buffer '" + no_expected + "' has no expected file";
+    }
+    r.verified = r.check == Check::verified;
+  }
+}
+
 void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
                    ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   const UserPlan& u = *job.plan.user;
@@ -309,7 +307,8 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
       for (std::size_t i = 0; i < u.buffers.size(); ++i) {
         const UserBuffer& buf = u.buffers[i];
         owned.push_back(b.allocate(allocation_bytes(buf)));
-        const std::vector<std::uint8_t> image = guarded_image(buf, in.user.initial[i]);
+        const std::vector<std::uint8_t> image = guarded_image(
+            buf, in.user.initial[i], lane_poison_word(lane.state->api, lane.binding));
         b.upload(*owned.back(), image.data(), image.size());
         launch.buffers.push_back({owned.back().get(), kGuardBytes, buf.bytes()});
       }

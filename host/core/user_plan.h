@@ -31,7 +31,11 @@ struct UserBuffer {
   std::uint32_t element_bytes = 4;
   std::uint64_t count = 0;
   bool output = false;
-  bool poisoned = false;  // starts filled with the poison word (an output without declared init)
+  bool poisoned = false;  // starts filled with its lane's poison (an output without declared init)
+  // Declared `partial`: leaving elements unwritten is intended; the compared lanes must leave the
+  // same ones (output_check.h). Otherwise an unwritten element fails the row.
+  bool partial = false;
+  double nan_fraction = 0.0;  // the fraction of NaN elements allowed (f32/f64 outputs)
   UserTolerance tolerance;
   bool expected = false;  // an expected-output file is given (UserContents::expected)
   std::uint64_t bytes() const { return count * element_bytes; }
@@ -59,6 +63,8 @@ struct UserPlan {
   std::vector<std::uint8_t> scalars;       // packed as the binding convention lays them out
   std::vector<std::uint32_t> block_sizes;  // the pair's own; empty: the run's sweep
   bool bda = false;                        // the shader has a bda form
+  // Declared timing only: no output to compare; every row says so (Check::timing_only).
+  bool timing_only = false;
   // Rows whose API cannot run say what was done instead, e.g. CUDA "compiled for sm_90 by
   // NVRTC 13.0 (PTX 2 kB, cubin 5 kB)"; "" where nothing was. One per API.
   PerApi<std::string> notes;
@@ -70,10 +76,16 @@ struct UserPlan {
   std::function<UserContents(std::uint64_t run_seed)> contents;
 };
 
-// The outputs of the first lane of a point that passed, per block size, with the lane's name
-// ("cuda", "vulkan descriptor"): every later lane's outputs are compared with them.
+// The outputs of every lane of a point that passed so far, per block size: each later lane's
+// outputs are compared with all of them (runner_user.cpp), then dropped at the point's end.
+struct LaneOutputs {
+  std::string lane;  // "cuda", "vulkan descriptor", "vulkan bda"
+  std::uint32_t poison = 0;  // the lane's poison word (output_check.h)
+  std::vector<std::vector<std::uint8_t>> buffers;  // every buffer with its guard bands
+  std::uint64_t compared_by_later = 0;  // elements later lanes compared with these outputs
+};
 struct UserReference {
-  std::map<std::uint32_t, std::pair<std::string, std::vector<std::vector<std::uint8_t>>>> by_block;
+  std::map<std::uint32_t, std::vector<LaneOutputs>> by_block;
 };
 
 // Bytes before and after every buffer of a pair, filled with kGuardWord and checked after the

@@ -90,6 +90,11 @@ struct BufferDecl {
   bool output = false;   // compared across APIs (and against `expected`) after the run
   Tolerance tolerance;   // output buffers only
   std::string expected;  // optional expected-output file (.npy or raw), absolute path
+  // Output buffers only (issue 31). partial: the kernels leave some elements unwritten on purpose
+  // (the compared lanes must leave the same ones; needs a write-only output, no init). nan_fraction:
+  // the fraction of NaN elements allowed (f32/f64; default 0: any NaN fails).
+  bool partial = false;
+  double nan_fraction = 0.0;
   int line = 0;          // where the [[buffer]] table starts in the file (0: unknown)
 };
 
@@ -138,6 +143,9 @@ struct PairDeclaration {
   std::string file;            // the declaration file as given
   std::uint64_t n = 1u << 24;  // default problem size (`n`), overridden by the run's --n
   std::string useful_bytes;    // expression in n: bytes the kernel must move (GB/s)
+  // timing_only = true: the pair declares no output on purpose; its rows say `ok, timing only`,
+  // never verified. Without it a pair with no output buffer is refused.
+  bool timing_only = false;
   CudaDecl cuda;
   GlslDecl glsl;
   std::vector<BufferDecl> buffers;  // at least 1, at most kMaxBuffers

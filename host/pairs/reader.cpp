@@ -98,6 +98,23 @@ void refuse_troublesome_characters(const std::string& text, const std::string& p
   }
 }
 
+// No output, no verdict (issue 31): a pair compares at least one output buffer, unless it says it
+// is timing only; then it declares none.
+void check_outputs(const toml::table& root, const std::string& file, const PairDeclaration& d) {
+  const bool any_output = std::any_of(d.buffers.begin(), d.buffers.end(),
+                                      [](const BufferDecl& b) { return b.output; });
+  if (d.timing_only && any_output) {
+    const toml::node* t = root.get("timing_only");
+    throw DeclarationError(file + ":" + std::to_string(t ? line_of(*t) : 0) +
+                           ": timing_only: true, but a buffer is an output (output = true): "
+                           "a timing-only pair compares nothing, so it declares no output");
+  }
+  if (!d.timing_only && !any_output)
+    throw DeclarationError(file + ": no buffer is an output (output = true): nothing would be "
+                           "compared, so no row could be verified; mark the buffer the kernels "
+                           "write, or declare timing_only = true to time it unchecked");
+}
+
 }  // namespace
 
 const toml::table& sub_table(const toml::table& root, const std::string& key,
@@ -136,12 +153,14 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
     d.n = static_cast<std::uint64_t>(*v);
   d.useful_bytes = *f.expr_text("useful_bytes", true);
   check_expr(d.useful_bytes, {"n", "block"}, f.where("useful_bytes", f.line("useful_bytes")));
+  d.timing_only = f.boolean("timing_only").value_or(false);
   for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar"}) f.take(t);
-  f.finish(
-      {"name", "description", "n", "useful_bytes", "cuda", "glsl", "launch", "buffer", "scalar"});
+  f.finish({"name", "description", "n", "useful_bytes", "timing_only", "cuda", "glsl", "launch",
+            "buffer", "scalar"});
   read_cuda(root, path, dir, d);
   read_glsl(root, path, dir, d);
   read_buffers(root, path, dir, d);
+  check_outputs(root, path, d);
   read_scalars(root, path, d);
   read_launch(root, path, d);
   validate_expressions(d, [&](const std::string& field) {

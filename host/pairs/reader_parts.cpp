@@ -111,8 +111,22 @@ void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b)
 
 void read_output(Fields& f, const fs::path& dir, BufferDecl& b) {
   b.output = f.boolean("output").value_or(false);
-  for (const char* k : {"ulp", "abs", "expected"})
+  for (const char* k : {"ulp", "abs", "expected", "partial", "nan_fraction"})
     if (!b.output && f.has(k)) f.fail(k, "only for an output buffer (output = true)", f.line(k));
+  b.partial = f.boolean("partial").value_or(false);
+  if (b.partial && b.init.given)
+    f.fail("partial",
+           "needs a write-only output (no init): unwritten elements are told by cuvk's poison",
+           f.line("partial"));
+  if (const auto frac = f.number("nan_fraction")) {
+    if (!is_float(b.type))
+      f.fail("nan_fraction", "only f32 and f64 outputs hold NaNs, not " +
+                                 std::string(element_type_name(b.type)),
+             f.line("nan_fraction"));
+    if (!(*frac >= 0.0 && *frac <= 1.0))
+      f.fail("nan_fraction", "must be between 0 and 1", f.line("nan_fraction"));
+    b.nan_fraction = *frac;
+  }
   if (f.has("ulp") && f.has("abs")) f.fail("abs", "give at most one of ulp and abs", f.line("abs"));
   if (const auto ulp = f.integer("ulp", 0, std::numeric_limits<std::int32_t>::max())) {
     if (!is_float(b.type))
@@ -163,7 +177,7 @@ void read_buffer(const toml::table& t, const std::string& file, const fs::path& 
   read_init(f, dir, index, b);
   read_output(f, dir, b);
   f.finish({"name", "type", "bytes", "count", "init", "seed", "min", "max", "value", "file",
-            "output", "ulp", "abs", "expected"});
+            "output", "ulp", "abs", "expected", "partial", "nan_fraction"});
   d.buffers.push_back(b);
 }
 

@@ -102,6 +102,15 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
       l.ratio = ratio_ci(median_ci(l.vulkan->time_ms), median_ci(l.cuda->time_ms));
       l.verdict = judge(l.ratio, tolerance);
       res.add(l.verdict);
+      for (const auto* side : {&l.cuda, &l.vulkan}) {
+        const ResultRow& r = **side;
+        if (r.check == Check::verified || r.check == Check::not_recorded) continue;
+        if (l.reason.empty()) {
+          ++res.not_verified;
+          l.reason = std::string(r.api == Api::cuda ? "CUDA " : "Vulkan ") + r.kernel + ": " +
+                     status_label(r.status, r.check).substr(4) + ": " + r.check_note;
+        }
+      }
     }
     // Hashes of two kinds (a file merged from two cuvk versions) say nothing about each other.
     if (l.cuda && l.vulkan && l.cuda->output_hash && l.vulkan->output_hash &&

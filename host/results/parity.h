@@ -52,6 +52,9 @@ struct ParityResult : VerdictCounts {
   std::vector<ParityLine> lines;
   std::size_t failed = 0, unavailable = 0;
   std::size_t outputs_identical = 0, outputs_mismatch = 0;
+  // Compared points where a side's output was not verified (unchecked, consistent, timing only):
+  // its time is real, its correctness unknown (issue 31). Not a difference: exit 0 stays.
+  std::size_t not_verified = 0;
   std::string not_compared_reason;  // one line: why some points could not be compared
   // 0 every point SAME with identical outputs; 1 any difference, UNCERTAIN verdict, failed row or
   // output mismatch; 2 (nothing differs but) some point could not be compared.

@@ -61,7 +61,8 @@ json parity_json(const RunFile& run, const ParityResult& p) {
             {"failed", p.failed},
             {"not_compared", p.unavailable},
             {"outputs_identical", p.outputs_identical},
-            {"outputs_mismatch", p.outputs_mismatch}}},
+            {"outputs_mismatch", p.outputs_mismatch},
+            {"not_verified", p.not_verified}}},
           {"not_compared_reason", null_if_empty(p.not_compared_reason)},
           {"exit_code", p.exit_code}};
 }
@@ -93,8 +94,8 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
       << "interval lies inside 1 +- " << tolerance_text(p.tolerance)
       << ", VULKAN FASTER/SLOWER = entirely outside, UNCERTAIN = it crosses a tolerance edge\n";
   out << bullet
-      << "outputs: the two APIs' output buffers, bit for bit (XXH3-64 hashes; each API is "
-      << "also checked element by element against the CPU reference)\n\n";
+      << "outputs: the two APIs' output buffers, bit for bit (XXH3-64 hashes; each row is also "
+      << "checked element by element: a built-in test against the CPU reference)\n\n";
   std::vector<std::vector<std::string>> t = {parity_table_headers()};
   std::vector<std::string> notes;
   std::vector<Lane> lanes;
@@ -132,6 +133,7 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
   out << "; outputs identical on " << p.outputs_identical << " of "
       << (p.outputs_identical + p.outputs_mismatch) << " hashed points";
   if (p.outputs_mismatch) out << " (" << p.outputs_mismatch << " MISMATCH)";
+  if (p.not_verified) out << "; " << p.not_verified << " compared points not verified";
   out << ".\n";
   return out.str();
 }

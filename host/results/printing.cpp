@@ -219,6 +219,7 @@ json verdict_side_json(const std::optional<ResultRow>& r) {
   if (!r) return nullptr;
   json j = {{"status", status_name(r->status)},
             {"verified", r->verified},
+            {"check", r->status == Status::ok ? json(check_name(r->check)) : json(nullptr)},
             {"output_hash", r->output_hash ? json(hash_text(r->output_hash->value)) : json(nullptr)},
             {"output_hash_kind", r->output_hash ? json(hash_kind_name(r->output_hash->kind))
                                                 : json(nullptr)}};

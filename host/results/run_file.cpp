@@ -151,7 +151,31 @@ std::vector<RowField> outcome_fields() {
        [](const ResultRow& r) { return json(r.request_efficiency); }},
       {"verified", Need::required, [](const ResultRow& r) { return json(r.verified); },
        [](const JsonIn& in, ResultRow& r) { r.verified = in.boolean(); }},
-      {"checked_elements", Need::informative, [](const ResultRow& r) { return json(r.checked); }},
+      // Issue 31: what the output was compared with. A file without `check` (written before it)
+      // reads as not_recorded; its ok rows said `verified` whatever was compared.
+      {"check", Need::optional,
+       [](const ResultRow& r) {
+         return r.status == Status::ok ? json(check_name(r.check)) : json(nullptr);
+       },
+       [](const JsonIn& in, ResultRow& r) {
+         if (!in.present() || in.value().is_null()) return;
+         const std::string s = in.string();
+         const auto c = parse_check(s);
+         if (!c)
+           in.fail("expected verified, consistent, unchecked, timing_only or not_recorded, found " +
+                   quoted(s));
+         r.check = *c;
+       }},
+      {"checked_against", Need::optional, [](const ResultRow& r) { return json(r.checked_against); },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present() && in.value().is_array())
+           for (const json& f : in.value())
+             if (f.is_string()) r.checked_against.push_back(f.get<std::string>());
+       }},
+      {"check_note", Need::optional, [](const ResultRow& r) { return json(r.check_note); },
+       [](const JsonIn& in, ResultRow& r) { r.check_note = in.if_string().value_or(""); }},
+      {"checked_elements", Need::optional, [](const ResultRow& r) { return json(r.checked); },
+       [](const JsonIn& in, ResultRow& r) { r.checked = in.if_unsigned().value_or(0); }},
       // The output's hash, under its kind's key: output_xxh3_64 (null without a hash) in files
       // this cuvk writes, output_fnv1a64 in files written before XXH3 (still read).
       {"output_xxh3_64", Need::optional,
@@ -342,9 +366,14 @@ void check_row(const JsonIn& in, const ResultRow& r) {
                        "; a kernel pair's row has kernel \"pair:<name>\")");
   }
   if (r.status != Status::ok) return;
-  if (!r.verified)
-    in.at("verified").fail("false in an ok row: a row is ok only once its output verified "
-                           "(status \"failed\" otherwise)");
+  const bool verified_check = r.check == Check::verified || r.check == Check::not_recorded;
+  if (verified_check && !r.verified)
+    in.at("verified").fail("false in an ok row whose check is " + quoted(check_name(r.check)) +
+                           ": such a row is ok only once its output verified (status \"failed\" "
+                           "otherwise)");
+  if (!verified_check && r.verified)
+    in.at("verified").fail("true in a row whose check is " + quoted(check_name(r.check)) +
+                           ": only a verified check verifies");
   if (r.mismatches != 0)
     in.at("mismatches").fail(std::to_string(r.mismatches) +
                              " in an ok row: an ok row's output matched everywhere");

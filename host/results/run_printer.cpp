@@ -15,10 +15,7 @@
 namespace cuvk {
 namespace {
 
-std::string status_cell(const ResultRow& r) {
-  if (r.status == Status::ok) return "ok, verified";
-  return status_name(r.status);
-}
+std::string status_cell(const ResultRow& r) { return status_label(r.status, r.check); }
 
 // The rows table's columns (table and md; CSV has its own, csv_header): each column once, with
 // its header, its streamed width and its cell. The point and lane dimensions shown in the run
@@ -252,7 +249,7 @@ std::string csv_header() {
   return csv_dims(true, nullptr) +
          "status,reason,median_ms,ci_low_ms,ci_high_ms,min_ms,max_ms,rel_spread,"
          "samples,useful_bytes,moved_bytes,gbps_useful,gbps_moved,sectors_per_request,"
-         "pct_of_ceiling,verified,flags" +
+         "pct_of_ceiling,verified,check,checked_against,checked_elements,flags" +
          csv_dims(false, nullptr) + "\n";
 }
 
@@ -266,7 +263,10 @@ std::string csv_row(const ResultRow& r) {
       << ',' << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
       << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
       << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
-      << (r.verified ? "true" : "false") << ',';
+      << (r.verified ? "true" : "false") << ',' << (ok ? check_name(r.check) : "") << ',';
+  std::string against;
+  for (const std::string& a : r.checked_against) against += (against.empty() ? "" : ";") + a;
+  out << csv_field(against) << ',' << r.checked << ',';
   std::string flags;
   for (const std::string& fl : r.flags) flags += (flags.empty() ? "" : ";") + fl;
   out << csv_field(flags) << csv_dims(false, &r) << '\n';
@@ -278,8 +278,15 @@ std::string csv_row(const ResultRow& r) {
 std::string summaries(const RunDocument& doc, bool md) {
   std::vector<std::string> notes;
   for (const ResultRow& r : doc.outcome.rows) {
-    if (r.status == Status::ok) continue;
+    if (r.status == Status::ok && (r.check == Check::verified || r.check == Check::not_recorded))
+      continue;
     std::string note = std::string(api_name(r.api)) + ": ";
+    if (r.status == Status::ok) {  // ran, but was not compared with anything independent
+      note += r.kernel + (point_label(r).empty() ? "" : " " + point_label(r)) + ": " +
+              status_label(r.status, r.check).substr(4) + ": " + r.check_note;
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+      continue;
+    }
     if (r.status == Status::unavailable) {
       note += "unavailable: " + r.reason;
     } else {

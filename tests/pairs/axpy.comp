@@ -3,7 +3,12 @@
 //   WRONG:   one element off by one (element 77): a disagreement the check must name;
 //   OOB:     the last thread also writes one element past the end: the guard band must catch it
 //            (in the bda form, CUVK_BDA: lavapipe bounds-checks descriptor accesses, NVIDIA not);
-//   FOREVER: loops that never end: the timeout must bound them.
+//   FOREVER: loops that never end: the timeout must bound them;
+//   WRITE_ONLY: y = a * x + 1 without reading y (y may start poisoned: a write-only output);
+//   HALF:    only the even elements written (on every lane alike: issue 31's unwritten outputs);
+//   ALL_NAN:   every element written as the same NaN (bit-identical on every lane);
+//   BDA_OFF: the bda form alone writes element 500 off by one (the lanes disagree);
+//   TAIL_OFF: the last element off by one (a mismatch at the buffer's end).
 layout(local_size_x_id = 0) in;
 #ifdef CUVK_BDA
 #extension GL_EXT_buffer_reference : require
@@ -37,7 +42,23 @@ void main() {
     while (Y[1] != -12345.0) Y[2] = Y[2];
 #endif
   if (i >= n) return;
+#ifdef HALF
+  if (i % 2 == 1) return;
+#endif
+#ifdef WRITE_ONLY
+  Y[i] = a * X[i] + 1.0;
+#else
   Y[i] = fma(a, X[i], Y[i]);
+#endif
+#ifdef ALL_NAN
+  Y[i] = uintBitsToFloat(0x7fc00000u);
+#endif
+#if defined(BDA_OFF) && defined(CUVK_BDA)
+  if (i == 500) Y[i] += 1.0;
+#endif
+#ifdef TAIL_OFF
+  if (i == n - 1) Y[i] += 1.0;
+#endif
 #ifdef WRONG
   if (i == 77) Y[i] += 1.0;
 #endif

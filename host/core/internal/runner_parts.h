@@ -148,6 +148,12 @@ Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max
 std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t>& blocks,
                               std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
                               std::uint64_t max_buffer);
+// After every lane of a pair's point: each comparison named on both of its rows, then each ok
+// row's check concluded (row.h's Check): verified where another API or an expected file for every
+// output agreed, consistent where only the same API's other binding did, else unchecked.
+// `lanes`: the outputs of the point's lanes that passed (UserReference).
+void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes,
+                        std::vector<ResultRow>& rows);
 // run_lane for a pair's point.
 void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
                    ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
