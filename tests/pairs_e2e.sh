@@ -92,6 +92,12 @@ import json,sys
 rows=json.load(open(sys.argv[1]))["results"]
 assert any(r["api"]=="vulkan" and r["status"]=="ok" and r["verified"] for r in rows), rows
 assert not any(r["status"]=="failed" for r in rows), rows
+# Issue 36: the head's n (settings.n) is the n the rows ran at; on a CPU device a pair's n is
+# scaled down until its buffers hold 8 MiB (saxpy's 16M floats: 1M), and the rule says so.
+s=json.load(open(sys.argv[1]))["settings"]
+assert all(r["params"]["n"]==s["n"] for r in rows), (s["n"], [r["params"]["n"] for r in rows])
+assert s["n_rule"].startswith("declared in ") or \
+       "scaled down for CPU devices to 8 MiB of buffers" in s["n_rule"], s["n_rule"]
 PY
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
