@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages) and builds cuvk into build/.
 # Used by both README commands and by .ci/run. Idempotent: a second run only rebuilds.
+# The list holds what the build needs and what ctest needs (python3 for the tests' scripts,
+# python3-matplotlib for `cuvk report --index`, bsdutils for `script`): the README's test command
+# passes on a fresh machine (tests/setup_packages.py checks the list against the suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +11,8 @@ packages=(cmake g++ make git pkg-config
           libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
           libcli11-dev nlohmann-json3-dev libgtest-dev libzstd-dev libxxhash-dev
           libtomlplusplus-dev libshaderc-dev
-          mesa-vulkan-drivers vulkan-validationlayers)
+          mesa-vulkan-drivers vulkan-validationlayers
+          python3 python3-matplotlib bsdutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # expect_exit.sh [--driver-noise ERE] CODE REGEX CMD...: runs CMD, passes when it exits with CODE
 # and its stderr has one line matching REGEX that starts with "error:" (the one-line error
-# contract). Exit 77 = skipped. --driver-noise: stderr lines matching ERE (each with the empty
+# contract; lines indented by two spaces below it are its detail, such as a compiler's log). Exit 77 = skipped. --driver-noise: stderr lines matching ERE (each with the empty
 # line after it) are a driver's own, printed by the driver, not cuvk (the NVIDIA Vulkan driver
 # says it cannot open a library under an address-space limit): they are shown, then not counted.
 set -euo pipefail
@@ -21,7 +21,9 @@ if [ -n "$noise" ]; then
     echo "expect_exit: not counted, the driver's own lines:"; grep -E -- "$noise" "$err.raw" || true
   fi
 fi
-lines=$(grep -c '' "$err" || true)
+# Lines indented by two spaces under the `error:` line are its detail (a compiler's log, one line
+# each): they are not further error lines.
+lines=$(grep -vc '^  ' "$err" || true)
 if [ "$got" -ne "$want" ]; then
   echo "expected exit $want, got $got; stderr:"; cat "$err"; exit 1
 fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `cuvk run --pair` end to end on the first Vulkan device (lavapipe in CI), validation on (any
 # message fails the run's output check below), NVRTC compiling the CUDA side where present.
-# Usage: pairs_e2e.sh CUVK CASE [TOML]    CASE: right | wrong | oob | forever | mixed | example,
-# or issue 31's cases (what `verified` means): half_lanes | half_expected | partial | no_output |
-# timing_only | unchecked | consistent | all_nan | nan_allowed | lanes_disagree | tail | readme
+# Usage: pairs_e2e.sh CUVK CASE [TOML]    CASE: right | wrong | oob | forever | mixed | here |
+# example, or issue 31's cases (what `verified` means): half_lanes | half_expected | partial |
+# no_output | timing_only | unchecked | consistent | all_nan | nan_allowed | lanes_disagree | tail |
+# readme
 set -u
-cuvk=$1
+cuvk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: a case runs from its folder
 case_=$2
 src=$(cd "$(dirname "$0")/pairs" && pwd)
 tmp=$(mktemp -d)
@@ -132,6 +133,24 @@ PY
     [ $rc -eq 2 ] || fail "exit $rc, want 2 (--n 64M: buffers beyond the device)"
     grep -q "^error: .*right.toml: buffer '[xy]'" "$tmp/err" || fail "error names no file and field"
     ;;
+  here)  # issue 36: '--pair right_bda.toml' from its own folder (NVRTC: -I. then the toolkit's
+         # include, which cuda_fp16.h needs), a name ending in _bda (was: 'Vulkan backend already
+         # has a kernel named pair:axpy_right_bda', exit 3)
+    cd "$tmp"
+    sed 's/^name = "axpy_right"/name = "axpy_right_bda"/; s/^source = "axpy.cu"/source = "axpy_fp16.cu"/' \
+      right.toml >right_bda.toml
+    { echo '#include <cuda_fp16.h>'; cat axpy.cu; } >axpy_fp16.cu
+    "$cuvk" run --pair right_bda.toml "${common[@]}" --format json --output r.json >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc, want 0"
+    python3 - r.json <<'PY' || fail "rows"
+import json,sys
+rows=json.load(open(sys.argv[1]))["results"]
+assert all(r["test"]=="axpy_right_bda" for r in rows), rows
+assert any(r["api"]=="vulkan" and r["status"]=="ok" and r["verified"] for r in rows), rows
+assert not any(r["status"]=="failed" for r in rows), rows
+PY
+    ;;
   example)  # an examples/*/*.toml at its own n, verified (CUDA compiled, not run, without a GPU)
     "$cuvk" run --pair "$3" "${common[@]}" --format json --output "$tmp/e.json" >"$tmp/out" 2>"$tmp/err"
     rc=$?
@@ -148,6 +167,12 @@ for r in vk:
   assert (r["checked_elements"]>0)==(r["check"]!="unchecked"), r
   assert (r["check_note"]!="")==(r["check"]!="verified"), r
 assert not any(r["status"]=="failed" for r in rows), rows
+# Issue 36: the head's n (settings.n) is the n the rows ran at; on a CPU device a pair's n is
+# scaled down until its buffers hold 8 MiB (saxpy's 16M floats: 1M), and the rule says so.
+s=json.load(open(sys.argv[1]))["settings"]
+assert all(r["params"]["n"]==s["n"] for r in rows), (s["n"], [r["params"]["n"] for r in rows])
+assert s["n_rule"].startswith("declared in ") or \
+       "scaled down for CPU devices to 8 MiB of buffers" in s["n_rule"], s["n_rule"]
 PY
     ;;
   half_lanes)  # every lane leaves the odd elements alone, alike: each row fails on its own

@@ -328,3 +328,39 @@ TEST(Cli, CommandLineIsJudgedWithoutRunning) {
     }
   }
 }
+
+// Issue 36: a message's further lines (a compiler's log) are lines of their own under the one
+// `error:` line, indented, escaped one by one: never a literal "\n".
+TEST(Cli, AnErrorsLogComesAsIndentedLines) {
+  EXPECT_EQ(cuvk::error_text("p.toml: CUDA compile failed: k.cu (NVRTC 13.0):\nk.cu(1): error: x\n"
+                             "k.cu(2): error: \ty\x1b\n"),
+            "error: p.toml: CUDA compile failed: k.cu (NVRTC 13.0):\n  k.cu(1): error: x\n"
+            "  k.cu(2): error: \\ty\\x1b\n");
+  EXPECT_EQ(cuvk::error_text("one line", " (see --help)"), "error: one line (see --help)\n");
+  std::string many = "head";
+  for (int i = 0; i < 300; ++i) many += "\nline " + std::to_string(i);
+  const std::string text = cuvk::error_text(many);
+  EXPECT_NE(text.find("  line 199\n  ... (100 more lines)\n"), std::string::npos);
+  EXPECT_EQ(text.find("line 200"), std::string::npos);
+}
+
+// Issue 36: `cuvk help` is cuvk's --help (its commands listed), then each command's --help, each
+// once. It printed help's own usage twice (CLI11 hands the root's help to the parsed subcommand)
+// and never listed the commands.
+TEST(Cli, HelpListsTheCommandsThenEachCommandsHelpOnce) {
+  Folder dir;
+  const std::string file = dir / "help.txt";
+  put(file, "");
+  ASSERT_EQ(run_cli_with_stdout(file.c_str(), {"help"}), cuvk::kExitOk);
+  const std::string text = slurp(file);
+  const auto count = [&text](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("Subcommands:"), 1u) << text;
+  for (const char* c : {"run", "list", "devices", "inspect", "parity", "report", "trace", "help"}) {
+    EXPECT_EQ(count(std::string("Usage: cuvk ") + c + " "), 1u) << c << "\n" << text;
+    EXPECT_NE(text.find(std::string("\n  ") + c + " "), std::string::npos) << c << " not listed";
+  }
+}

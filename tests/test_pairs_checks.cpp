@@ -2,6 +2,7 @@
 // between the declaration, the CUDA signature (PTX) and the SPIR-V.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "pair.h"
@@ -126,9 +127,35 @@ TEST(PairCompile, CudaErrorsCarryTheLog) {
             0u)
       << m;
   EXPECT_NE(m.find("identifier \"undeclared\" is undefined"), std::string::npos) << m;
+}
+
+// Issue 36: a misspelt entry was NVRTC's name-map noise ('__nv_name_map(2): error: identifier
+// "kernel" is undefined'); now it names the entry, the source and the kernels it has, as written.
+TEST(PairCompile, AMisspeltEntryIsNamedWithTheKernelsTheSourceHas) {
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  PairFiles f;
   const PairDeclaration wrong_entry = f.parse(edit("entry = \"k\"", "entry = \"kernel\""));
-  f.write("k.cu", kCuda);
-  EXPECT_ERROR(compile_cuda(wrong_entry, kDefaultCudaArch), "identifier \"kernel\" is undefined");
+  EXPECT_EQ(error_of([&] { compile_cuda(wrong_entry, kDefaultCudaArch); }),
+            f.path("p.toml") + ": cuda.entry 'kernel' is not a __global__ function of k.cu (it has: k)");
+  f.write("k.cu", "__global__ void gather(float* a, unsigned n) { a[0] = n; }\n"
+                  "template <typename T> __global__ void scale(T* a) { a[0] *= 2; }\n"
+                  "template __global__ void scale<float>(float*);\n"
+                  "__device__ float helper(float x) { return x; }\n");
+  const PairDeclaration misspelt = f.parse(edit("entry = \"k\"", "entry = \"gahter\""));
+  EXPECT_EQ(error_of([&] { compile_cuda(misspelt, kDefaultCudaArch); }),
+            f.path("p.toml") +
+                ": cuda.entry 'gahter' is not a __global__ function of k.cu (it has: gather, "
+                "scale<float>)");
+  // A source with errors of its own still shows NVRTC's log, not the list.
+  f.write("k.cu", "__global__ void gather(float* a) { a[0] = undeclared; }\n");
+  EXPECT_ERROR(compile_cuda(misspelt, kDefaultCudaArch), "identifier \"undeclared\" is undefined");
+}
+
+TEST(PairCompile, PtxKernelNamesAreTheEntriesAsWritten) {
+  const std::string ptx =
+      ".visible .entry gather(\n\t.param .u64 gather_param_0\n)\n"
+      ".visible .entry _Z5scaleIfEvPT_(\n)\n// .entry commented(\n.weak .entry _Z1kPfj(\n)\n";
+  EXPECT_EQ(ptx_kernel_names(ptx), (std::vector<std::string>{"gather", "scale<float>", "k"}));
 }
 
 TEST(PairCompile, CudaProducesPtxCubinAndTheLoweredName) {
@@ -150,6 +177,41 @@ TEST(PairCompile, CudaProducesPtxCubinAndTheLoweredName) {
   EXPECT_NE(c.ptxas_log.find("Used "), std::string::npos) << c.ptxas_log;  // registers, for inspect
   EXPECT_EQ(c.log.find("ptxas"), std::string::npos) << c.log;              // not a warning
   EXPECT_EQ(c.options.front(), "--gpu-architecture=sm_80");
+}
+
+// Issue 36: a source without a folder ("k.cu": `cuvk run --pair k.toml` in the declaration's
+// folder) gets "-I." — a bare "-I" swallowed the toolkit's include as its folder.
+TEST(PairCompile, NvrtcOptionsNameTheSourcesFolderEvenWhenItIsTheCurrentOne) {
+  const std::vector<std::string> here = nvrtc_options(90, "k.cu", "/cuda/include", {"-DX=1"});
+  const std::vector<std::string> want = {"--gpu-architecture=sm_90", "--std=c++17",
+                                         "--ptxas-options=-v", "-I.", "-I/cuda/include", "-DX=1"};
+  EXPECT_EQ(here, want);
+  EXPECT_EQ(nvrtc_options(80, "./k.cu", "", {}).back(), "-I.");
+  const std::vector<std::string> there = nvrtc_options(90, "/p/q/k.cu", "", {});
+  EXPECT_EQ(there.size(), 4u);  // no toolkit include: no -I for it
+  EXPECT_EQ(there.back(), "-I/p/q");
+  for (const auto& o : nvrtc_options(90, "k.cu", "/cuda/include", {})) EXPECT_NE(o, "-I");
+}
+
+// The same end to end: a declaration read as "p.toml" from its own folder compiles a source that
+// includes a toolkit header (before the fix: "cuda_fp16.h: cannot open source file").
+TEST(PairCompile, ADeclarationInTheCurrentFolderFindsTheToolkitHeaders) {
+  if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
+  PairFiles f;
+  f.write("k.cu", std::string("#include <cuda_fp16.h>\n") + kCuda);
+  f.write("p.toml", kMinimal);
+  const fs::path before = fs::current_path();
+  fs::current_path(fs::path(f.path("p.toml")).parent_path());
+  std::string error;
+  CompiledCuda c;
+  try {
+    c = compile_cuda(read_pair_file("p.toml"), kDefaultCudaArch);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  fs::current_path(before);
+  EXPECT_EQ(error, "");
+  EXPECT_NE(std::find(c.options.begin(), c.options.end(), "-I."), c.options.end());
 }
 
 // One mismatch between the declaration and a kernel, and the words the error must carry.

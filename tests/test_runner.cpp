@@ -1070,3 +1070,28 @@ TEST(RunnerFirstRow, PhasesBeforeTheFirstRowAreRecorded) {
   EXPECT_TRUE(has(out.first_row_background_s, "vulkan register input (beside settling)"));
   EXPECT_TRUE(has(out.first_row_background_s, "vulkan register download (beside settling)"));
 }
+
+// Issue 36: the head's n (settings.n) is the n the rows ran at. A run of one pair: the pair's n
+// and rule (it said "n = 1048576 (default for CPU devices)" while saxpy ran at 16M); with built-in
+// tests too, the built-ins' n, the pairs' sizes said beside it.
+TEST(Runner, TheHeadsNIsThePairsWhereOnlyPairsRun) {
+  UserPlan saxpy, transpose;
+  saxpy.n = 1u << 20;
+  saxpy.n_rule = "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers";
+  transpose.n = 1024;
+  transpose.n_rule = "declared in transpose.toml";
+  const auto one = cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", &saxpy}});
+  EXPECT_EQ(one.first, 1u << 20);
+  EXPECT_EQ(one.second, saxpy.n_rule);
+  saxpy.n = 16u << 20;
+  saxpy.n_rule = "declared in saxpy.toml";
+  const auto alone = cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", &saxpy}});
+  EXPECT_EQ(alone, std::make_pair(16u << 20, std::string("declared in saxpy.toml")));
+  const auto mixed = cuvk::run_n(1u << 20, "default for CPU devices", true,
+                                 {{"saxpy", &saxpy}, {"transpose", &transpose}});
+  EXPECT_EQ(mixed.first, 1u << 20);
+  EXPECT_EQ(mixed.second,
+            "default for CPU devices; pairs: saxpy at 16777216 (declared in saxpy.toml), transpose "
+            "at 1024 (declared in transpose.toml)");
+  EXPECT_EQ(cuvk::run_n(64, "--n", true, {}), std::make_pair(64u, std::string("--n")));
+}

@@ -52,46 +52,74 @@ constexpr std::uint32_t kGuard = 256;  // kViewAlignment: the view starts after 
 
 }  // namespace
 
-// y = 2x + y through views that start one guard band in; the guards stay untouched; both binding
-// modes compute the same; the module's compile and load times are listed with the start-up costs.
+namespace {
+
+// y = 2x + y through views that start one guard band in, with `kernel` in `binding`: the guards
+// stay untouched.
+void expect_saxpy(Backend& backend, const std::string& kernel, Binding binding) {
+  const std::uint32_t n = 1000;
+  auto x = backend.allocate(n * 4 + 2 * kGuard);
+  auto y = backend.allocate(n * 4 + 2 * kGuard);
+  std::vector<float> hx(n + 2 * kGuard / 4, -7.0f), hy(hx.size(), -7.0f);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    hx[kGuard / 4 + i] = static_cast<float>(i);
+    hy[kGuard / 4 + i] = 1.0f;
+  }
+  backend.upload(*x, hx.data(), hx.size() * 4);
+  backend.upload(*y, hy.data(), hy.size() * 4);
+  const float a = 2.0f;
+  Launch launch;
+  launch.kernel = kernel;
+  launch.geometry = Geometry{64, (n + 63) / 64, 1};
+  launch.binding = binding;
+  launch.buffers = {{x.get(), kGuard, n * 4}, {y.get(), kGuard, n * 4}};
+  launch.scalars = bytes_of({{&a, 4}, {&n, 4}}, {4, 4});
+  ASSERT_EQ(backend.run(launch, RunOptions{1, nullptr}).size(), 1u);
+  std::vector<float> got(hy.size());
+  backend.download(*y, got.data(), got.size() * 4);
+  for (std::uint32_t i = 0; i < got.size(); ++i) {
+    const bool inside = i >= kGuard / 4 && i < kGuard / 4 + n;
+    const float want = inside ? 2.0f * static_cast<float>(i - kGuard / 4) + 1.0f : -7.0f;
+    ASSERT_EQ(got[i], want) << kernel << " " << binding_name(binding) << " word " << i;
+  }
+}
+
+}  // namespace
+
+// Both binding modes compute the same; the module's compile and load times are listed with the
+// start-up costs.
 TEST_F(RuntimeModule_, SaxpyThroughViewsInBothBindings) {
   backend_->load_module(saxpy());
   const auto names = backend_->kernels();
   EXPECT_NE(std::find(names.begin(), names.end(), "user_saxpy"), names.end());
-  const std::uint32_t n = 1000;
-  for (Binding binding : {Binding::descriptor, Binding::bda}) {
-    if (!backend_->binding_unsupported(binding).empty()) continue;
-    auto x = backend_->allocate(n * 4 + 2 * kGuard);
-    auto y = backend_->allocate(n * 4 + 2 * kGuard);
-    std::vector<float> hx(n + 2 * kGuard / 4, -7.0f), hy(hx.size(), -7.0f);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      hx[kGuard / 4 + i] = static_cast<float>(i);
-      hy[kGuard / 4 + i] = 1.0f;
-    }
-    backend_->upload(*x, hx.data(), hx.size() * 4);
-    backend_->upload(*y, hy.data(), hy.size() * 4);
-    const float a = 2.0f;
-    Launch launch;
-    launch.kernel = "user_saxpy";
-    launch.geometry = Geometry{64, (n + 63) / 64, 1};
-    launch.binding = binding;
-    launch.buffers = {{x.get(), kGuard, n * 4}, {y.get(), kGuard, n * 4}};
-    launch.scalars = bytes_of({{&a, 4}, {&n, 4}}, {4, 4});
-    ASSERT_EQ(backend_->run(launch, RunOptions{1, nullptr}).size(), 1u);
-    std::vector<float> got(hy.size());
-    backend_->download(*y, got.data(), got.size() * 4);
-    for (std::uint32_t i = 0; i < got.size(); ++i) {
-      const bool inside = i >= kGuard / 4 && i < kGuard / 4 + n;
-      const float want = inside ? 2.0f * static_cast<float>(i - kGuard / 4) + 1.0f : -7.0f;
-      ASSERT_EQ(got[i], want) << binding_name(binding) << " word " << i;
-    }
-  }
+  for (Binding binding : {Binding::descriptor, Binding::bda})
+    if (backend_->binding_unsupported(binding).empty()) expect_saxpy(*backend_, "user_saxpy", binding);
   bool compile = false, load = false;
   for (const auto& [what, ms] : backend_->startup_ms()) {
     compile = compile || what == "compile user_saxpy (test)";
     load = load || what == "load module user_saxpy";
   }
   EXPECT_TRUE(compile && load);
+}
+
+// Issue 36: a run-time kernel's name is its own, whatever it ends in. 'pair:gather_bda' was
+// refused ("already has a kernel named"), since pipelines were cached under '<kernel>_bda'; now
+// 'x' in bda and 'x_bda' in descriptor form are two pipelines, each of its own kernel.
+TEST_F(RuntimeModule_, NamesEndingInATwinsSuffixAreKernelsOfTheirOwn) {
+  RuntimeModule plain = saxpy(), bda_named = saxpy(), traced_named = saxpy();
+  bda_named.name = "user_saxpy_bda";
+  bda_named.spirv_bda.clear();  // no bda form: its bda row is unavailable, its descriptor row runs
+  traced_named.name = "user_saxpy_trace";
+  backend_->load_module(bda_named);  // first: its descriptor pipeline is made before plain's bda
+  backend_->load_module(plain);
+  backend_->load_module(traced_named);
+  for (const char* kernel : {"user_saxpy_bda", "user_saxpy", "user_saxpy_trace"})
+    for (Binding binding : {Binding::descriptor, Binding::bda}) {
+      if (!backend_->binding_unsupported(binding).empty()) continue;
+      if (std::string(kernel) == "user_saxpy_bda" && binding == Binding::bda) continue;
+      expect_saxpy(*backend_, kernel, binding);
+    }
+  EXPECT_THROW(backend_->load_module(plain), Error);  // the same name twice is still refused
 }
 
 // Nine buffers and an 8-byte scalar after a 4-byte one (offset 8, like std430).

@@ -109,15 +109,16 @@ VkPipelineLayout Pipelines::layout(Binding binding, Trace trace) const {
 
 VkPipeline Pipelines::get(const std::string& kernel, std::uint32_t block_size, Binding binding,
                           Trace trace) {
-  const std::string name = module_name(kernel, binding, trace);
-  const auto key = std::make_pair(name, block_size);
+  const auto key = std::make_tuple(kernel, binding, trace, block_size);
   const auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second.get();
   const Clock::time_point start = Clock::now();
   vk::Pipeline owned;
+  std::string name = module_name(kernel, binding, trace);
   if (const RuntimeKernel* rk = runtime(kernel)) {
     if (trace != Trace::none) throw Error("run-time kernel '" + kernel + "' has no traced form");
     const bool bda = binding == Binding::bda;
+    name = bda ? kernel + " bda" : kernel;  // its own name, whatever it ends in
     const std::vector<std::uint32_t>& words = bda ? rk->spirv_bda : rk->spirv;
     if (words.empty()) throw Error("run-time kernel '" + kernel + "' has no bda form");
     owned = create_from(words.data(), words.size(), rk->entry.c_str(), block_size,
@@ -217,7 +218,9 @@ vk::Pipeline Pipelines::create_from(const std::uint32_t* words, std::size_t coun
 }
 
 void Pipelines::load(const RuntimeModule& module) {
-  if (runtime_.count(module.name) != 0 || is_twin(module.name) ||
+  // A run-time kernel keeps both of its forms under its one name (RuntimeKernel), so any name
+  // but a kernel's already loaded or embedded (a twin's module name too: `copy_bda`) is its own.
+  if (runtime_.count(module.name) != 0 ||
       std::any_of(spirv_modules().begin(), spirv_modules().end(),
                   [&module](const SpirvModule& m) { return module.name == m.name; }))
     throw Error("Vulkan backend already has a kernel named '" + module.name + "'");

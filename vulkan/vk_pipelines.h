@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -110,8 +111,9 @@ class Pipelines {
   vk::PipelineLayout trace_layout_;
   vk::PipelineLayout trace_bda_layout_;  // CuvkTraceBdaPush push constants
   vk::DescriptorPool descriptor_pool_;
-  // Keyed by SPIR-V module name (`<kernel>` or `<kernel>_bda`) and block size.
-  std::map<std::pair<std::string, std::uint32_t>, vk::Pipeline> pipelines_;
+  // Keyed by kernel, binding, trace and block size: not by a module name made from the kernel's
+  // (`<kernel>_bda`), which a run-time kernel named `x_bda` would share with `x`'s bda form.
+  std::map<std::tuple<std::string, Binding, Trace, std::uint32_t>, vk::Pipeline> pipelines_;
   std::map<std::string, RuntimeKernel> runtime_;
   std::vector<std::pair<std::string, double>> creation_ms_;
 };

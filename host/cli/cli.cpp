@@ -344,6 +344,26 @@ std::string conversion_message(const std::string& what) {
          " is out of range or not a value of the option's type (32-bit unsigned for sizes)";
 }
 
+}  // namespace
+
+std::string error_text(const std::string& what, const std::string& suffix) {
+  const std::vector<std::string> lines = split(what, '\n');
+  std::string out = "error: " + one_line(lines.empty() ? what : lines.front(), kMaxErrorLine) +
+                    suffix + "\n";
+  std::size_t shown = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty() && i + 1 == lines.size()) break;
+    if (++shown > kMaxErrorDetailLines) {
+      out += "  ... (" + std::to_string(lines.size() - i) + " more lines)\n";
+      break;
+    }
+    out += "  " + one_line(lines[i], kMaxErrorLine) + "\n";
+  }
+  return out;
+}
+
+namespace {
+
 int run_cli(int argc, char** argv) {
   const std::unique_ptr<CliApp> cli = make_cli_app(command_line(argc, argv));
   try {
@@ -357,14 +377,13 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return cli->app.exit(e);
   } catch (const CLI::ConversionError& e) {  // "Could not convert: --block-size = 99999999999"
-    std::cerr << "error: " << one_line(conversion_message(e.what()), kMaxErrorLine)
-              << " (see --help)\n";
+    std::cerr << error_text(conversion_message(e.what()), " (see --help)");
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << " (see --help)\n";
+    std::cerr << error_text(e.what(), " (see --help)");
     return kExitUsage;
   } catch (const UsageError& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    std::cerr << error_text(e.what());
     return kExitUsage;
   }
   const Command* chosen = parsed_command(*cli);
@@ -376,10 +395,10 @@ int run_guarded(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
   } catch (const Interrupted& e) {  // an output gave way to SIGINT/SIGTERM/SIGHUP
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    std::cerr << error_text(e.what());
     return interrupted_exit_code(interrupt_signal());
   } catch (const UsageError& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << '\n';
+    std::cerr << error_text(e.what());
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr
@@ -393,7 +412,7 @@ int run_guarded(int argc, char** argv) {
               << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << host_memory_limit_note() << '\n';
+    std::cerr << error_text(e.what(), host_memory_limit_note());
     return kExitEnvironment;
   } catch (...) {
     std::cerr << "error: internal error: an unknown exception\n";

@@ -32,6 +32,14 @@ int cli_main(int argc, char** argv);
 
 // The longest `error:` line cuvk prints: text from files and drivers is cut there.
 inline constexpr std::size_t kMaxErrorLine = 1000;
+// The most lines of a compiler's log printed below an `error:` line.
+inline constexpr std::size_t kMaxErrorDetailLines = 200;
+
+// What cuvk prints for an error whose message is `what`: one `error: ` line (the message's first
+// line, escaped and cut at kMaxErrorLine, then `suffix`), then each further line of the message
+// (a compiler's log) as a line of its own, indented by two spaces, escaped and cut alike: never
+// with a literal "\n". At most kMaxErrorDetailLines of them, then how many more there were.
+std::string error_text(const std::string& what, const std::string& suffix = "");
 
 // The command line parsed and judged, nothing run or opened: args[0] is the program name. The
 // chosen command's options are checked as the command would check them first (Command::check).

@@ -135,8 +135,12 @@ Command add_help_command(CLI::App& app) {
               std::cout << markdown(*root);
               return int{kExitOk};
             }
-            std::cout << root->help();
-            for (CLI::App* c : root->get_subcommands({})) std::cout << '\n' << c->help();
+            // Not root->help(): CLI11 hands that to the parsed subcommand, `help` itself, whose
+            // usage then came twice and the root's list of commands never.
+            std::cout << root->get_formatter()->make_help(root, root->get_name(),
+                                                          CLI::AppFormatMode::Normal);
+            for (CLI::App* c : root->get_subcommands({}))
+              std::cout << '\n' << c->help(root->get_name());
             return int{kExitOk};
           }};
 }

@@ -317,9 +317,10 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const double devices_s = seconds_since_launch();
   apply_cpu_defaults(a, doc.choice, cfg);
   // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
+  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   const auto pairs =
       prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
-                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
+                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only);
   for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;

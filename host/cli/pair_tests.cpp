@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "catalogue.h"
@@ -92,6 +94,7 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   UserPlan u;
   u.file = d.file;
   u.n = n;
+  u.n_rule = p.n_rule;
   for (std::size_t i = 0; i < d.buffers.size(); ++i) {
     const pairs::BufferDecl& b = d.buffers[i];
     UserBuffer ub;
@@ -163,14 +166,57 @@ int cuda_arch_of(const DeviceInfo& device) {
   return 0;
 }
 
+namespace {
+
+std::uint64_t pair_buffer_bytes(const PairDeclaration& d, std::uint64_t n) {
+  std::uint64_t bytes = 0;
+  for (const pairs::BufferDecl& b : d.buffers)
+    bytes += eval(d, b.count, n, 0, "buffer '" + b.name + "'.count") * b.element_bytes;
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t cpu_pair_n(const PairDeclaration& d) {
+  std::uint64_t n = d.n;
+  while (n > 1 && pair_buffer_bytes(d, n) > kCpuPairBytes) {
+    try {
+      pair_buffer_bytes(d, n / 2);  // a count that no longer evaluates: stop at the last n that did
+    } catch (const std::exception&) {
+      break;
+    }
+    n /= 2;
+  }
+  return n;
+}
+
+namespace {
+
+// The n a pair runs at, and how it was chosen: --n; its declared n on a GPU; on a CPU device
+// (lavapipe) cpu_pair_n(), so that a first run there ends in seconds.
+std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
+                                             std::optional<std::uint64_t> n, bool cpu_device) {
+  const std::string file = std::filesystem::path(d.file).filename().string();
+  if (n) return {*n, "--n"};
+  if (!cpu_device) return {d.n, "declared in " + file};
+  const std::uint64_t small = cpu_pair_n(d);
+  if (small == d.n) return {d.n, "declared in " + file};
+  return {small, file + "'s n = " + std::to_string(d.n) + " scaled down for CPU devices to " +
+                     std::to_string(kCpuPairBytes >> 20) + " MiB of buffers"};
+}
+
+}  // namespace
+
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n) {
+                                                         std::optional<std::uint64_t> n,
+                                                         bool cpu_device) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
   for (const std::string& file : files) {
     auto p = std::make_shared<PreparedPair>();
     p->decl = pairs::read_pair_file(file);
+    std::tie(p->n, p->n_rule) = pair_n(p->decl, n, cpu_device);
     p->spirv = pairs::compile_glsl(p->decl, Binding::descriptor);
     if (pairs::supports_bda(p->decl)) p->spirv_bda = pairs::compile_glsl(p->decl, Binding::bda);
     if (const std::string why = pairs::nvrtc_unavailable(); !why.empty()) {
@@ -187,10 +233,10 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;
     t.variants = {"scalar"};
     const std::shared_ptr<const PreparedPair> pair = p;
-    t.plan = [pair, n](const Point&) {
+    t.plan = [pair](const Point&) {
       Plan plan;
       plan.kernel = module_name(pair->decl);
-      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, n ? *n : pair->decl.n));
+      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, pair->n));
       return plan;
     };
     register_pair_test(std::move(t));

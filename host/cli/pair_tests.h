@@ -20,14 +20,24 @@ struct PreparedPair {
   pairs::CompiledSpirv spirv;
   std::optional<pairs::CompiledSpirv> spirv_bda;
   std::string cuda_note;  // what CUDA rows that cannot run say was done
+  std::uint64_t n = 0;     // the size it runs at (pair_n: --n, declared, or scaled for a CPU)
+  std::string n_rule;      // how: "--n", "declared in saxpy.toml", "... scaled down for CPU devices"
 };
 
+// On a CPU device (lavapipe) a pair without --n runs at its declared n halved until its buffers
+// hold at most kCpuPairBytes (the built-in tests' CPU default: 1M floats in, 1M out), so that a
+// first run there ends in seconds; it stops halving where a buffer's count no longer evaluates.
+inline constexpr std::uint64_t kCpuPairBytes = 8ull << 20;
+std::uint64_t cpu_pair_n(const pairs::PairDeclaration& d);
+
 // Reads, compiles (CUDA for sm_<cuda_arch>; 0: pairs::kDefaultCudaArch, no device) and checks
-// each file; registers each as a test (register_pair_test). `n`: --n, when given. Throws
+// each file; registers each as a test (register_pair_test). `n`: --n, when given; `cpu_device`:
+// the run's devices are CPU devices only (then cpu_pair_n() without --n). Throws
 // DeclarationError / UsageError naming the file and the field.
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n);
+                                                         std::optional<std::uint64_t> n,
+                                                         bool cpu_device);
 
 // Loads each pair's modules into the backends that are open (null: skipped).
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,

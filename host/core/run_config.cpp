@@ -9,6 +9,7 @@
 #include "error.h"
 #include "host_data.h"
 #include "runner.h"
+#include "user_plan.h"
 
 namespace cuvk {
 namespace {
@@ -128,6 +129,19 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
       if (!plan.user) check_plan(name, n, plan, max_buffer_bytes);  // a pair: check_user_plan
     }
   }
+}
+
+std::pair<std::uint32_t, std::string> run_n(
+    std::uint32_t n, const std::string& rule, bool any_builtin,
+    const std::vector<std::pair<std::string, const UserPlan*>>& pairs) {
+  if (pairs.empty()) return {n, rule};
+  const UserPlan& first = *pairs.front().second;
+  if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
+  std::string said;
+  for (const auto& [name, u] : pairs)
+    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(u->n) + " (" + u->n_rule + ")";
+  if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
+  return {n, rule + "; pairs: " + said};
 }
 
 }  // namespace cuvk

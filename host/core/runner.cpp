@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "error.h"
 #include "input_pipeline.h"
@@ -366,6 +367,15 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
   choose_run_settings(cfg, set, lim, out);
   std::vector<Job> jobs = plan_jobs(cfg, lim, out.n);
   check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
+  // The head and settings.n tell the size the rows ran at: a pair's is its own.
+  bool any_builtin = false;
+  std::vector<std::pair<std::string, const UserPlan*>> pairs;
+  for (const Job& j : jobs) {
+    if (!j.plan.user) any_builtin = true;
+    else if (pairs.empty() || pairs.back().first != j.test->name)
+      pairs.emplace_back(j.test->name, j.plan.user.get());
+  }
+  std::tie(out.n, out.n_rule) = run_n(out.n, out.n_rule, any_builtin, pairs);
   return jobs;
 }
 

@@ -123,6 +123,14 @@ struct HostCostSummary {
   std::vector<std::pair<std::string, double>> startup_ms;
 };
 
+struct UserPlan;
+// The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
+// `rule`); in a run of pairs only (`any_builtin` false) that all run at one n, the pairs' n and
+// rule; other pairs' sizes are added to the rule ("...; pairs: saxpy at 1048576 (...)").
+std::pair<std::uint32_t, std::string> run_n(
+    std::uint32_t n, const std::string& rule, bool any_builtin,
+    const std::vector<std::pair<std::string, const UserPlan*>>& pairs);
+
 struct RunOutcome {
   std::vector<ResultRow> rows;
   std::uint32_t n = 0;             // the problem size used

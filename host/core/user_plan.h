@@ -59,6 +59,9 @@ struct UserContents {
 struct UserPlan {
   std::string file;  // the declaration file: errors name it
   std::uint64_t n = 0;  // the problem size: the declaration's, or --n
+  // How n was chosen, for the run's head: "declared in saxpy.toml", "--n", or on a CPU device
+  // "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers".
+  std::string n_rule;
   std::vector<UserBuffer> buffers;
   std::vector<std::uint8_t> scalars;       // packed as the binding convention lays them out
   std::vector<std::uint32_t> block_sizes;  // the pair's own; empty: the run's sweep

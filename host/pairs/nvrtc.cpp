@@ -1,11 +1,15 @@
 // The CUDA side of a pair compiled at run time with NVRTC, opened with dlopen so that cuvk builds
 // and runs without the CUDA toolkit (then every CUDA compile says why not).
+#include <cxxabi.h>
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -161,7 +165,88 @@ bool supports_arch(Nvrtc& n, int arch, std::string* list) {
   return found;
 }
 
+// The source compiled without the entry's name expression: its PTX, or "" when it does not
+// compile by itself either (then its own errors are the log to show).
+std::string ptx_without_entry(Nvrtc& n, const std::string& source, const PairDeclaration& decl,
+                              const std::vector<const char*>& argv) {
+  nvrtcProgram raw = nullptr;
+  if (n.create(&raw, source.c_str(), decl.cuda.source.c_str(), 0, nullptr, nullptr) !=
+      kNvrtcSuccess)
+    return {};
+  Program prog(n, raw);
+  if (n.compile(prog.get(), static_cast<int>(argv.size()), argv.data()) != kNvrtcSuccess) return {};
+  std::size_t size = 0;
+  if (n.ptx_size(prog.get(), &size) != kNvrtcSuccess) return {};
+  std::string ptx(size, '\0');
+  if (n.ptx(prog.get(), ptx.data()) != kNvrtcSuccess) return {};
+  return ptx;
+}
+
+// A compile that failed only in NVRTC's name map (`__nv_name_map(2): error: identifier "gahter"
+// is undefined`): the entry names no function of the source. Says so, with the kernels it has;
+// "" when the source has errors of its own.
+std::string missing_entry(Nvrtc& n, const std::string& source, const PairDeclaration& decl,
+                          const std::vector<const char*>& argv, const std::string& log) {
+  if (log.find("__nv_name_map") == std::string::npos) return {};
+  const std::string ptx = ptx_without_entry(n, source, decl, argv);
+  if (ptx.empty()) return {};
+  const std::vector<std::string> kernels = ptx_kernel_names(ptx);
+  std::string has;
+  for (const std::string& k : kernels) has += (has.empty() ? "" : ", ") + k;
+  return decl.file + ": cuda.entry '" + decl.cuda.entry + "' is not a __global__ function of " +
+         fs::path(decl.cuda.source).filename().string() + " (" +
+         (has.empty() ? "it has none" : "it has: " + has) + ")";
+}
+
 }  // namespace
+
+std::vector<std::string> ptx_kernel_names(const std::string& ptx) {
+  std::vector<std::string> names;
+  std::istringstream in(ptx);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t at = line.find(".entry ");
+    if (at == std::string::npos || line.find("//") < at) continue;
+    std::size_t from = line.find_first_not_of(' ', at + 7);
+    if (from == std::string::npos) continue;
+    std::size_t to = from;
+    while (to < line.size() && (std::isalnum(static_cast<unsigned char>(line[to])) ||
+                                line[to] == '_' || line[to] == '$'))
+      ++to;
+    std::string name = line.substr(from, to - from);
+    int status = -1;
+    const std::unique_ptr<char, void (*)(void*)> plain(
+        abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    if (status == 0 && plain) {  // "void k<int>(float*, unsigned int)" -> "k<int>"
+      std::string d = plain.get();
+      d = d.substr(0, d.find('('));
+      int depth = 0;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        depth += d[i] == '<' ? 1 : d[i] == '>' ? -1 : 0;
+        if (d[i] == ' ' && depth == 0) start = i + 1;
+      }
+      name = d.substr(start);
+    }
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<std::string> nvrtc_options(int sm_arch, const std::string& source,
+                                       const std::string& toolkit_include,
+                                       const std::vector<std::string>& extra) {
+  // A source without a folder ("k.cu", a declaration in the current folder) has "" for a parent:
+  // a bare "-I" would take the next option as its folder and swallow the toolkit's include.
+  const std::string folder = fs::path(source).parent_path().string();
+  std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch),
+                                   "--std=c++17", "--ptxas-options=-v",
+                                   "-I" + (folder.empty() ? std::string(".") : folder)};
+  if (!toolkit_include.empty()) opts.push_back("-I" + toolkit_include);
+  opts.insert(opts.end(), extra.begin(), extra.end());
+  return opts;
+}
 
 std::string nvrtc_unavailable() {
   return nvrtc().unavailable;
@@ -185,23 +270,24 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   Program prog(n, raw);
   const std::string name_expr = "&" + decl.cuda.entry;
   check(n, n.add_name(prog.get(), name_expr.c_str()), "nvrtcAddNameExpression", decl);
-  std::vector<std::string>& opts = out.options;
-  opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch), "--std=c++17", "--ptxas-options=-v",
-          "-I" + fs::path(decl.cuda.source).parent_path().string()};
   // The toolkit's headers (cuda_fp16.h, ...) beside the library: <root>/lib64/libnvrtc.so.
   const fs::path include = fs::path(n.path).parent_path().parent_path() / "include";
   std::error_code ec;
-  if (!n.path.empty() && fs::is_directory(include, ec)) opts.push_back("-I" + include.string());
-  opts.insert(opts.end(), decl.cuda.options.begin(), decl.cuda.options.end());
+  const bool has_include = !n.path.empty() && fs::is_directory(include, ec);
+  out.options = nvrtc_options(sm_arch, decl.cuda.source, has_include ? include.string() : "",
+                              decl.cuda.options);
   std::vector<const char*> argv;
-  for (const auto& o : opts) argv.push_back(o.c_str());
+  for (const auto& o : out.options) argv.push_back(o.c_str());
   const auto t0 = std::chrono::steady_clock::now();
   const nvrtcResult r = n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
   split_log(program_log(n, prog.get()), &out);
-  if (r != kNvrtcSuccess)
+  if (r != kNvrtcSuccess) {
+    if (std::string m = missing_entry(n, source, decl, argv, out.log); !m.empty())
+      throw DeclarationError(m);
     throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
                            out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +
                            n.error_string(r) + ")" + (out.log.empty() ? "" : ":\n" + out.log));
+  }
   std::size_t size = 0;
   check(n, n.ptx_size(prog.get(), &size), "nvrtcGetPTXSize", decl);
   out.ptx.assign(size, '\0');

@@ -225,9 +225,20 @@ inline constexpr int kDefaultCudaArch = 90;
 // "" when NVRTC can be loaded, else "NVRTC unavailable: <reason>". $CUVK_NVRTC, when set, names
 // the one library to load (tests use it to see the unavailable path).
 std::string nvrtc_unavailable();
+// The NVRTC options compile_cuda() passes, in order: the architecture, C++17, ptxas -v, -I the
+// source's folder ("." when the path names none), -I toolkit_include (when not ""), then `extra`
+// (the declaration's cuda.options).
+std::vector<std::string> nvrtc_options(int sm_arch, const std::string& source,
+                                       const std::string& toolkit_include,
+                                       const std::vector<std::string>& extra);
+// The __global__ functions a PTX module defines (its `.entry` lines), as written in the source:
+// C++ names demangled to the function's name ("_Z6gatherPfj" -> "gather"), in PTX order.
+std::vector<std::string> ptx_kernel_names(const std::string& ptx);
 // Compiles the CUDA source for sm_<arch> with NVRTC (loaded at run time: libnvrtc.so.13 /
 // libnvrtc.so, also from $CUDA_HOME, $CUDA_PATH and /usr/local/cuda). Throws DeclarationError
-// "<file>: CUDA compile failed" + NVRTC's log on a compile error, Error when NVRTC is unavailable.
+// "<file>: CUDA compile failed" + NVRTC's log on a compile error ("<file>: cuda.entry 'x' is not
+// a __global__ function of k.cu (it has: ...)" when only the entry's name is wrong), Error when
+// NVRTC is unavailable.
 CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch);
 // Compiles (or reads) the shader for `binding` (descriptor or bda). Throws DeclarationError
 // "<file>: GLSL compile failed" + the compiler's log, or naming a bad .spv file.
