@@ -215,6 +215,23 @@ void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, dou
   }
 }
 
+// The pairs' compile times for an API the run has no backend for (NVRTC compiles a pair's CUDA
+// side without a CUDA device): a host-cost row of their own, without launch figures.
+void add_unloaded_compiles(RunOutcome& o, const RunConfig& cfg, const OpenBackends& backends,
+                           const std::vector<std::shared_ptr<PreparedPair>>& pairs) {
+  if (cfg.host_cost_samples <= 0) return;  // no host-cost table at all
+  for (Api api : cfg.apis) {
+    if (backends.backends[api]) continue;  // listed with the backend's start-up costs
+    HostCostSummary h;
+    h.api = api;
+    h.startup_ms = pair_compile_ms(pairs, api);
+    if (h.startup_ms.empty()) continue;
+    const auto at = std::find_if(o.host.begin(), o.host.end(),
+                                 [api](const HostCostSummary& x) { return x.api > api; });
+    o.host.insert(at, std::move(h));
+  }
+}
+
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
 // the table next to an --output file; JSON is one document written at the end.
 std::optional<Format> console_format(const RunArgs& a) {
@@ -337,6 +354,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
+  add_unloaded_compiles(doc.outcome, cfg, backends, pairs);
   leave_hung(backends);
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices

@@ -242,6 +242,33 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
   return out;
 }
 
+namespace {
+
+std::vector<std::pair<std::string, double>> compile_ms(const PreparedPair& p, Api api) {
+  const std::string name = module_name(p.decl);
+  if (api == Api::cuda)
+    return p.cuda ? std::vector<std::pair<std::string, double>>{{"compile " + name + " (" +
+                                                                     p.cuda->compiler + ")",
+                                                                 p.cuda->compile_ms}}
+                  : std::vector<std::pair<std::string, double>>{};
+  std::vector<std::pair<std::string, double>> ms = {
+      {"compile " + name + " (" + p.spirv.compiler + ")", p.spirv.compile_ms}};
+  if (p.spirv_bda)
+    ms.emplace_back("compile " + name + " bda (" + p.spirv_bda->compiler + ")",
+                    p.spirv_bda->compile_ms);
+  return ms;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> pair_compile_ms(
+    const std::vector<std::shared_ptr<PreparedPair>>& pairs, Api api) {
+  std::vector<std::pair<std::string, double>> ms;
+  for (const auto& p : pairs)
+    for (auto& c : compile_ms(*p, api)) ms.push_back(std::move(c));
+  return ms;
+}
+
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan) {
   for (const auto& p : pairs) {
@@ -253,7 +280,7 @@ void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend
       RuntimeModule c = m;
       c.entry = p->cuda->lowered_name;
       c.cuda_image = p->cuda->cubin;
-      c.compile_ms = {{"compile " + m.name + " (" + p->cuda->compiler + ")", p->cuda->compile_ms}};
+      c.compile_ms = compile_ms(*p, Api::cuda);
       cuda->load_module(c);
     }
     if (vulkan) {
@@ -261,10 +288,7 @@ void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend
       v.entry = p->spirv.entry;
       v.spirv = p->spirv.words;
       if (p->spirv_bda) v.spirv_bda = p->spirv_bda->words;
-      v.compile_ms = {{"compile " + m.name + " (" + p->spirv.compiler + ")", p->spirv.compile_ms}};
-      if (p->spirv_bda)
-        v.compile_ms.emplace_back("compile " + m.name + " bda (" + p->spirv_bda->compiler + ")",
-                                  p->spirv_bda->compile_ms);
+      v.compile_ms = compile_ms(*p, Api::vulkan);
       vulkan->load_module(v);
     }
   }

@@ -39,6 +39,12 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
                                                          std::optional<std::uint64_t> n,
                                                          bool cpu_device);
 
+// The host's compile time of each pair's side for `api` ("compile pair:saxpy (NVRTC 13.0)", ms):
+// the backend's start-up costs where it is open (load_pairs), else a host-cost row of their own
+// (NVRTC compiles a pair's CUDA side without a CUDA device).
+std::vector<std::pair<std::string, double>> pair_compile_ms(
+    const std::vector<std::shared_ptr<PreparedPair>>& pairs, Api api);
+
 // Loads each pair's modules into the backends that are open (null: skipped).
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan);

@@ -179,9 +179,13 @@ std::string host_cost_table(const std::vector<HostCostSummary>& hosts, bool mark
   if (hosts.empty()) return "";
   std::vector<std::vector<std::string>> t = {
       {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
+  // An API with start-up costs only (a pair's CUDA side compiled without a CUDA device): "-".
+  const auto median = [](const Summary& s, const char* f) {
+    return s.samples > 0 ? fmt(f, s.median) : std::string("-");
+  };
   for (const HostCostSummary& h : hosts)
-    t.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median), fmt("%.2f", h.submit_us.median),
-                 fmt("%.1f", h.round_trip_us.median), startup_cell(h)});
+    t.push_back({api_name(h.api), median(h.launch_us, "%.2f"), median(h.submit_us, "%.2f"),
+                 median(h.round_trip_us, "%.1f"), startup_cell(h)});
   return "\n" + heading(3, markdown, "Host-side cost (medians, one-block copy)") +
          format_text_table(t, markdown);
 }
