@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 
 #include "backends.h"
@@ -270,15 +271,18 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
   cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
-  cfg.on_start = [&live, live_format, &doc](const RunOutcome& settings) {
+  // The columns' widths, chosen with the head from what the plan knows (stream_widths).
+  auto widths = std::make_shared<std::vector<std::size_t>>();
+  cfg.on_start = [&live, live_format, &doc, widths](const RunOutcome& settings) {
     if (!live_format) return;
     RunDocument head = doc;
     head.outcome = settings;
-    live.print(stream_head(head, *live_format));
+    *widths = stream_widths(head);
+    live.print(stream_head(head, *live_format, *widths));
   };
-  cfg.on_row = [&live, live_format, &doc, &cfg](const ResultRow& row) {
+  cfg.on_row = [&live, live_format, &doc, &cfg, widths](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
+    if (live_format) live.print(stream_row(row, *live_format, *widths, doc.columns, cfg.counters));
   };
 }
 
