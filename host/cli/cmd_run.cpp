@@ -233,6 +233,18 @@ void add_unloaded_compiles(RunOutcome& o, const RunConfig& cfg, const OpenBacken
   }
 }
 
+// The run's block sizes and the chosen devices' smallest grid x: where a pair's launch folds.
+RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
+  RunGrid g;
+  g.block_sizes = cfg.block_sizes;
+  for (Api api : cfg.apis) {
+    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    if (d && d->max_grid_x > 0)
+      g.max_grid_x = g.max_grid_x ? std::min(g.max_grid_x, d->max_grid_x) : d->max_grid_x;
+  }
+  return g;
+}
+
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
 // the table next to an --output file; JSON is one document written at the end.
 std::optional<Format> console_format(const RunArgs& a) {
@@ -338,8 +350,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   const auto pairs =
       prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
-                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only);
-  for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
+                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only,
+                    run_grid(cfg, doc.choice));
+  for (const auto& p : pairs) {
+    cfg.tests.push_back(p->decl.name);
+    if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
+  }
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   take_first_inputs(doc.choice, devices, cfg);

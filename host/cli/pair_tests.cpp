@@ -207,7 +207,7 @@ std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
                                                          std::optional<std::uint64_t> n,
-                                                         bool cpu_device) {
+                                                         bool cpu_device, const RunGrid& grid) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
   for (const std::string& file : files) {
@@ -225,6 +225,9 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     }
     pairs::check_interfaces(p->decl, p->cuda ? &*p->cuda : nullptr, &p->spirv);
     if (p->spirv_bda) pairs::check_interfaces(p->decl, nullptr, &*p->spirv_bda);
+    for (const pairs::CompiledSpirv* s : {&p->spirv, p->spirv_bda ? &*p->spirv_bda : nullptr})
+      if (s && p->warning.empty())
+        p->warning = pairs::fold_warning(p->decl, *s, p->n, grid.block_sizes, grid.max_grid_x);
     TestCase t;
     t.name = p->decl.name;
     t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;

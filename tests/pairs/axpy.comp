@@ -3,7 +3,9 @@
 //   WRONG:   one element off by one (element 77): a disagreement the check must name;
 //   OOB:     the last thread also writes one element past the end: the guard band must catch it
 //            (in the bda form, CUVK_BDA: lavapipe bounds-checks descriptor accesses, NVIDIA not);
-//   FOREVER: loops that never end: the timeout must bound them.
+//   FOREVER: loops that never end: the timeout must bound them;
+//   X_ONLY:  the index from gl_GlobalInvocationID.x alone: wrong once the grid folds into y, which
+//            cuvk warns about when it reads the declaration (fold_x_only.toml).
 layout(local_size_x_id = 0) in;
 #ifdef CUVK_BDA
 #extension GL_EXT_buffer_reference : require
@@ -28,8 +30,12 @@ layout(push_constant) uniform Scalars {
 #define Y y
 #endif
 void main() {
+#ifdef X_ONLY
+  uint i = gl_GlobalInvocationID.x;
+#else
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
            gl_LocalInvocationID.x;
+#endif
 #ifdef FOREVER
   // Every thread of a huge grid spins (forever.toml): llvmpipe ends each loop after 65535
   // iterations, so its 2^28 threads x 65535^2 iterations outlast any timeout.
