@@ -11,6 +11,7 @@
 #include "cuda_artifacts.h"
 #include "error.h"
 #include "inspect.h"
+#include "kernel_inspection.h"
 #include "spirv_modules.h"
 #include "spirv_reflect.h"
 
@@ -164,6 +165,40 @@ TEST(Inspect, PtxasUsageMissingSaysWhatTheLogHeld) {
             "not in the ptxas log (no register counts; it begins: ptxas info    : 0 bytes gmem)");
   EXPECT_EQ(inspect::find_ptxas_usage("", "saxpy").why,
             "not in the ptxas log (no register counts; the log is empty)");
+}
+
+// Issue 36 item 10: the H200's NVRTC gave an empty log for examples/reduce, and the registers row
+// said "not in the ptxas log (the log is empty)" though the CUDA runtime had the count.
+TEST(Inspect, CudaRegistersFromPtxasElseTheRuntime) {
+  inspect::CudaSide c;
+  c.have_code = true;
+  c.arch = "sm_90";
+  c.ptxas_source = "ptxas -v via NVRTC";
+  const inspect::PtxasLookup empty = inspect::find_ptxas_usage("", "reduce");
+  c.ptxas = empty.usage;
+  c.ptxas_unavailable = empty.why;
+  EXPECT_FALSE(inspect::cuda_registers(c).count);  // no GPU: no runtime either, ptxas's reason
+  EXPECT_EQ(inspect::cuda_registers(c).text, empty.why);
+  KernelResources runtime;
+  runtime.registers = 16;
+  runtime.binary_version = 90;
+  c.runtime = runtime;
+  const inspect::CudaRegisters from_runtime = inspect::cuda_registers(c);
+  ASSERT_TRUE(from_runtime.count) << from_runtime.text;
+  EXPECT_EQ(*from_runtime.count, 16);
+  EXPECT_EQ(from_runtime.text,
+            "16 (cudaFuncGetAttributes, sm_90 SASS; ptxas -v: not in the ptxas log (no register "
+            "counts; the log is empty))");
+  c.ptxas = inspect::find_ptxas_usage(kNvrtcLogExternC, "saxpy").usage;  // ptxas's first
+  const inspect::CudaRegisters from_ptxas = inspect::cuda_registers(c);
+  ASSERT_TRUE(from_ptxas.count) << from_ptxas.text;
+  EXPECT_EQ(*from_ptxas.count, 12);
+  EXPECT_EQ(from_ptxas.text, "12 (ptxas -v via NVRTC sm_90)");
+  inspect::CudaSide none;  // no PTX at all: why, from the runtime when it has the count
+  none.unavailable = "NVRTC unavailable: no libnvrtc found";
+  EXPECT_EQ(inspect::cuda_registers(none).text, "unavailable: NVRTC unavailable: no libnvrtc found");
+  none.runtime = runtime;
+  EXPECT_EQ(inspect::cuda_registers(none).count, 16);
 }
 
 TEST(Inspect, PtxEntryAndItsMemoryOps) {

@@ -7,6 +7,7 @@
 
 #include "pair.h"
 #include "pairs_fixture.h"
+#include "spirv_reflect.h"
 
 namespace {
 
@@ -341,3 +342,61 @@ TEST(PairInterfaces, BdaFormNeedsAddressesAfterTheScalars) {
 }
 
 }  // namespace
+
+// Issue 36 item 9: past the device's grid x a `threads` launch is folded into y; a shader that
+// indexes by gl_GlobalInvocationID.x alone then repeats y = 0's indices and leaves elements
+// unwritten. Reading the declaration warns where a block size of the run folds.
+TEST(PairGeometry, AShaderThatIndexesByXAloneIsWarnedAboutWhereTheGridFolds) {
+  PairFiles f;  // the fixture's shader: i = gl_GlobalInvocationID.x
+  const PairDeclaration d = f.parse(kMinimal);
+  const CompiledSpirv x_only = compile_glsl(d, cuvk::Binding::descriptor);
+  EXPECT_FALSE(cuvk::spirv::grid_y_reads(x_only.words.data(), x_only.words.size()).any());
+  const std::uint64_t n = 1u << 24;  // 65536 blocks of 256, 32768 of 512
+  const std::string warning = fold_warning(d, x_only, n, {512, 256}, 65535);
+  EXPECT_NE(warning.find("p.toml: k.comp (descriptor form) reads neither gl_WorkGroupID.y, "
+                         "gl_NumWorkGroups nor gl_GlobalInvocationID.y, but at block 256 "
+                         "launch.threads = 16777216 takes 65536 workgroups, more than the "
+                         "device's 65535 in x: the grid is folded into y"),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(fold_warning(d, x_only, n, {512}, 65535), "");          // no block size folds
+  EXPECT_EQ(fold_warning(d, x_only, n, {256}, 2147483647u), "");    // nor on a larger grid x
+  EXPECT_EQ(fold_warning(d, x_only, n, {256}, 0), "");              // an unknown device: silent
+  const PairDeclaration grid = f.parse(edit("threads = \"n\"", "grid = [\"n / 256\", \"1\"]"));
+  EXPECT_EQ(fold_warning(grid, x_only, n, {256}, 65535), "");  // a named grid is never folded
+  const PairDeclaration fixed = f.parse(edit("threads = \"n\"", "threads = \"n\"\nblock_sizes = [512]"));
+  EXPECT_EQ(fold_warning(fixed, x_only, n, {256}, 65535), "");  // the declaration's block sizes
+
+  // Shaders that read the grid's y, each a different way: no warning.
+  const std::string head = std::string("#version 450\nlayout(local_size_x_id = 0) in;\n") +
+                           "layout(std430, set = 0, binding = 0) buffer A { float a[]; };\n" +
+                           "layout(push_constant) uniform S { uint n; };\n";
+  struct Case {
+    const char* label;
+    const char* index;
+    bool workgroup_id_y, num_workgroups, global_id_y;
+  };
+  for (const Case& c : {
+           Case{"the full formula",
+                "(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
+                "gl_WorkGroupSize.x + gl_LocalInvocationID.x",
+                true, true, false},
+           Case{"gl_GlobalInvocationID.y", "gl_GlobalInvocationID.y * 65535u * 256u + "
+                                           "gl_GlobalInvocationID.x",
+                false, false, true},
+           Case{"the vector passed on (counted as read)",
+                "gl_GlobalInvocationID.x + uint(length(vec3(gl_GlobalInvocationID)))", false, false,
+                true},
+           Case{"gl_WorkGroupID.y alone", "gl_WorkGroupID.y * 16777216u + gl_GlobalInvocationID.x",
+                true, false, false}}) {
+    SCOPED_TRACE(c.label);
+    f.write("k.comp", head + "void main() { uint i = " + c.index + "; if (i < n) a[i] += 1.0; }\n");
+    const CompiledSpirv full = compile_glsl(f.parse(kMinimal), cuvk::Binding::descriptor);
+    const cuvk::spirv::GridYReads reads =
+        cuvk::spirv::grid_y_reads(full.words.data(), full.words.size());
+    EXPECT_EQ(reads.workgroup_id_y, c.workgroup_id_y);
+    EXPECT_EQ(reads.num_workgroups, c.num_workgroups);
+    EXPECT_EQ(reads.global_id_y, c.global_id_y);
+    EXPECT_EQ(fold_warning(d, full, n, {256}, 65535), "");
+  }
+}

@@ -816,6 +816,30 @@ TEST(RunnerQueues, EveryCopyFamilyGetsItsOwnEngineRow) {
   EXPECT_GT(other, 0);
 }
 
+// The streamed table sizes its columns before the first row from RunOutcome::planned (issue 36
+// item 7): every row the run streams is planned, in order, with its variant label and lane.
+TEST(RunnerQueues, ThePlanListsEveryRowTheRunStreams) {
+  FakeBackend fake;
+  fake.copies_input = kCopyEngine;
+  fake.families = {{0, "graphics|compute|transfer|sparse", 16, 64, true, true},
+                   {1, "transfer", 2, 64, false, false}};
+  RunConfig cfg = config({"copy_engine", "copy"});
+  cfg.variants = {"scalar", "engine"};
+  cfg.axis_values["copy_mib"] = {1};
+  cfg.block_sizes = {128, 256};
+  std::vector<ResultRow> planned;
+  cfg.on_start = [&planned](const RunOutcome& settings) { planned = settings.planned; };
+  const RunOutcome out = run(fake, cfg);
+  ASSERT_GE(out.rows.size(), 6u);
+  ASSERT_EQ(planned.size(), out.rows.size());
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_TRUE(same_point(planned[i], out.rows[i]));
+    EXPECT_TRUE(same_lane(planned[i], out.rows[i]));
+    EXPECT_EQ(variant_label(planned[i]), variant_label(out.rows[i]));
+  }
+}
+
 // A lane is (API, binding, queue family): rows of one point on two queue families are two lanes.
 TEST(RunnerQueues, SameLaneTellsQueueFamiliesApart) {
   ResultRow a;

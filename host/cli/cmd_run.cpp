@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 
 #include "backends.h"
@@ -218,6 +219,35 @@ void add_start_up(RunDocument& doc, const std::vector<std::pair<std::string, dou
   }
 }
 
+// The pairs' compile times for an API the run has no backend for (NVRTC compiles a pair's CUDA
+// side without a CUDA device): a host-cost row of their own, without launch figures.
+void add_unloaded_compiles(RunOutcome& o, const RunConfig& cfg, const OpenBackends& backends,
+                           const std::vector<std::shared_ptr<PreparedPair>>& pairs) {
+  if (cfg.host_cost_samples <= 0) return;  // no host-cost table at all
+  for (Api api : cfg.apis) {
+    if (backends.backends[api]) continue;  // listed with the backend's start-up costs
+    HostCostSummary h;
+    h.api = api;
+    h.startup_ms = pair_compile_ms(pairs, api);
+    if (h.startup_ms.empty()) continue;
+    const auto at = std::find_if(o.host.begin(), o.host.end(),
+                                 [api](const HostCostSummary& x) { return x.api > api; });
+    o.host.insert(at, std::move(h));
+  }
+}
+
+// The run's block sizes and the chosen devices' smallest grid x: where a pair's launch folds.
+RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
+  RunGrid g;
+  g.block_sizes = cfg.block_sizes;
+  for (Api api : cfg.apis) {
+    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    if (d && d->max_grid_x > 0)
+      g.max_grid_x = g.max_grid_x ? std::min(g.max_grid_x, d->max_grid_x) : d->max_grid_x;
+  }
+  return g;
+}
+
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
 // the table next to an --output file; JSON is one document written at the end.
 std::optional<Format> console_format(const RunArgs& a) {
@@ -256,15 +286,18 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
   cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
-  cfg.on_start = [&live, live_format, &doc](const RunOutcome& settings) {
+  // The columns' widths, chosen with the head from what the plan knows (stream_widths).
+  auto widths = std::make_shared<std::vector<std::size_t>>();
+  cfg.on_start = [&live, live_format, &doc, widths](const RunOutcome& settings) {
     if (!live_format) return;
     RunDocument head = doc;
     head.outcome = settings;
-    live.print(stream_head(head, *live_format));
+    *widths = stream_widths(head);
+    live.print(stream_head(head, *live_format, *widths));
   };
-  cfg.on_row = [&live, live_format, &doc, &cfg](const ResultRow& row) {
+  cfg.on_row = [&live, live_format, &doc, &cfg, widths](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, doc.columns, cfg.counters));
+    if (live_format) live.print(stream_row(row, *live_format, *widths, doc.columns, cfg.counters));
   };
 }
 
@@ -320,8 +353,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
   const auto pairs =
       prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
-                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only);
-  for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
+                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only,
+                    run_grid(cfg, doc.choice));
+  for (const auto& p : pairs) {
+    cfg.tests.push_back(p->decl.name);
+    if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
+  }
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   take_first_inputs(doc.choice, devices, cfg);
@@ -340,6 +377,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
   doc.outcome = run_suite(cfg, backends.set);
+  add_unloaded_compiles(doc.outcome, cfg, backends, pairs);
   leave_hung(backends);
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices

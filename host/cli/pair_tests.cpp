@@ -210,7 +210,7 @@ std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
                                                          std::optional<std::uint64_t> n,
-                                                         bool cpu_device) {
+                                                         bool cpu_device, const RunGrid& grid) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
   for (const std::string& file : files) {
@@ -228,6 +228,9 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     }
     pairs::check_interfaces(p->decl, p->cuda ? &*p->cuda : nullptr, &p->spirv);
     if (p->spirv_bda) pairs::check_interfaces(p->decl, nullptr, &*p->spirv_bda);
+    for (const pairs::CompiledSpirv* s : {&p->spirv, p->spirv_bda ? &*p->spirv_bda : nullptr})
+      if (s && p->warning.empty())
+        p->warning = pairs::fold_warning(p->decl, *s, p->n, grid.block_sizes, grid.max_grid_x);
     TestCase t;
     t.name = p->decl.name;
     t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;
@@ -245,6 +248,33 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
   return out;
 }
 
+namespace {
+
+std::vector<std::pair<std::string, double>> compile_ms(const PreparedPair& p, Api api) {
+  const std::string name = module_name(p.decl);
+  if (api == Api::cuda)
+    return p.cuda ? std::vector<std::pair<std::string, double>>{{"compile " + name + " (" +
+                                                                     p.cuda->compiler + ")",
+                                                                 p.cuda->compile_ms}}
+                  : std::vector<std::pair<std::string, double>>{};
+  std::vector<std::pair<std::string, double>> ms = {
+      {"compile " + name + " (" + p.spirv.compiler + ")", p.spirv.compile_ms}};
+  if (p.spirv_bda)
+    ms.emplace_back("compile " + name + " bda (" + p.spirv_bda->compiler + ")",
+                    p.spirv_bda->compile_ms);
+  return ms;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> pair_compile_ms(
+    const std::vector<std::shared_ptr<PreparedPair>>& pairs, Api api) {
+  std::vector<std::pair<std::string, double>> ms;
+  for (const auto& p : pairs)
+    for (auto& c : compile_ms(*p, api)) ms.push_back(std::move(c));
+  return ms;
+}
+
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan) {
   for (const auto& p : pairs) {
@@ -256,7 +286,7 @@ void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend
       RuntimeModule c = m;
       c.entry = p->cuda->lowered_name;
       c.cuda_image = p->cuda->cubin;
-      c.compile_ms = {{"compile " + m.name + " (" + p->cuda->compiler + ")", p->cuda->compile_ms}};
+      c.compile_ms = compile_ms(*p, Api::cuda);
       cuda->load_module(c);
     }
     if (vulkan) {
@@ -264,10 +294,7 @@ void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend
       v.entry = p->spirv.entry;
       v.spirv = p->spirv.words;
       if (p->spirv_bda) v.spirv_bda = p->spirv_bda->words;
-      v.compile_ms = {{"compile " + m.name + " (" + p->spirv.compiler + ")", p->spirv.compile_ms}};
-      if (p->spirv_bda)
-        v.compile_ms.emplace_back("compile " + m.name + " bda (" + p->spirv_bda->compiler + ")",
-                                  p->spirv_bda->compile_ms);
+      v.compile_ms = compile_ms(*p, Api::vulkan);
       vulkan->load_module(v);
     }
   }

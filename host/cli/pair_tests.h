@@ -22,6 +22,14 @@ struct PreparedPair {
   std::string cuda_note;  // what CUDA rows that cannot run say was done
   std::uint64_t n = 0;     // the size it runs at (pair_n: --n, declared, or scaled for a CPU)
   std::string n_rule;      // how: "--n", "declared in saxpy.toml", "... scaled down for CPU devices"
+  std::string warning;     // pairs::fold_warning's, where the run's launches would fold
+};
+
+// What folds a pair's launch into y: the run's block sizes and the devices' largest grid x (the
+// smallest over the devices of the run; 0: unknown, no warning).
+struct RunGrid {
+  std::vector<std::uint32_t> block_sizes;
+  std::uint32_t max_grid_x = 0;
 };
 
 // On a CPU device (lavapipe) a pair without --n runs at its declared n halved until its buffers
@@ -37,7 +45,13 @@ std::uint64_t cpu_pair_n(const pairs::PairDeclaration& d);
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
                                                          std::optional<std::uint64_t> n,
-                                                         bool cpu_device);
+                                                         bool cpu_device, const RunGrid& grid = {});
+
+// The host's compile time of each pair's side for `api` ("compile pair:saxpy (NVRTC 13.0)", ms):
+// the backend's start-up costs where it is open (load_pairs), else a host-cost row of their own
+// (NVRTC compiles a pair's CUDA side without a CUDA device).
+std::vector<std::pair<std::string, double>> pair_compile_ms(
+    const std::vector<std::shared_ptr<PreparedPair>>& pairs, Api api);
 
 // Loads each pair's modules into the backends that are open (null: skipped).
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,

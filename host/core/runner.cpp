@@ -480,8 +480,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     return out;
   }
   if (cfg.counters) profile_first(apis, jobs, cfg, lim, out);
-  if (cfg.on_start) cfg.on_start(out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
+  out.planned = planned_rows(jobs, lanes, cfg, out.n);
+  if (cfg.on_start) cfg.on_start(out);
   if (!run_jobs(jobs, first, inputs, lanes, cfg, set, lim, out)) {
     out.interrupted = true;
     return out;

@@ -133,6 +133,10 @@ std::pair<std::uint32_t, std::string> run_n(
 
 struct RunOutcome {
   std::vector<ResultRow> rows;
+  // Each row the run will stream, as planned before the first is measured (test, point, variant
+  // label, block size, API, binding; nothing measured): the streamed table sizes its columns
+  // from them (run_printer.h). Not written to files.
+  std::vector<ResultRow> planned;
   std::uint32_t n = 0;             // the problem size used
   std::uint64_t flush_bytes = 0;   // L2 flush scratch size (0 with --l2 warm)
   std::string n_rule;              // how n was chosen

@@ -218,6 +218,24 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   return row;
 }
 
+// Each row the run will stream, its identity only (RunOutcome::planned), in run order.
+std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
+                                    const RunConfig& cfg, std::uint32_t n) {
+  std::vector<ResultRow> rows;
+  for (const Job& j : jobs)
+    for (std::uint32_t block : job_block_sizes(j, cfg))
+      for (const Lane& l : lanes) {
+        if (!lane_runs(l, j)) continue;
+        Geometry g;
+        g.block_size = block;
+        try {
+          rows.push_back(row_of(j, l, g, n));
+        } catch (const std::exception&) {  // its row says why when it comes
+        }
+      }
+  return rows;
+}
+
 namespace {
 
 // Whether `lane` cannot run here (no backend, a hung device, a binding or queue family it does

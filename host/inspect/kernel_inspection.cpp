@@ -147,6 +147,20 @@ void fill_cuda_code(CudaSide& c, const std::string& ptx, const std::string& ptxa
   if (c.ptxas && c.ptxas->registers >= 0) c.sass_summary.declared_registers = c.ptxas->registers;
 }
 
+CudaRegisters cuda_registers(const CudaSide& c) {
+  const std::string arch = c.have_code ? " " + c.arch : "";
+  if (c.ptxas && c.ptxas->registers >= 0)
+    return {c.ptxas->registers,
+            std::to_string(c.ptxas->registers) + " (" + c.ptxas_source + arch + ")"};
+  const std::string no_ptxas = c.have_code ? c.ptxas_unavailable : "unavailable: " + c.unavailable;
+  if (c.runtime)
+    return {c.runtime->registers, std::to_string(c.runtime->registers) +
+                                      " (cudaFuncGetAttributes, sm_" +
+                                      std::to_string(c.runtime->binary_version) +
+                                      " SASS; ptxas -v: " + no_ptxas + ")"};
+  return {std::nullopt, no_ptxas};
+}
+
 void fill_cuda_runtime(CudaSide& c, const std::string& kernel, Backend* cuda,
                        const std::string& no_device, const std::vector<std::uint32_t>& blocks) {
   if (cuda == nullptr) {

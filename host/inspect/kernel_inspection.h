@@ -121,6 +121,15 @@ std::uint32_t shown_block(const std::vector<std::uint32_t>& blocks);
 void set_sass_arch(SassTarget& target, const std::string& compute_capability,
                    const std::string& device);
 
+// CUDA's register count as the report shows it: ptxas -v's where its log has the kernel's figures,
+// else the CUDA runtime's (cudaFuncGetAttributes: the GPU machines' NVRTC may log no ptxas lines,
+// or none at all), else none. `text`: the count and its source, or why there is none.
+struct CudaRegisters {
+  std::optional<int> count;
+  std::string text;
+};
+CudaRegisters cuda_registers(const CudaSide& c);
+
 // The report of one kernel from its sides (`listings`: with the SPIR-V disassembly).
 KernelInspection inspect_kernel(const std::string& kernel, CudaSide cuda,
                                 std::vector<VulkanSide> vulkan,

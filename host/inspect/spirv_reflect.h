@@ -89,6 +89,16 @@ Module reflect(const std::uint32_t* words, std::size_t count);
 std::vector<std::pair<std::string, int>> summarize_accesses(const Module& module,
                                                             const std::vector<std::uint32_t>& classes);
 
+// Whether a compute shader reads the grid's y: gl_WorkGroupID.y, gl_NumWorkGroups (any part) or
+// gl_GlobalInvocationID.y. One that reads none indexes by x alone, and where the launch is folded
+// into y (more blocks than the device's grid x) its threads of y > 0 repeat the indices of y = 0.
+// A use the scan cannot follow (a dynamic index, the whole vector passed on) counts as a read.
+struct GridYReads {
+  bool workgroup_id_y = false, num_workgroups = false, global_id_y = false;
+  bool any() const { return workgroup_id_y || num_workgroups || global_id_y; }
+};
+GridYReads grid_y_reads(const std::uint32_t* words, std::size_t count);
+
 // The module as text (spirv-dis style) where built with SPIRV-Tools; otherwise throws cuvk::Error
 // saying so.
 std::string disassemble(const std::uint32_t* words, std::size_t count);

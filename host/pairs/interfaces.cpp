@@ -3,6 +3,7 @@
 // instructions it does not keep: entry points, SpecId and the workgroup size).
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "pair.h"
@@ -299,6 +300,37 @@ void check_spirv(const PairDeclaration& decl, const CompiledSpirv& spirv) {
 }
 
 }  // namespace
+
+std::string fold_warning(const PairDeclaration& decl, const CompiledSpirv& spirv, std::uint64_t n,
+                         const std::vector<std::uint32_t>& run_block_sizes,
+                         std::uint32_t max_grid_x) {
+  if (!decl.launch.grid.empty() || max_grid_x == 0) return "";  // a named grid is never folded
+  const std::vector<std::uint32_t>& blocks =
+      decl.launch.block_sizes.empty() ? run_block_sizes : decl.launch.block_sizes;
+  for (std::uint32_t block : blocks) {
+    if (block == 0) continue;
+    const std::int64_t threads =
+        eval_expr(decl.launch.threads,
+                  {{"n", static_cast<std::int64_t>(n)}, {"block", static_cast<std::int64_t>(block)}},
+                  decl.file + ": launch.threads");
+    const std::uint64_t groups = (static_cast<std::uint64_t>(std::max<std::int64_t>(threads, 0)) +
+                                  block - 1) / block;
+    if (groups <= max_grid_x) continue;
+    if (spirv::grid_y_reads(spirv.words.data(), spirv.words.size()).any()) return "";
+    const std::string shader = std::filesystem::path(decl.glsl.source.empty() ? decl.glsl.spirv
+                                                                 : decl.glsl.source)
+                                   .filename()
+                                   .string();
+    return decl.file + ": " + shader + " (" + binding_name(spirv.binding) +
+           " form) reads neither gl_WorkGroupID.y, gl_NumWorkGroups nor gl_GlobalInvocationID.y, "
+           "but at block " + std::to_string(block) + " launch.threads = " +
+           std::to_string(threads) + " takes " + std::to_string(groups) +
+           " workgroups, more than the device's " + std::to_string(max_grid_x) +
+           " in x: the grid is folded into y, where an index from x alone repeats y = 0's and "
+           "leaves elements unwritten (docs/PAIRS.md, Geometry)";
+  }
+  return "";
+}
 
 void check_interfaces(const PairDeclaration& decl, const CompiledCuda* cuda,
                       const CompiledSpirv* spirv) {

@@ -253,4 +253,13 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding);
 void check_interfaces(const PairDeclaration& decl, const CompiledCuda* cuda,
                       const CompiledSpirv* spirv);
 
+// A `threads` launch is folded into y where it needs more blocks than the device's grid x
+// (`max_grid_x`; 0: unknown). A shader that reads neither gl_WorkGroupID.y, gl_NumWorkGroups nor
+// gl_GlobalInvocationID.y (spirv::grid_y_reads) then leaves elements unwritten: the warning (no
+// "warning: " prefix) naming the file, the block size and the blocks, or "" where no block size
+// of the run folds (the declaration's block_sizes, else `run_block_sizes`) or the shader reads y.
+std::string fold_warning(const PairDeclaration& decl, const CompiledSpirv& spirv, std::uint64_t n,
+                         const std::vector<std::uint32_t>& run_block_sizes,
+                         std::uint32_t max_grid_x);
+
 }  // namespace cuvk::pairs

@@ -34,11 +34,7 @@ std::string cuda_arch(const CudaSide& c) {
 // Registers: ptxas -v's, the CUDA runtime's, each Vulkan binding's pipeline statistics.
 void register_rows(Rows& rows, const KernelInspection& k) {
   const CudaSide& c = k.cuda;
-  std::string regs =
-      c.ptxas && c.ptxas->registers >= 0
-          ? std::to_string(c.ptxas->registers) + " (" + c.ptxas_source + cuda_arch(c) + ")"
-      : c.have_code ? c.ptxas_unavailable
-                    : no_ptx(c);
+  std::string regs = inspect::cuda_registers(c).text;  // ptxas -v's, else the runtime's
   if (c.ptxas)
     regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
             std::to_string(c.ptxas->spill_store_bytes) + "/" +

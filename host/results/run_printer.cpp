@@ -25,6 +25,7 @@ struct RunColumn {
   std::size_t width;  // the streamed table's width (at least the header's)
   std::function<std::string(const ResultRow&)> cell;
   bool text = false;  // never right-aligned (a text dimension: test, layout, variant, point)
+  bool planned = false;  // a point or lane dimension: known before the row is measured
 };
 
 std::string num_cell(const ResultRow& r, const char* f, double v) {
@@ -38,11 +39,12 @@ std::vector<RunColumn> make_run_columns() {
       const PointDim& dim = *d.point;
       c.push_back({dim.header, dim.width,
                    [&dim](const ResultRow& r) { return point_cell(dim, r, Lane::of(r)); },
-                   dim.kind != DimKind::number});
+                   dim.kind != DimKind::number, true});
     } else {
       const LaneDim& dim = lane_dims()[d.lane];
-      c.push_back(
-          {dim.header, dim.width, [&dim](const ResultRow& r) { return dim.get(r).value_or("-"); }});
+      c.push_back({dim.header, dim.width,
+                   [&dim](const ResultRow& r) { return dim.get(r).value_or("-"); }, false,
+                   true});
     }
   }
   const std::vector<RunColumn> tail = {
@@ -176,9 +178,13 @@ std::string host_cost_table(const std::vector<HostCostSummary>& hosts, bool mark
   if (hosts.empty()) return "";
   std::vector<std::vector<std::string>> t = {
       {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
+  // An API with start-up costs only (a pair's CUDA side compiled without a CUDA device): "-".
+  const auto median = [](const Summary& s, const char* f) {
+    return s.samples > 0 ? fmt(f, s.median) : std::string("-");
+  };
   for (const HostCostSummary& h : hosts)
-    t.push_back({api_name(h.api), fmt("%.2f", h.launch_us.median), fmt("%.2f", h.submit_us.median),
-                 fmt("%.1f", h.round_trip_us.median), startup_cell(h)});
+    t.push_back({api_name(h.api), median(h.launch_us, "%.2f"), median(h.submit_us, "%.2f"),
+                 median(h.round_trip_us, "%.1f"), startup_cell(h)});
   return "\n" + heading(3, markdown, "Host-side cost (medians, one-block copy)") +
          format_text_table(t, markdown);
 }
@@ -304,23 +310,19 @@ std::string summaries(const RunDocument& doc, bool md) {
   return out.str();
 }
 
-// Streamed table columns: wide enough for the header and the usual values; a wider value pushes
-// the rest of its row along rather than holding the row back.
-const std::vector<std::size_t>& stream_widths() {
-  static const std::vector<std::size_t> widths = [] {
-    std::vector<std::size_t> w;
-    for (const RunColumn& c : run_columns()) w.push_back(c.width);
-    for (std::size_t c : counter_widths()) w.push_back(c);
-    const std::vector<std::string> head = header_cells(true);
-    for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
-    return w;
-  }();
-  return widths;
+// Streamed table columns: wide enough for the header and the usual values (RunColumn::width).
+std::vector<std::size_t> base_widths() {
+  std::vector<std::size_t> w;
+  for (const RunColumn& c : run_columns()) w.push_back(c.width);
+  for (std::size_t c : counter_widths()) w.push_back(c);
+  const std::vector<std::string> head = header_cells(true);
+  for (std::size_t c = 0; c < w.size(); ++c) w[c] = std::max(w[c], head[c].size());
+  return w;
 }
 
 std::string stream_line(const std::vector<std::string>& all_cells, bool md, bool header,
-                        const std::vector<std::size_t>& columns) {
-  const std::vector<std::size_t>& w = stream_widths();
+                        const std::vector<std::size_t>& columns,
+                        const std::vector<std::size_t>& w) {
   std::string line;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const std::size_t c = columns[i];
@@ -343,23 +345,51 @@ std::vector<std::string> run_table_headers() {
   return header_cells();
 }
 
-std::string stream_head(const RunDocument& doc, Format format) {
+std::vector<std::string> status_cells() {
+  std::vector<std::string> cells;
+  for (Status s : {Status::ok, Status::failed, Status::unavailable}) {
+    ResultRow r;
+    r.status = s;
+    cells.push_back(status_cell(r));
+  }
+  return cells;
+}
+
+std::vector<std::size_t> stream_widths(const RunDocument& doc) {
+  std::vector<std::size_t> w = base_widths();
+  const auto widen = [&w](std::size_t c, const std::string& cell) {
+    w[c] = std::max(w[c], printable(cell).size());
+  };
+  const std::vector<RunColumn>& columns = run_columns();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].header == "status") {
+      for (const std::string& s : status_cells()) widen(c, s);
+      continue;
+    }
+    if (!columns[c].planned) continue;  // a planned row has no measurements
+    for (const ResultRow& r : doc.outcome.planned) widen(c, columns[c].cell(r));
+  }
+  return w;
+}
+
+std::string stream_head(const RunDocument& doc, Format format,
+                        const std::vector<std::size_t>& widths) {
   if (format == Format::csv) return csv_header();
   const bool md = format == Format::md;
   const bool counters = doc.config.counters;
   const std::vector<std::size_t> columns = table_columns(counters, doc.columns);
   std::string out = md ? "## cuvk results\n\n" : "";
-  out += preamble(doc, md) + '\n' + stream_line(header_cells(counters), md, true, columns);
+  out += preamble(doc, md) + '\n' + stream_line(header_cells(counters), md, true, columns, widths);
   std::vector<std::string> rule;
-  for (std::size_t w : stream_widths()) rule.push_back(std::string(w, '-'));
-  return out + stream_line(rule, md, true, columns);
+  for (std::size_t w : widths) rule.push_back(std::string(w, '-'));
+  return out + stream_line(rule, md, true, columns, widths);
 }
 
-std::string stream_row(const ResultRow& row, Format format, const std::vector<std::string>& columns,
-                       bool counters) {
+std::string stream_row(const ResultRow& row, Format format, const std::vector<std::size_t>& widths,
+                       const std::vector<std::string>& columns, bool counters) {
   if (format == Format::csv) return csv_row(row);
   return stream_line(row_cells(row, counters), format == Format::md, false,
-                     table_columns(counters, columns));
+                     table_columns(counters, columns), widths);
 }
 
 std::string stream_tail(const RunDocument& doc, Format format) {

@@ -8,7 +8,9 @@
 //   HALF:    only the even elements written (on every lane alike: issue 31's unwritten outputs);
 //   ALL_NAN:   every element written as the same NaN (bit-identical on every lane);
 //   BDA_OFF: the bda form alone writes element 500 off by one (the lanes disagree);
-//   TAIL_OFF: the last element off by one (a mismatch at the buffer's end).
+//   TAIL_OFF: the last element off by one (a mismatch at the buffer's end);
+//   X_ONLY:  the index from gl_GlobalInvocationID.x alone: wrong once the grid folds into y, which
+//            cuvk warns about when it reads the declaration (fold_x_only.toml).
 layout(local_size_x_id = 0) in;
 #ifdef CUVK_BDA
 #extension GL_EXT_buffer_reference : require
@@ -33,8 +35,12 @@ layout(push_constant) uniform Scalars {
 #define Y y
 #endif
 void main() {
+#ifdef X_ONLY
+  uint i = gl_GlobalInvocationID.x;
+#else
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
            gl_LocalInvocationID.x;
+#endif
 #ifdef FOREVER
   // Every thread of a huge grid spins (forever.toml): llvmpipe ends each loop after 65535
   // iterations, so its 2^28 threads x 65535^2 iterations outlast any timeout.

@@ -131,6 +131,9 @@ inline std::uint32_t launch_threads(const Plan& plan) {
 
 // A row for `job` on `lane`, everything known before it runs filled in.
 ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n);
+// Each row the run will stream, its identity only (RunOutcome::planned), in run order.
+std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
+                                    const RunConfig& cfg, std::uint32_t n);
 
 // Warm-up and timed batches until the stopping rule says enough (runner_lane.cpp).
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
