@@ -332,16 +332,18 @@ TEST(Cli, CommandLineIsJudgedWithoutRunning) {
 // Issue 36: a message's further lines (a compiler's log) are lines of their own under the one
 // `error:` line, indented, escaped one by one: never a literal "\n".
 TEST(Cli, AnErrorsLogComesAsIndentedLines) {
-  EXPECT_EQ(cuvk::error_text("p.toml: CUDA compile failed: k.cu (NVRTC 13.0):\nk.cu(1): error: x\n"
-                             "k.cu(2): error: \ty\x1b\n"),
+  EXPECT_EQ(cuvk::error_text("p.toml: CUDA compile failed: k.cu (NVRTC 13.0):", "",
+                             "k.cu(1): error: x\nk.cu(2): error: \ty\x1b\n"),
             "error: p.toml: CUDA compile failed: k.cu (NVRTC 13.0):\n  k.cu(1): error: x\n"
             "  k.cu(2): error: \\ty\\x1b\n");
   EXPECT_EQ(cuvk::error_text("one line", " (see --help)"), "error: one line (see --help)\n");
   std::string many = "head";
   for (int i = 0; i < 300; ++i) many += "\nline " + std::to_string(i);
-  const std::string text = cuvk::error_text(many);
-  EXPECT_NE(text.find("  line 199\n  ... (100 more lines)\n"), std::string::npos);
-  EXPECT_EQ(text.find("line 200"), std::string::npos);
+  const std::string text = cuvk::error_text("msg", "", many);
+  EXPECT_NE(text.find("  line 198\n  ... (101 more lines)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("line 199"), std::string::npos);
+  // The message itself stays one line whatever it holds (a file name with a newline).
+  EXPECT_EQ(cuvk::error_text("cannot read 'a\nb.json'"), "error: cannot read 'a\\nb.json'\n");
 }
 
 // Issue 36: `cuvk help` is cuvk's --help (its commands listed), then each command's --help, each

@@ -19,8 +19,8 @@ template <typename F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const DeclarationError& e) {
-    return e.what();
+  } catch (const DeclarationError& e) {  // the message, and the log beneath it where any
+    return e.log().empty() ? std::string(e.what()) : std::string(e.what()) + "\n" + e.log();
   }
   return "";
 }

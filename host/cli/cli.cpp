@@ -346,12 +346,12 @@ std::string conversion_message(const std::string& what) {
 
 }  // namespace
 
-std::string error_text(const std::string& what, const std::string& suffix) {
-  const std::vector<std::string> lines = split(what, '\n');
-  std::string out = "error: " + one_line(lines.empty() ? what : lines.front(), kMaxErrorLine) +
-                    suffix + "\n";
+std::string error_text(const std::string& what, const std::string& suffix,
+                       const std::string& log) {
+  std::string out = "error: " + one_line(what, kMaxErrorLine) + suffix + "\n";
+  const std::vector<std::string> lines = split(log, '\n');
   std::size_t shown = 0;
-  for (std::size_t i = 1; i < lines.size(); ++i) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty() && i + 1 == lines.size()) break;
     if (++shown > kMaxErrorDetailLines) {
       out += "  ... (" + std::to_string(lines.size() - i) + " more lines)\n";
@@ -360,6 +360,12 @@ std::string error_text(const std::string& what, const std::string& suffix) {
     out += "  " + one_line(lines[i], kMaxErrorLine) + "\n";
   }
   return out;
+}
+
+// The log an exception carries beneath its message (Error::log), "" for any other.
+std::string log_of(const std::exception& e) {
+  const auto* c = dynamic_cast<const Error*>(&e);
+  return c ? c->log() : std::string();
 }
 
 namespace {
@@ -383,7 +389,7 @@ int run_cli(int argc, char** argv) {
     std::cerr << error_text(e.what(), " (see --help)");
     return kExitUsage;
   } catch (const UsageError& e) {
-    std::cerr << error_text(e.what());
+    std::cerr << error_text(e.what(), "", e.log());
     return kExitUsage;
   }
   const Command* chosen = parsed_command(*cli);
@@ -398,7 +404,7 @@ int run_guarded(int argc, char** argv) {
     std::cerr << error_text(e.what());
     return interrupted_exit_code(interrupt_signal());
   } catch (const UsageError& e) {
-    std::cerr << error_text(e.what());
+    std::cerr << error_text(e.what(), "", e.log());
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr
@@ -412,7 +418,7 @@ int run_guarded(int argc, char** argv) {
               << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << error_text(e.what(), host_memory_limit_note());
+    std::cerr << error_text(e.what(), host_memory_limit_note(), log_of(e));
     return kExitEnvironment;
   } catch (...) {
     std::cerr << "error: internal error: an unknown exception\n";

@@ -39,7 +39,8 @@ inline constexpr std::size_t kMaxErrorDetailLines = 200;
 // line, escaped and cut at kMaxErrorLine, then `suffix`), then each further line of the message
 // (a compiler's log) as a line of its own, indented by two spaces, escaped and cut alike: never
 // with a literal "\n". At most kMaxErrorDetailLines of them, then how many more there were.
-std::string error_text(const std::string& what, const std::string& suffix = "");
+std::string error_text(const std::string& what, const std::string& suffix = "",
+                       const std::string& log = "");
 
 // The command line parsed and judged, nothing run or opened: args[0] is the program name. The
 // chosen command's options are checked as the command would check them first (Command::check).

@@ -3,12 +3,22 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace cuvk {
 
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  // A one-line message with a tool's log beneath it (a compiler's): the CLI prints the message as
+  // its one `error:` line and the log's lines indented below it. The message itself may hold any
+  // byte (a file name with a newline stays on its line, escaped).
+  Error(const std::string& what, std::string log)
+      : std::runtime_error(what), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
 };
 
 // A problem with what the user asked for (bad option value, unknown test...): exit code 2.

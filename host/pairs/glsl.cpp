@@ -100,7 +100,7 @@ void validate(const PairDeclaration& decl, const std::string& path, const Compil
   spvDiagnosticDestroy(diagnostic);
   spvContextDestroy(context);
   if (r != SPV_SUCCESS)
-    throw DeclarationError(decl.file + ": SPIR-V validation failed: " + path + ":\n" + message);
+    throw DeclarationError(decl.file + ": SPIR-V validation failed: " + path + ":", message);
 }
 
 template <typename T, void (*Release)(T*)>
@@ -168,8 +168,8 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
   if (!result ||
       shaderc_result_get_compilation_status(result.get()) != shaderc_compilation_status_success)
     throw DeclarationError(decl.file + ": GLSL compile failed: " + path + " (" + out.compiler +
-                           (bda ? ", bda form" : "") + ")" +
-                           (out.log.empty() ? "" : ":\n" + out.log));
+                               (bda ? ", bda form" : "") + ")" + (out.log.empty() ? "" : ":"),
+                           out.log);
   const std::size_t bytes = shaderc_result_get_length(result.get());
   out.words.resize(bytes / 4);
   std::memcpy(out.words.data(), shaderc_result_get_bytes(result.get()), out.words.size() * 4);

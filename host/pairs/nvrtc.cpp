@@ -286,7 +286,8 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
       throw DeclarationError(m);
     throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
                            out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +
-                           n.error_string(r) + ")" + (out.log.empty() ? "" : ":\n" + out.log));
+                               n.error_string(r) + ")" + (out.log.empty() ? "" : ":"),
+                           out.log);
   }
   std::size_t size = 0;
   check(n, n.ptx_size(prog.get(), &size), "nvrtcGetPTXSize", decl);
