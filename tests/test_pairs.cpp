@@ -120,6 +120,26 @@ TEST(PairDocs, TheExcerptsExampleReadsCompilesAndMatches) {
       parse_pair(toml, std::string(CUVK_SOURCE_DIR) + "/examples/saxpy/excerpt.toml");
   ASSERT_EQ(d.buffers.size(), 2u);
   EXPECT_TRUE(d.buffers[1].output);
+  // Issue 31: the excerpt is examples/saxpy/saxpy.toml but for what the README says it adds (a
+  // description, n, the bda form): the same buffers (y's init too), scalars, launch and bytes.
+  const PairDeclaration ex = read_pair_file(std::string(CUVK_SOURCE_DIR) + "/examples/saxpy/saxpy.toml");
+  ASSERT_EQ(ex.buffers.size(), d.buffers.size());
+  for (std::size_t i = 0; i < d.buffers.size(); ++i) {
+    EXPECT_EQ(ex.buffers[i].name, d.buffers[i].name);
+    EXPECT_EQ(ex.buffers[i].type, d.buffers[i].type);
+    EXPECT_EQ(ex.buffers[i].count, d.buffers[i].count);
+    EXPECT_EQ(ex.buffers[i].output, d.buffers[i].output);
+    EXPECT_EQ(ex.buffers[i].init.given, d.buffers[i].init.given) << d.buffers[i].name;
+    EXPECT_EQ(ex.buffers[i].init.kind, d.buffers[i].init.kind) << d.buffers[i].name;
+  }
+  ASSERT_EQ(ex.scalars.size(), d.scalars.size());
+  for (std::size_t i = 0; i < d.scalars.size(); ++i) {
+    EXPECT_EQ(ex.scalars[i].name, d.scalars[i].name);
+    EXPECT_EQ(ex.scalars[i].type, d.scalars[i].type);
+  }
+  EXPECT_EQ(ex.useful_bytes, d.useful_bytes);
+  EXPECT_EQ(ex.launch.threads, d.launch.threads);
+  EXPECT_EQ(ex.cuda.entry, d.cuda.entry);
   const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
   check_interfaces(d, nullptr, &spv);
   if (!nvrtc_unavailable().empty()) GTEST_SKIP() << nvrtc_unavailable();
