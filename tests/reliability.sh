@@ -227,6 +227,19 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     [ "$got" -eq 143 ] || { cat "$dir/err"; fail "inspect: exit $got after SIGTERM, expected 143"; }
     [ -z "$(ls -A "$dir/tmp")" ] || { ls -A "$dir/tmp"; fail "inspect left a temporary after SIGTERM"; }
     ;;
+  dump_cache_unwritable)  # issue 37 class 9: a pipeline cache that cannot be written is an error, not exit 0
+    expect_error 2 "--dump-pipeline-cache '/proc': cannot create files there" \
+      "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache /proc
+    mkdir "$dir/dump"
+    "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump" \
+      >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "inspect into a writable folder: exit $?"; }
+    first=$(ls "$dir/dump" | head -1)
+    [ -n "$first" ] || fail "inspect --dump-pipeline-cache wrote nothing"
+    rm -f "$dir/dump"/*
+    mkdir "$dir/dump/$first"  # the folder takes files, but not this one
+    expect_error 3 "--dump-pipeline-cache: cannot write '.*/$first': Is a directory" \
+      "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"
