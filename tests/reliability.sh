@@ -227,6 +227,26 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     [ "$got" -eq 143 ] || { cat "$dir/err"; fail "inspect: exit $got after SIGTERM, expected 143"; }
     [ -z "$(ls -A "$dir/tmp")" ] || { ls -A "$dir/tmp"; fail "inspect left a temporary after SIGTERM"; }
     ;;
+  true_messages)  # issue 37 class 8: a message says what is true (the cap; no contradiction)
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    sed 's/source = "axpy.comp"/source = "big.comp"/' "$dir/right.toml" >"$dir/big.toml"
+    truncate -s 20M "$dir/big.comp"
+    expect_error 2 "glsl.source: '.*big.comp' is larger than the 16 MiB cap \\(20971520 bytes\\)" \
+      "$cuvk" run --pair "$dir/big.toml" --settle-ms 0
+    # SIGTERM while a launch hangs: one line, no result file, and not "the rows ... are kept".
+    "$cuvk" run --pair "$dir/forever.toml" --settle-ms 0 --timeout 4 >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    sleep 2
+    kill -s TERM "$pid"
+    got=0
+    wait "$pid" || got=$?
+    [ "$got" -eq 143 ] || { cat "$dir/err"; fail "SIGTERM during a hung launch: exit $got, expected 143"; }
+    [ "$(grep -c '' "$dir/err")" -eq 1 ] || { cat "$dir/err"; fail "SIGTERM during a hung launch: not one line on stderr"; }
+    grep -q "^error: interrupted by signal 15 .*no result file written; vulkan: .*did not finish" "$dir/err" ||
+      { cat "$dir/err"; fail "SIGTERM during a hung launch: the line names not both"; }
+    ! grep -q "rows measured so far are kept" "$dir/err" || fail "says the rows are kept, with no file"
+    ;;
   dump_cache_unwritable)  # issue 37 class 9: a pipeline cache that cannot be written is an error, not exit 0
     expect_error 2 "--dump-pipeline-cache '/proc': cannot create files there" \
       "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache /proc

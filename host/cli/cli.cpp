@@ -393,7 +393,8 @@ int run_guarded(int argc, char** argv) {
               << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << host_memory_limit_note() << '\n';
+    std::cerr << "error: " << one_line(e.what(), kMaxErrorLine) << host_memory_limit_note(e.what())
+              << '\n';
     return kExitEnvironment;
   } catch (...) {
     std::cerr << "error: internal error: an unknown exception\n";

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <sstream>
 
 #include "backends.h"
 #include "catalogue.h"
@@ -284,8 +286,13 @@ RunConfig run_config_of(const RunArgs& a) {
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
-    throw UsageError("--timeout must be between 0 and " +
-                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
+    throw UsageError("--timeout must be more than 0 and at most " +
+                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " +
+                     [&] {
+                       std::ostringstream o;
+                       o << std::setprecision(15) << a.timeout_s;
+                       return o.str();
+                     }());
   if (!a.pairs.empty()) return;  // the pairs are read, and the selection judged, by execute_run
   validate_config(cfg);
   parse_format(a.format);
@@ -362,8 +369,12 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
           bool quiet) {
   if (doc.outcome.interrupted) {  // what completed, on the console only: never a partial file
     if (!doc.streamed) std::cout << format_run(doc, Format::table) << std::flush;
+    // One line: a launch that also hung is said here, since "the rows measured so far are kept"
+    // (run_command) is untrue of an interrupted run, which writes no file.
+    std::string hung;
+    for (const std::string& h : g_hung) hung += "; " + printable(h);
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
-              << doc.outcome.rows.size() << " rows; no result file written\n";
+              << doc.outcome.rows.size() << " rows; no result file written" << hung << '\n';
     return;
   }
   const Format f = parse_format(format);
@@ -409,8 +420,9 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
   if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device
-    for (const std::string& h : g_hung)
-      std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
+    if (!doc.outcome.interrupted)  // else emit said it, with the interruption
+      for (const std::string& h : g_hung)
+        std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
     std::cout.flush();
     std::cerr.flush();
     std::_Exit(worse_exit(exit_code, kExitFailed));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bounded_read.h"
 #include "pair.h"
 
 namespace cuvk::pairs {
@@ -21,14 +22,7 @@ constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint64_t kMaxSourceBytes = 16u << 20;
 
 bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in.tellg());
-  if (size > kMaxSourceBytes) return false;
-  in.seekg(0);
-  out->assign(size, '\0');
-  return static_cast<bool>(in.read(out->data(), static_cast<std::streamsize>(size)));
+  return read_bounded(path, kMaxSourceBytes, out).empty();
 }
 
 // #include "x" resolves against the including file's folder, #include <x> against the first
@@ -64,8 +58,8 @@ constexpr const char* kShaderc = "shaderc (Vulkan 1.1, SPIR-V 1.3)";
 
 CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, const char* field) {
   std::string bytes;
-  if (!read_file(path, &bytes))
-    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  if (const std::string why = read_bounded(path, kMaxSourceBytes, &bytes); !why.empty())
+    throw DeclarationError(decl.file + ": " + field + ": '" + path + "' " + why);
   std::uint32_t magic = 0;
   if (bytes.size() < 20 || bytes.size() % 4 != 0 ||
       (std::memcpy(&magic, bytes.data(), 4), magic != kSpirvMagic))
@@ -133,8 +127,8 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
       bda && !decl.glsl.bda_source.empty() ? decl.glsl.bda_source : decl.glsl.source;
   const char* field = bda && !decl.glsl.bda_source.empty() ? "glsl.bda_source" : "glsl.source";
   std::string source;
-  if (!read_file(path, &source))
-    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  if (const std::string why = read_bounded(path, kMaxSourceBytes, &source); !why.empty())
+    throw DeclarationError(decl.file + ": " + field + ": '" + path + "' " + why);
   std::unique_ptr<shaderc_compiler, Releaser<shaderc_compiler, shaderc_compiler_release>> compiler(
       shaderc_compiler_initialize());
   std::unique_ptr<shaderc_compile_options,
