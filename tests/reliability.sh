@@ -247,6 +247,43 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
       { cat "$dir/err"; fail "SIGTERM during a hung launch: the line names not both"; }
     ! grep -q "rows measured so far are kept" "$dir/err" || fail "says the rows are kept, with no file"
     ;;
+  values_in_range)  # issue 37 class 10: a value beyond what its type or field can hold is refused
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    # f32 values beyond float's range would become infinity: a constant, a bound, a scalar.
+    sed 's/^value = 1.0$/value = 1e39/' "$dir/right.toml" >"$dir/constant.toml"
+    sed 's/^init = "index"$/init = "random"\nmin = -1e39/' "$dir/right.toml" >"$dir/bound.toml"
+    sed 's/^value = 2.0$/value = -3.5e38/' "$dir/right.toml" >"$dir/scalar.toml"
+    expect_error 2 "constant.toml:[0-9]+: buffer\\[1\\].value: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/constant.toml" --settle-ms 0
+    expect_error 2 "bound.toml:[0-9]+: buffer\\[0\\].min: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/bound.toml" --settle-ms 0
+    expect_error 2 "scalar.toml:[0-9]+: scalar\\[0\\].value: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/scalar.toml" --settle-ms 0
+    # A .npy header read as the dict it is: a 'descr' inside another value's string is not the dtype.
+    python3 - "$dir/x.npy" <<'PY'
+import struct, sys
+h = "{'note': \"'descr': '<f4', \", 'descr': '<i4', 'fortran_order': False, 'shape': (1000,), }"
+h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+data = b"".join(struct.pack("<i", i) for i in range(1000))  # int32: read as f32, it ran (exit 0)
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + data)
+PY
+    sed 's/^init = "index"$/init = "file"\nfile = "x.npy"/' "$dir/right.toml" >"$dir/npy.toml"
+    expect_error 2 "buffer 'x': .*x.npy.*\\.npy header has keys other than 'descr', 'fortran_order' and 'shape'" \
+      "$cuvk" run --pair "$dir/npy.toml" --settle-ms 0
+    # A Vulkan row bound by `pointer` (CUDA's binding) is not a row cuvk writes.
+    "$cuvk" run "${quick[@]}" --tests copy --variants scalar --format json --output "$dir/a.json" \
+      --quiet || fail "the run: exit $?"
+    python3 - "$dir/a.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [r for r in doc["results"] if r["api"] == "vulkan"]
+assert len(rows) == 1, len(rows)
+rows[0]["binding"] = "pointer"
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    expect_error 2 "a vulkan row binds by descriptor or bda, not pointer" "$cuvk" report "$dir/a.json"
+    ;;
   dump_cache_unwritable)  # issue 37 class 9: a pipeline cache that cannot be written is an error, not exit 0
     expect_error 2 "--dump-pipeline-cache '/proc': cannot create files there" \
       "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache /proc
