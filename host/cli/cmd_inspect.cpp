@@ -129,6 +129,9 @@ RunConfig inspect_config(const InspectArgs& a) {
   r.block_sizes = a.block_sizes;
   RunConfig cfg = run_config_of(r);
   validate_config(cfg);
+  if (cfg.tests.size() != 1)  // 'all': inspect shows one test's kernels, not the first of all
+    throw UsageError("inspect: give one test, not " + quoted(a.test) + " (" +
+                     std::to_string(cfg.tests.size()) + " tests: " + join(cfg.tests) + ")");
   return cfg;
 }
 

@@ -175,6 +175,8 @@ int report_command(const ReportArgs& a) {
       throw UsageError("--format " + quoted(a.format) + ": --index writes Markdown (md) only");
     return write_index(a);
   }
+  if (a.no_plots)  // it would change nothing: only --index draws figures
+    throw UsageError("--no-plots applies to --index DIR only (report FILE... draws no figures)");
   if (a.files.empty()) throw UsageError("report: give one or more run files (or --index DIR)");
   const Format format = parse_format(a.format);
   parse_tolerance(a.tolerance);
@@ -182,6 +184,7 @@ int report_command(const ReportArgs& a) {
   std::vector<NamedFile> inputs;
   for (const std::string& f : a.files) inputs.push_back({"FILE", f});
   check_distinct_files({{"--output", a.output}}, inputs);
+  if (!a.fleet) check_distinct_inputs(inputs, "one run would be merged with itself, as two runs");
   std::string text;
   if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing

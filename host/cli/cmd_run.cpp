@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -47,6 +48,40 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
       throw UsageError(what + ": unknown value '" + n + "' (known: " + list + ")");
     }
   return names;
+}
+
+// An option that chooses among the tests' layouts or sweep values (--layouts, --offsets,
+// --strides, --copy-mibs) must apply to a selected test: else it would select nothing and be
+// ignored without a word. A kernel pair has no layouts and sweeps no axis.
+void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
+  std::string selected;
+  for (const std::string& t : tests) selected += (selected.empty() ? "" : ", ") + t;
+  if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";
+  const auto those = [](const std::function<bool(const TestCase&)>& has) {
+    std::string list;
+    for (const TestCase& t : catalogue())
+      if (has(t)) list += (list.empty() ? "" : ", ") + t.name;
+    return list;
+  };
+  const auto any_selected = [&tests](const std::function<bool(const TestCase&)>& has) {
+    for (const std::string& name : tests)
+      if (const TestCase* t = find_test(name); t && has(*t)) return true;
+    return false;
+  };
+  const auto has_layouts = [](const TestCase& t) { return !t.layouts.empty(); };
+  if (!a.layouts.empty() && !any_selected(has_layouts))
+    throw UsageError("--layouts: no selected test has layouts (selected: " + selected +
+                     "; with layouts: " + those(has_layouts) + ")");
+  for (const Axis& axis : axes()) {
+    const auto given = a.axis_values.find(axis.name);
+    if (given == a.axis_values.end() || given->second.empty()) continue;
+    const auto sweeps = [&axis](const TestCase& t) {
+      return std::find(t.sweeps.begin(), t.sweeps.end(), axis.name) != t.sweeps.end();
+    };
+    if (!any_selected(sweeps))
+      throw UsageError(axis.option + ": no selected test sweeps " + axis.name + " (selected: " +
+                       selected + "; sweeping it: " + those(sweeps) + ")");
+  }
 }
 
 // The options that choose the points and how they are timed: run's and trace's.
@@ -176,6 +211,7 @@ RunConfig config_of(const RunArgs& a) {
             ? axis.defaults
             : parse_uint_list(given->second, axis.option, kMaxAxisValues + 1);
   }
+  check_selectors_apply(a, cfg.tests);  // the values first: a malformed one is named as such
   cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: in execute_run, once it is known
   cfg.warmup = a.warmup.value_or(kDefaultGpuWarmup);
   cfg.block_sizes = a.block_sizes.empty()
