@@ -297,6 +297,20 @@ PY
     expect_error 3 "--dump-pipeline-cache: cannot write '.*/$first': Is a directory" \
       "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump"
     ;;
+  pair_file_bounded)  # issue 37 class 3: a pair file is a regular file of at most 1 MiB, read no further
+    mkfifo "$dir/fifo.toml"
+    truncate -s 2M "$dir/big.toml"
+    # Under 1 GB of address space: reading /dev/zero whole ended in bad_alloc (exit 3), not this.
+    ( ulimit -v 1000000
+      expect_error 2 "/dev/zero: cannot read the pair declaration: it is not a regular file \\(a character device\\)" \
+        timeout 20 "$cuvk" run --pair /dev/zero
+      expect_error 2 "/dev/zero: cannot read the pair declaration: it is not a regular file" \
+        timeout 20 "$cuvk" inspect --pair /dev/zero
+      expect_error 2 "fifo.toml: cannot read the pair declaration: it is not a regular file \\(a FIFO\\)" \
+        timeout 20 "$cuvk" run --pair "$dir/fifo.toml"
+      expect_error 2 "big.toml: cannot read the pair declaration: it is larger than the 1 MiB cap \\(2097152 bytes\\)" \
+        timeout 20 "$cuvk" run --pair "$dir/big.toml" ) || exit 1
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

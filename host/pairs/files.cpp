@@ -1,5 +1,7 @@
 // A buffer's data files (.npy or raw little-endian bytes), the names of the declaration's enums,
 // and the push-constant layout the binding convention implies.
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -310,6 +312,9 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
 
 FileLayout open_checked(const PairDeclaration& d, const BufferDecl& b, const std::string& path,
                         std::ifstream& in, std::uint64_t count) {
+  struct stat st{};  // a FIFO would block the open, /dev/zero never end: regular files only
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    file_error(d, b, path, "not a regular file");
   in.open(path, std::ios::binary);
   if (!in) file_error(d, b, path, "cannot read");
   in.seekg(0, std::ios::end);
