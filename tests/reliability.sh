@@ -311,6 +311,28 @@ PY
       expect_error 2 "big.toml: cannot read the pair declaration: it is larger than the 1 MiB cap \\(2097152 bytes\\)" \
         timeout 20 "$cuvk" run --pair "$dir/big.toml" ) || exit 1
     ;;
+  glsl_include_bounded)  # issue 37 class 4: #include bounded in depth, size and kind, the chain named
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    for case in loop fifo big; do
+      sed "s/source = \"axpy.comp\"/source = \"$case.comp\"/" "$dir/right.toml" >"$dir/$case.toml"
+      printf '#version 450\n#include "%s.glsl"\nvoid main() {}\n' "$case" >"$dir/$case.comp"
+    done
+    printf '#include "loop2.glsl"\n' >"$dir/loop.glsl"  # loop.glsl -> loop2.glsl -> loop.glsl ...
+    printf '#include "loop.glsl"\n' >"$dir/loop2.glsl"
+    mkfifo "$dir/fifo.glsl"
+    for i in 1 2 3; do  # three includes of 6 MiB: each within the 16 MiB cap, not together
+      head -c 6M /dev/zero | tr '\0' ' ' >"$dir/part$i.glsl"
+      printf '#include "part%s.glsl"\n' "$i" >>"$dir/big.glsl"
+    done
+    ( ulimit -v 2000000
+      expect_error 2 "#include nested deeper than 32 \\(includes: .*/loop.comp -> .*/loop.glsl -> .*/loop2.glsl -> .*/loop.glsl" \
+        timeout 30 "$cuvk" run --pair "$dir/loop.toml" --settle-ms 0 --api vulkan
+      expect_error 2 "'.*/fifo.glsl' is not a regular file \\(a FIFO\\) \\(includes: .*/fifo.comp -> .*/fifo.glsl\\)" \
+        timeout 30 "$cuvk" run --pair "$dir/fifo.toml" --settle-ms 0 --api vulkan
+      expect_error 2 "the #included files exceed 16 MiB in all \\(includes: .*/big.comp -> .*/big.glsl -> .*/part3.glsl\\)" \
+        timeout 30 "$cuvk" run --pair "$dir/big.toml" --settle-ms 0 --api vulkan ) || exit 1
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"
