@@ -297,6 +297,26 @@ PY
     expect_error 3 "--dump-pipeline-cache: cannot write '.*/$first': Is a directory" \
       "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump"
     ;;
+  pair_inputs_not_outputs)  # issue 37 class 2: --output may name none of the files a pair's run reads
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', float(i)) for i in range(1000)))" "$dir/x.raw"
+    printf '#version 450\n#include "body.glsl"\n' >"$dir/main.comp"
+    tail -n +2 "$dir/axpy.comp" >"$dir/body.glsl"
+    sed -e 's/source = "axpy.comp"/source = "main.comp"/' \
+        -e 's/^init = "index"$/init = "file"\nfile = "x.raw"/' "$dir/right.toml" >"$dir/p.toml"
+    "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --format json --output "$dir/ok.json" \
+      --quiet || fail "the pair's run: exit $?"
+    (cd "$dir" && md5sum p.toml axpy.cu main.comp body.glsl x.raw expected.raw) >"$dir/sums"
+    for f in p.toml axpy.cu main.comp body.glsl x.raw expected.raw; do
+      expect_error 2 "--output '.*/$f' is the same file as the input .*'.*/$f': it would be overwritten" \
+        "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --output "$dir/$f"
+    done
+    ln -s body.glsl "$dir/link.glsl"
+    expect_error 2 "the same file as the input a GLSL #include" \
+      "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --output "$dir/link.glsl"
+    (cd "$dir" && md5sum -c --quiet sums) || fail "an input was overwritten"
+    ;;
   pair_file_bounded)  # issue 37 class 3: a pair file is a regular file of at most 1 MiB, read no further
     mkfifo "$dir/fifo.toml"
     truncate -s 2M "$dir/big.toml"

@@ -361,6 +361,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
       prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
                     a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n));
   for (const auto& p : pairs) cfg.tests.push_back(p->decl.name);
+  // Every file the pairs read is an input: --output may overwrite none of them.
+  std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
+  for (const auto& p : pairs)
+    for (const auto& [what, path] : pair_input_files(*p))
+      inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
+  check_distinct_files({{"--output", a.output}}, inputs);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   take_first_inputs(doc.choice, devices, cfg);
