@@ -353,6 +353,52 @@ PY
       expect_error 2 "the #included files exceed 16 MiB in all \\(includes: .*/big.comp -> .*/big.glsl -> .*/part3.glsl\\)" \
         timeout 30 "$cuvk" run --pair "$dir/big.toml" --settle-ms 0 --api vulkan ) || exit 1
     ;;
+  plotter_bounded)  # issue 37 class 5: the plotter child is bounded in time and output, killed with cuvk
+    mkdir "$dir/idx"
+    cp "$src/results/h100.json" "$dir/idx/"
+    # A stand-in python3 (CUVK_PYTHON): the probe passes, then it does what $MODE says. $3 is
+    # plot.py's command (python3 -B plot.py COMMAND ...).
+    cat >"$dir/py" <<'PY'
+#!/usr/bin/env bash
+[ "$3" = probe ] && exit 0
+case "$MODE" in
+  hang) echo $$ >"$PIDFILE"; exec sleep 1000 ;;
+  flood) head -c 3G /dev/zero | tr '\0' 'x'; echo; echo "last line" ;;
+  nothing) exit 0 ;;
+esac
+PY
+    chmod +x "$dir/py"
+    export CUVK_PYTHON="$dir/py" PIDFILE="$dir/pid"
+    running() {  # a process that runs (an unreaped zombie, whose parent has ended, does not)
+      local state
+      state=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${state#Z}" = "$state" ]
+    }
+    start=$(date +%s)
+    MODE=hang CUVK_PLOTTER_TIMEOUT_S=2 expect_error 3 "the plotter did not finish within 2 s \\(CUVK_PLOTTER_TIMEOUT_S\\) and was stopped" \
+      timeout 60 "$cuvk" report --index "$dir/idx"
+    [ $(($(date +%s) - start)) -lt 30 ] || fail "the hung plotter was waited for"
+    ! running "$(cat "$dir/pid")" || fail "the hung plotter was left running"
+    # 3 GB of output under a 1 GB address-space limit: the last MiB is kept, not all of it.
+    ( ulimit -v 1000000
+      MODE=flood expect_error 3 "the plotter exited 0 but did not write plots/figures.json; output: x+" \
+        timeout 120 "$cuvk" report --index "$dir/idx" ) || exit 1
+    MODE=nothing expect_error 3 "--index .*: the plotter exited 0 but did not write plots/figures.json; output: none" \
+      "$cuvk" report --index "$dir/idx"
+    # SIGINT while the plotter runs: cuvk ends (130) and takes the plotter with it.
+    rm -f "$dir/pid"
+    MODE=hang "$cuvk" report --index "$dir/idx" >/dev/null 2>"$dir/err" &
+    pid=$!
+    for ((i = 0; i < 100; ++i)); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+    [ -s "$dir/pid" ] || { kill -s KILL "$pid"; fail "the stand-in plotter did not start"; }
+    kill -s INT "$pid"
+    got=0
+    wait "$pid" || got=$?
+    [ "$got" -eq 130 ] || { cat "$dir/err"; fail "SIGINT: exit $got, expected 130"; }
+    sleep 0.2
+    if running "$(cat "$dir/pid")"; then
+      kill -s KILL "$(cat "$dir/pid")"; fail "SIGINT left the plotter running"
+    fi
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

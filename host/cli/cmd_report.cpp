@@ -75,6 +75,8 @@ bool is_derived_report(const std::string& path) {
          schema.rfind("cuvk.fleet/", 0) == 0 || schema.rfind("cuvk.trace/", 0) == 0;
 }
 
+std::vector<Figure> read_figures(const std::string& path);
+
 // Every figure of the folder, drawn by the plotter into DIR/plots (figures.json lists them); ""
 // when drawn, else why they were skipped. The runs' parity verdicts are cuvk's, handed over.
 std::string draw_figures(const std::string& dir, const IndexInputs& in) {
@@ -91,7 +93,21 @@ std::string draw_figures(const std::string& dir, const IndexInputs& in) {
   const int status = plotter.run({"index", path}, out);
   if (status != 0)
     throw Error("--index " + dir + ": " + plotter_failure(status, out));
+  // Exit 0 is not enough: its list of figures and every figure it says it drew must be there.
+  struct stat st {};
+  if (::stat((dir + "/plots/figures.json").c_str(), &st) != 0)
+    throw Error("--index " + dir + ": " + plotter_missing("plots/figures.json", out));
   std::istringstream lines(out);  // "drew plots/NAME.png" per figure
+  for (std::string line; std::getline(lines, line);) {
+    const std::string drew = "drew ";
+    if (line.rfind(drew, 0) == 0 && ::stat((dir + "/" + line.substr(drew.size())).c_str(), &st) != 0)
+      throw Error("--index " + dir + ": " + plotter_missing(line.substr(drew.size()), out));
+  }
+  for (const Figure& f : read_figures(dir + "/plots/figures.json"))
+    if (::stat((dir + "/" + f.file).c_str(), &st) != 0 && ::stat((dir + "/plots/" + f.file).c_str(), &st) != 0)
+      throw Error("--index " + dir + ": " + plotter_missing(f.file + " (listed in plots/figures.json)", out));
+  lines.clear();
+  lines.str(out);
   for (std::string line; std::getline(lines, line);) std::cout << printable(line) << '\n';
   return "";
 }

@@ -56,8 +56,8 @@ std::string draw_trace(const TraceArgs& a, const std::string& json) {
       plotter.run({"trace", source, figure, "--name", name, "--drawn-by", plotter_name()}, out);
   std::ifstream f(figure, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (status != 0 || bytes.empty())
-    throw Error("--plot: " + plotter_failure(status, out));
+  if (status != 0) throw Error("--plot: " + plotter_failure(status, out));
+  if (bytes.empty()) throw Error("--plot: " + plotter_missing("the figure", out));
   write_output_file(a.plot, bytes, "--plot");
   return "";
 }
