@@ -399,6 +399,24 @@ PY
       kill -s KILL "$(cat "$dir/pid")"; fail "SIGINT left the plotter running"
     fi
     ;;
+  findings_checked)  # issue 37 class 6: FINDINGS.md is copied into the index only as capped text
+    mkdir "$dir/idx"
+    cp "$src/results/h100.json" "$dir/idx/"
+    "$cuvk" report --index "$dir/idx" --no-plots >/dev/null || fail "no FINDINGS.md: exit $?"
+    printf '# Findings\n\nText.\n' >"$dir/idx/FINDINGS.md"
+    "$cuvk" report --index "$dir/idx" --no-plots >/dev/null || fail "a small FINDINGS.md: exit $?"
+    grep -q '^# Findings$' "$dir/idx/README.md" || fail "the findings are not in README.md"
+    cp "$dir/idx/README.md" "$dir/readme.before"
+    truncate -s 200M "$dir/idx/FINDINGS.md"  # sparse: 200 MB of NUL bytes
+    expect_error 2 "FINDINGS.md' is larger than the 1 MiB cap \\(209715200 bytes\\)" \
+      "$cuvk" report --index "$dir/idx" --no-plots
+    printf '# Findings\n\0binary\n' >"$dir/idx/FINDINGS.md"
+    expect_error 2 "FINDINGS.md' holds a NUL byte \\(at byte 11\\): not Markdown text" \
+      "$cuvk" report --index "$dir/idx" --no-plots
+    cmp -s "$dir/idx/README.md" "$dir/readme.before" || fail "README.md changed by a refused index"
+    expect_error 2 "--output '.*FINDINGS.md' is the same file as the input findings page" \
+      "$cuvk" report --index "$dir/idx" --no-plots --output "$dir/idx/FINDINGS.md"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

@@ -132,6 +132,30 @@ std::vector<Figure> read_figures(const std::string& path) {
   return out;
 }
 
+// FINDINGS.md, copied into the index: Markdown text of at most 1 MiB (read no further), so that a
+// huge or binary file (a 200 MB sparse file became a 209 MB README of NUL bytes) is refused.
+constexpr std::uint64_t kMaxFindingsBytes = 1u << 20;
+
+std::string read_findings(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw UsageError("--index: " + quoted_path(path) + " is not a regular file");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxFindingsBytes)
+    throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap (" +
+                     std::to_string(st.st_size) + " bytes): not a findings page");
+  std::ifstream f(path, std::ios::binary);
+  std::string text(kMaxFindingsBytes + 1, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (f.bad()) throw Error("cannot read " + quoted_path(path) + ": " + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(f.gcount()));
+  if (text.size() > kMaxFindingsBytes)
+    throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap");
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw UsageError("--index: " + quoted_path(path) + " holds a NUL byte (at byte " +
+                     std::to_string(nul) + "): not Markdown text");
+  return text;
+}
+
 int write_index(const ReportArgs& a) {
   std::string dir = a.index_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -148,6 +172,7 @@ int write_index(const ReportArgs& a) {
   check_writable(output, what);
   std::vector<NamedFile> inputs;
   for (const std::string& n : names) inputs.push_back({"run file", dir + "/" + n});
+  inputs.push_back({"findings page", dir + "/FINDINGS.md"});  // copied into the index
   check_distinct_files({{what, output}}, inputs);
 
   IndexInputs in;
@@ -161,8 +186,7 @@ int write_index(const ReportArgs& a) {
     if (m == "SCHEMA.md") {
       in.schema_page = true;
     } else if (m == "FINDINGS.md") {  // embedded in the index, not just linked
-      std::ifstream f(dir + "/" + m);
-      in.findings.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+      in.findings = read_findings(dir + "/" + m);
     } else if (m != "README.md") {
       in.docs.push_back(m);
     }
