@@ -417,6 +417,23 @@ PY
     expect_error 2 "--output '.*FINDINGS.md' is the same file as the input findings page" \
       "$cuvk" report --index "$dir/idx" --no-plots --output "$dir/idx/FINDINGS.md"
     ;;
+  timeout_outside_rows)  # issue 37 class 1: a --timeout that expires while settling: exit 1, no crash
+    # 16M floats on lavapipe outlast 0.05 s: the timeout expires in the flush scratch, settling or
+    # a row, wherever the machine's speed puts it; each try must end as the reference says.
+    for try in 1 2 3 4 5; do
+      got=0
+      timeout 120 "$cuvk" run --tests copy --variants scalar --api vulkan --n 16M --max-time 0.05 \
+        --settle-ms 1 --timeout 0.05 >"$dir/out" 2>"$dir/err" || got=$?
+      if [ "$got" -eq 0 ] && [ "$try" -eq 1 ]; then  # a GPU: nothing takes 0.05 s
+        echo "reliability $case_name: skipped: the device finished everything within 0.05 s"
+        exit 1
+      fi
+      [ "$got" -eq 1 ] || { cat "$dir/err"; fail "try $try: exit $got, expected 1"; }
+      grep -q "^error: vulkan: a submission did not finish within the timeout (--timeout); the rows measured so far are kept$" "$dir/err" ||
+        { cat "$dir/err"; fail "try $try: no line naming the timeout"; }
+      grep -Eq "^copy .* vulkan .*(failed|unavailable)" "$dir/out" || { cat "$dir/out"; fail "try $try: no row says so"; }
+    done
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

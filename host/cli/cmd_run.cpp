@@ -384,7 +384,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
   follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
-  doc.outcome = run_suite(cfg, backends.set);
+  try {
+    doc.outcome = run_suite(cfg, backends.set);
+  } catch (...) {  // a hung device is never torn down, however the run ends (it may still work)
+    leave_hung(backends);
+    throw;
+  }
   leave_hung(backends);
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
