@@ -227,6 +227,213 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     [ "$got" -eq 143 ] || { cat "$dir/err"; fail "inspect: exit $got after SIGTERM, expected 143"; }
     [ -z "$(ls -A "$dir/tmp")" ] || { ls -A "$dir/tmp"; fail "inspect left a temporary after SIGTERM"; }
     ;;
+  true_messages)  # issue 37 class 8: a message says what is true (the cap; no contradiction)
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    sed 's/source = "axpy.comp"/source = "big.comp"/' "$dir/right.toml" >"$dir/big.toml"
+    truncate -s 20M "$dir/big.comp"
+    expect_error 2 "glsl.source: '.*big.comp' is larger than the 16 MiB cap \\(20971520 bytes\\)" \
+      "$cuvk" run --pair "$dir/big.toml" --settle-ms 0
+    # SIGTERM while a launch hangs: one line, no result file, and not "the rows ... are kept".
+    "$cuvk" run --pair "$dir/forever.toml" --settle-ms 0 --timeout 4 >"$dir/out" 2>"$dir/err" &
+    pid=$!
+    sleep 2
+    kill -s TERM "$pid"
+    got=0
+    wait "$pid" || got=$?
+    [ "$got" -eq 143 ] || { cat "$dir/err"; fail "SIGTERM during a hung launch: exit $got, expected 143"; }
+    [ "$(grep -c '' "$dir/err")" -eq 1 ] || { cat "$dir/err"; fail "SIGTERM during a hung launch: not one line on stderr"; }
+    grep -q "^error: interrupted by signal 15 .*no result file written; vulkan: .*did not finish" "$dir/err" ||
+      { cat "$dir/err"; fail "SIGTERM during a hung launch: the line names not both"; }
+    ! grep -q "rows measured so far are kept" "$dir/err" || fail "says the rows are kept, with no file"
+    ;;
+  values_in_range)  # issue 37 class 10: a value beyond what its type or field can hold is refused
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    # f32 values beyond float's range would become infinity: a constant, a bound, a scalar.
+    sed 's/^value = 1.0$/value = 1e39/' "$dir/right.toml" >"$dir/constant.toml"
+    sed 's/^init = "index"$/init = "random"\nmin = -1e39/' "$dir/right.toml" >"$dir/bound.toml"
+    sed 's/^value = 2.0$/value = -3.5e38/' "$dir/right.toml" >"$dir/scalar.toml"
+    expect_error 2 "constant.toml:[0-9]+: buffer\\[1\\].value: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/constant.toml" --settle-ms 0
+    expect_error 2 "bound.toml:[0-9]+: buffer\\[0\\].min: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/bound.toml" --settle-ms 0
+    expect_error 2 "scalar.toml:[0-9]+: scalar\\[0\\].value: is beyond the range of f32" \
+      "$cuvk" run --pair "$dir/scalar.toml" --settle-ms 0
+    # A .npy header read as the dict it is: a 'descr' inside another value's string is not the dtype.
+    python3 - "$dir/x.npy" <<'PY'
+import struct, sys
+h = "{'note': \"'descr': '<f4', \", 'descr': '<i4', 'fortran_order': False, 'shape': (1000,), }"
+h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+data = b"".join(struct.pack("<i", i) for i in range(1000))  # int32: read as f32, it ran (exit 0)
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + data)
+PY
+    sed 's/^init = "index"$/init = "file"\nfile = "x.npy"/' "$dir/right.toml" >"$dir/npy.toml"
+    expect_error 2 "buffer 'x': .*x.npy.*\\.npy header has keys other than 'descr', 'fortran_order' and 'shape'" \
+      "$cuvk" run --pair "$dir/npy.toml" --settle-ms 0
+    # A Vulkan row bound by `pointer` (CUDA's binding) is not a row cuvk writes.
+    "$cuvk" run "${quick[@]}" --tests copy --variants scalar --format json --output "$dir/a.json" \
+      --quiet || fail "the run: exit $?"
+    python3 - "$dir/a.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [r for r in doc["results"] if r["api"] == "vulkan"]
+assert len(rows) == 1, len(rows)
+rows[0]["binding"] = "pointer"
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+    expect_error 2 "a vulkan row binds by descriptor or bda, not pointer" "$cuvk" report "$dir/a.json"
+    ;;
+  dump_cache_unwritable)  # issue 37 class 9: a pipeline cache that cannot be written is an error, not exit 0
+    expect_error 2 "--dump-pipeline-cache '/proc': cannot create files there" \
+      "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache /proc
+    mkdir "$dir/dump"
+    "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump" \
+      >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "inspect into a writable folder: exit $?"; }
+    first=$(ls "$dir/dump" | head -1)
+    [ -n "$first" ] || fail "inspect --dump-pipeline-cache wrote nothing"
+    rm -f "$dir/dump"/*
+    mkdir "$dir/dump/$first"  # the folder takes files, but not this one
+    expect_error 3 "--dump-pipeline-cache: cannot write '.*/$first': Is a directory" \
+      "$cuvk" inspect copy --variants scalar --no-listings --dump-pipeline-cache "$dir/dump"
+    ;;
+  pair_inputs_not_outputs)  # issue 37 class 2: --output may name none of the files a pair's run reads
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', float(i)) for i in range(1000)))" "$dir/x.raw"
+    printf '#version 450\n#include "body.glsl"\n' >"$dir/main.comp"
+    tail -n +2 "$dir/axpy.comp" >"$dir/body.glsl"
+    sed -e 's/source = "axpy.comp"/source = "main.comp"/' \
+        -e 's/^init = "index"$/init = "file"\nfile = "x.raw"/' "$dir/right.toml" >"$dir/p.toml"
+    "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --format json --output "$dir/ok.json" \
+      --quiet || fail "the pair's run: exit $?"
+    (cd "$dir" && md5sum p.toml axpy.cu main.comp body.glsl x.raw expected.raw) >"$dir/sums"
+    for f in p.toml axpy.cu main.comp body.glsl x.raw expected.raw; do
+      expect_error 2 "--output '.*/$f' is the same file as the input .*'.*/$f': it would be overwritten" \
+        "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --output "$dir/$f"
+    done
+    ln -s body.glsl "$dir/link.glsl"
+    expect_error 2 "the same file as the input a GLSL #include" \
+      "$cuvk" run --pair "$dir/p.toml" --settle-ms 0 --api vulkan --output "$dir/link.glsl"
+    (cd "$dir" && md5sum -c --quiet sums) || fail "an input was overwritten"
+    ;;
+  pair_file_bounded)  # issue 37 class 3: a pair file is a regular file of at most 1 MiB, read no further
+    mkfifo "$dir/fifo.toml"
+    truncate -s 2M "$dir/big.toml"
+    # Under 1 GB of address space: reading /dev/zero whole ended in bad_alloc (exit 3), not this.
+    ( ulimit -v 1000000
+      expect_error 2 "/dev/zero: cannot read the pair declaration: it is not a regular file \\(a character device\\)" \
+        timeout 20 "$cuvk" run --pair /dev/zero
+      expect_error 2 "/dev/zero: cannot read the pair declaration: it is not a regular file" \
+        timeout 20 "$cuvk" inspect --pair /dev/zero
+      expect_error 2 "fifo.toml: cannot read the pair declaration: it is not a regular file \\(a FIFO\\)" \
+        timeout 20 "$cuvk" run --pair "$dir/fifo.toml"
+      expect_error 2 "big.toml: cannot read the pair declaration: it is larger than the 1 MiB cap \\(2097152 bytes\\)" \
+        timeout 20 "$cuvk" run --pair "$dir/big.toml" ) || exit 1
+    ;;
+  glsl_include_bounded)  # issue 37 class 4: #include bounded in depth, size and kind, the chain named
+    cp "$src"/tests/pairs/* "$dir/"
+    python3 -c "import struct, sys; open(sys.argv[1], 'wb').write(b''.join(struct.pack('<f', 2.0 * i + 1.0) for i in range(1000)))" "$dir/expected.raw"
+    for case in loop fifo big; do
+      sed "s/source = \"axpy.comp\"/source = \"$case.comp\"/" "$dir/right.toml" >"$dir/$case.toml"
+      printf '#version 450\n#include "%s.glsl"\nvoid main() {}\n' "$case" >"$dir/$case.comp"
+    done
+    printf '#include "loop2.glsl"\n' >"$dir/loop.glsl"  # loop.glsl -> loop2.glsl -> loop.glsl ...
+    printf '#include "loop.glsl"\n' >"$dir/loop2.glsl"
+    mkfifo "$dir/fifo.glsl"
+    for i in 1 2 3; do  # three includes of 6 MiB: each within the 16 MiB cap, not together
+      head -c 6M /dev/zero | tr '\0' ' ' >"$dir/part$i.glsl"
+      printf '#include "part%s.glsl"\n' "$i" >>"$dir/big.glsl"
+    done
+    ( ulimit -v 2000000
+      expect_error 2 "#include nested deeper than 32 \\(includes: .*/loop.comp -> .*/loop.glsl -> .*/loop2.glsl -> .*/loop.glsl" \
+        timeout 30 "$cuvk" run --pair "$dir/loop.toml" --settle-ms 0 --api vulkan
+      expect_error 2 "'.*/fifo.glsl' is not a regular file \\(a FIFO\\) \\(includes: .*/fifo.comp -> .*/fifo.glsl\\)" \
+        timeout 30 "$cuvk" run --pair "$dir/fifo.toml" --settle-ms 0 --api vulkan
+      expect_error 2 "the #included files exceed 16 MiB in all \\(includes: .*/big.comp -> .*/big.glsl -> .*/part3.glsl\\)" \
+        timeout 30 "$cuvk" run --pair "$dir/big.toml" --settle-ms 0 --api vulkan ) || exit 1
+    ;;
+  plotter_bounded)  # issue 37 class 5: the plotter child is bounded in time and output, killed with cuvk
+    mkdir "$dir/idx"
+    cp "$src/results/h100.json" "$dir/idx/"
+    # A stand-in python3 (CUVK_PYTHON): the probe passes, then it does what $MODE says. $3 is
+    # plot.py's command (python3 -B plot.py COMMAND ...).
+    cat >"$dir/py" <<'PY'
+#!/usr/bin/env bash
+[ "$3" = probe ] && exit 0
+case "$MODE" in
+  hang) echo $$ >"$PIDFILE"; exec sleep 1000 ;;
+  flood) head -c 3G /dev/zero | tr '\0' 'x'; echo; echo "last line" ;;
+  nothing) exit 0 ;;
+esac
+PY
+    chmod +x "$dir/py"
+    export CUVK_PYTHON="$dir/py" PIDFILE="$dir/pid"
+    running() {  # a process that runs (an unreaped zombie, whose parent has ended, does not)
+      local state
+      state=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${state#Z}" = "$state" ]
+    }
+    start=$(date +%s)
+    MODE=hang CUVK_PLOTTER_TIMEOUT_S=2 expect_error 3 "the plotter did not finish within 2 s \\(CUVK_PLOTTER_TIMEOUT_S\\) and was stopped" \
+      timeout 60 "$cuvk" report --index "$dir/idx"
+    [ $(($(date +%s) - start)) -lt 30 ] || fail "the hung plotter was waited for"
+    ! running "$(cat "$dir/pid")" || fail "the hung plotter was left running"
+    # 3 GB of output under a 1 GB address-space limit: the last MiB is kept, not all of it.
+    ( ulimit -v 1000000
+      MODE=flood expect_error 3 "the plotter exited 0 but did not write plots/figures.json; output: x+" \
+        timeout 120 "$cuvk" report --index "$dir/idx" ) || exit 1
+    MODE=nothing expect_error 3 "--index .*: the plotter exited 0 but did not write plots/figures.json; output: none" \
+      "$cuvk" report --index "$dir/idx"
+    # SIGINT while the plotter runs: cuvk ends (130) and takes the plotter with it.
+    rm -f "$dir/pid"
+    MODE=hang "$cuvk" report --index "$dir/idx" >/dev/null 2>"$dir/err" &
+    pid=$!
+    for ((i = 0; i < 100; ++i)); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+    [ -s "$dir/pid" ] || { kill -s KILL "$pid"; fail "the stand-in plotter did not start"; }
+    kill -s INT "$pid"
+    got=0
+    wait "$pid" || got=$?
+    [ "$got" -eq 130 ] || { cat "$dir/err"; fail "SIGINT: exit $got, expected 130"; }
+    sleep 0.2
+    if running "$(cat "$dir/pid")"; then
+      kill -s KILL "$(cat "$dir/pid")"; fail "SIGINT left the plotter running"
+    fi
+    ;;
+  findings_checked)  # issue 37 class 6: FINDINGS.md is copied into the index only as capped text
+    mkdir "$dir/idx"
+    cp "$src/results/h100.json" "$dir/idx/"
+    "$cuvk" report --index "$dir/idx" --no-plots >/dev/null || fail "no FINDINGS.md: exit $?"
+    printf '# Findings\n\nText.\n' >"$dir/idx/FINDINGS.md"
+    "$cuvk" report --index "$dir/idx" --no-plots >/dev/null || fail "a small FINDINGS.md: exit $?"
+    grep -q '^# Findings$' "$dir/idx/README.md" || fail "the findings are not in README.md"
+    cp "$dir/idx/README.md" "$dir/readme.before"
+    truncate -s 200M "$dir/idx/FINDINGS.md"  # sparse: 200 MB of NUL bytes
+    expect_error 2 "FINDINGS.md' is larger than the 1 MiB cap \\(209715200 bytes\\)" \
+      "$cuvk" report --index "$dir/idx" --no-plots
+    printf '# Findings\n\0binary\n' >"$dir/idx/FINDINGS.md"
+    expect_error 2 "FINDINGS.md' holds a NUL byte \\(at byte 11\\): not Markdown text" \
+      "$cuvk" report --index "$dir/idx" --no-plots
+    cmp -s "$dir/idx/README.md" "$dir/readme.before" || fail "README.md changed by a refused index"
+    expect_error 2 "--output '.*FINDINGS.md' is the same file as the input findings page" \
+      "$cuvk" report --index "$dir/idx" --no-plots --output "$dir/idx/FINDINGS.md"
+    ;;
+  timeout_outside_rows)  # issue 37 class 1: a --timeout that expires while settling: exit 1, no crash
+    # 16M floats on lavapipe outlast 0.05 s: the timeout expires in the flush scratch, settling or
+    # a row, wherever the machine's speed puts it; each try must end as the reference says.
+    for try in 1 2 3 4 5; do
+      got=0
+      timeout 120 "$cuvk" run --tests copy --variants scalar --api vulkan --n 16M --max-time 0.05 \
+        --settle-ms 1 --timeout 0.05 >"$dir/out" 2>"$dir/err" || got=$?
+      if [ "$got" -eq 0 ] && [ "$try" -eq 1 ]; then  # a GPU: nothing takes 0.05 s
+        echo "reliability $case_name: skipped: the device finished everything within 0.05 s"
+        exit 1
+      fi
+      [ "$got" -eq 1 ] || { cat "$dir/err"; fail "try $try: exit $got, expected 1"; }
+      grep -q "^error: vulkan: a submission did not finish within the timeout (--timeout); the rows measured so far are kept$" "$dir/err" ||
+        { cat "$dir/err"; fail "try $try: no line naming the timeout"; }
+      grep -Eq "^copy .* vulkan .*(failed|unavailable)" "$dir/out" || { cat "$dir/out"; fail "try $try: no row says so"; }
+    done
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "reliability $case_name: passed"

@@ -236,6 +236,9 @@ std::string number_problem(const std::string& v) {
   char* end = nullptr;
   const double x = std::strtod(v.c_str(), &end);
   if (end == v.c_str() || *end != '\0') return quoted(v) + " is not a number";
+  // strtod reads hex floats too ("0x10" is 16): a time or a percentage is written in decimal.
+  if (v.find_first_of("xX") != std::string::npos)
+    return quoted(v) + " is not a decimal number (hexadecimal is not accepted)";
   (void)x;  // inf and nan are numbers: validate_config names their range
   return {};
 }
@@ -418,7 +421,7 @@ int run_guarded(int argc, char** argv) {
               << one_line(e.what(), kMaxErrorLine) << '\n';
     return kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << error_text(e.what(), host_memory_limit_note(), log_of(e));
+    std::cerr << error_text(e.what(), host_memory_limit_note(e.what()), log_of(e));
     return kExitEnvironment;
   } catch (...) {
     std::cerr << "error: internal error: an unknown exception\n";

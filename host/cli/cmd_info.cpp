@@ -77,11 +77,9 @@ int do_devices(const std::string& spec) {
   const DeviceChoice c = choose_devices(inv, spec);
   print("Pair: %s\n", c.note.empty() ? "none: no device can run" : printable(c.note).c_str());
   if (!inv.cuda.empty() || !inv.vulkan.empty()) return kExitOk;
-  std::cerr << "error: "
-            << one_line("no CUDA or Vulkan device: CUDA: " + inv.cuda_error +
-                            "; Vulkan: " + inv.vulkan_error,
-                        kMaxErrorLine)
-            << host_memory_limit_note() << '\n';
+  const std::string why =
+      "no CUDA or Vulkan device: CUDA: " + inv.cuda_error + "; Vulkan: " + inv.vulkan_error;
+  std::cerr << "error: " << one_line(why, kMaxErrorLine) << host_memory_limit_note(why) << '\n';
   return kExitEnvironment;
 }
 

@@ -5,7 +5,12 @@
 // occupancy per block size, then the full listings. Works without a GPU: what needs one (the CUDA
 // runtime's attributes and occupancy, the NVIDIA driver's statistics and machine code) and what
 // needs a tool (cuobjdump/nvdisasm, libzstd) says so instead, in one line.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -124,6 +129,9 @@ RunConfig inspect_config(const InspectArgs& a) {
   r.block_sizes = a.block_sizes;
   RunConfig cfg = run_config_of(r);
   validate_config(cfg);
+  if (cfg.tests.size() != 1)  // 'all': inspect shows one test's kernels, not the first of all
+    throw UsageError("inspect: give one test, not " + quoted(a.test) + " (" +
+                     std::to_string(cfg.tests.size()) + " tests: " + join(cfg.tests) + ")");
   return cfg;
 }
 
@@ -162,6 +170,19 @@ void print_header(const TestCase& test, const std::vector<std::string>& kernels,
                     ? nvdisasm
                     : std::string("nothing: cuobjdump and nvdisasm are not installed"))
             << '\n';
+}
+
+// --dump-pipeline-cache DIR must take files before anything is compiled: a folder that cannot is
+// a usage error (exit 2) naming it, not a warning at the end of an exit 0.
+void check_dump_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::string probe = dir + "/.cuvk_probe.XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0)
+    throw UsageError("--dump-pipeline-cache '" + dir + "': cannot create files there: " +
+                     std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
 }
 
 int do_inspect(const InspectArgs& a) {
@@ -233,6 +254,7 @@ Command add_inspect_command(CLI::App& app) {
   sub->add_flag("--no-listings", args->no_listings,
                 "summary and occupancy only, no PTX/SASS/SPIR-V");
   return {sub, [args] {
+            check_dump_dir(args->dump_cache_dir);
             if (!args->pair.empty() && !args->test.empty())
               throw UsageError("inspect: give a test or --pair FILE, not both");
             if (!args->pair.empty()) return inspect_cli::inspect_pair(*args);

@@ -75,6 +75,8 @@ bool is_derived_report(const std::string& path) {
          schema.rfind("cuvk.fleet/", 0) == 0 || schema.rfind("cuvk.trace/", 0) == 0;
 }
 
+std::vector<Figure> read_figures(const std::string& path);
+
 // Every figure of the folder, drawn by the plotter into DIR/plots (figures.json lists them); ""
 // when drawn, else why they were skipped. The runs' parity verdicts are cuvk's, handed over.
 std::string draw_figures(const std::string& dir, const IndexInputs& in) {
@@ -91,7 +93,21 @@ std::string draw_figures(const std::string& dir, const IndexInputs& in) {
   const int status = plotter.run({"index", path}, out);
   if (status != 0)
     throw Error("--index " + dir + ": " + plotter_failure(status, out));
+  // Exit 0 is not enough: its list of figures and every figure it says it drew must be there.
+  struct stat st {};
+  if (::stat((dir + "/plots/figures.json").c_str(), &st) != 0)
+    throw Error("--index " + dir + ": " + plotter_missing("plots/figures.json", out));
   std::istringstream lines(out);  // "drew plots/NAME.png" per figure
+  for (std::string line; std::getline(lines, line);) {
+    const std::string drew = "drew ";
+    if (line.rfind(drew, 0) == 0 && ::stat((dir + "/" + line.substr(drew.size())).c_str(), &st) != 0)
+      throw Error("--index " + dir + ": " + plotter_missing(line.substr(drew.size()), out));
+  }
+  for (const Figure& f : read_figures(dir + "/plots/figures.json"))
+    if (::stat((dir + "/" + f.file).c_str(), &st) != 0 && ::stat((dir + "/plots/" + f.file).c_str(), &st) != 0)
+      throw Error("--index " + dir + ": " + plotter_missing(f.file + " (listed in plots/figures.json)", out));
+  lines.clear();
+  lines.str(out);
   for (std::string line; std::getline(lines, line);) std::cout << printable(line) << '\n';
   return "";
 }
@@ -116,6 +132,30 @@ std::vector<Figure> read_figures(const std::string& path) {
   return out;
 }
 
+// FINDINGS.md, copied into the index: Markdown text of at most 1 MiB (read no further), so that a
+// huge or binary file (a 200 MB sparse file became a 209 MB README of NUL bytes) is refused.
+constexpr std::uint64_t kMaxFindingsBytes = 1u << 20;
+
+std::string read_findings(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw UsageError("--index: " + quoted_path(path) + " is not a regular file");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxFindingsBytes)
+    throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap (" +
+                     std::to_string(st.st_size) + " bytes): not a findings page");
+  std::ifstream f(path, std::ios::binary);
+  std::string text(kMaxFindingsBytes + 1, '\0');
+  f.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (f.bad()) throw Error("cannot read " + quoted_path(path) + ": " + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(f.gcount()));
+  if (text.size() > kMaxFindingsBytes)
+    throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap");
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw UsageError("--index: " + quoted_path(path) + " holds a NUL byte (at byte " +
+                     std::to_string(nul) + "): not Markdown text");
+  return text;
+}
+
 int write_index(const ReportArgs& a) {
   std::string dir = a.index_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -132,6 +172,7 @@ int write_index(const ReportArgs& a) {
   check_writable(output, what);
   std::vector<NamedFile> inputs;
   for (const std::string& n : names) inputs.push_back({"run file", dir + "/" + n});
+  inputs.push_back({"findings page", dir + "/FINDINGS.md"});  // copied into the index
   check_distinct_files({{what, output}}, inputs);
 
   IndexInputs in;
@@ -145,8 +186,7 @@ int write_index(const ReportArgs& a) {
     if (m == "SCHEMA.md") {
       in.schema_page = true;
     } else if (m == "FINDINGS.md") {  // embedded in the index, not just linked
-      std::ifstream f(dir + "/" + m);
-      in.findings.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+      in.findings = read_findings(dir + "/" + m);
     } else if (m != "README.md") {
       in.docs.push_back(m);
     }
@@ -175,6 +215,8 @@ int report_command(const ReportArgs& a) {
       throw UsageError("--format " + quoted(a.format) + ": --index writes Markdown (md) only");
     return write_index(a);
   }
+  if (a.no_plots)  // it would change nothing: only --index draws figures
+    throw UsageError("--no-plots applies to --index DIR only (report FILE... draws no figures)");
   if (a.files.empty()) throw UsageError("report: give one or more run files (or --index DIR)");
   const Format format = parse_format(a.format);
   parse_tolerance(a.tolerance);
@@ -182,6 +224,7 @@ int report_command(const ReportArgs& a) {
   std::vector<NamedFile> inputs;
   for (const std::string& f : a.files) inputs.push_back({"FILE", f});
   check_distinct_files({{"--output", a.output}}, inputs);
+  if (!a.fleet) check_distinct_inputs(inputs, "one run would be merged with itself, as two runs");
   std::string text;
   if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing

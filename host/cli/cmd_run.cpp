@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <iomanip>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "backends.h"
 #include "catalogue.h"
@@ -46,6 +49,40 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
       throw UsageError(what + ": unknown value '" + n + "' (known: " + list + ")");
     }
   return names;
+}
+
+// An option that chooses among the tests' layouts or sweep values (--layouts, --offsets,
+// --strides, --copy-mibs) must apply to a selected test: else it would select nothing and be
+// ignored without a word. A kernel pair has no layouts and sweeps no axis.
+void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
+  std::string selected;
+  for (const std::string& t : tests) selected += (selected.empty() ? "" : ", ") + t;
+  if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";
+  const auto those = [](const std::function<bool(const TestCase&)>& has) {
+    std::string list;
+    for (const TestCase& t : catalogue())
+      if (has(t)) list += (list.empty() ? "" : ", ") + t.name;
+    return list;
+  };
+  const auto any_selected = [&tests](const std::function<bool(const TestCase&)>& has) {
+    for (const std::string& name : tests)
+      if (const TestCase* t = find_test(name); t && has(*t)) return true;
+    return false;
+  };
+  const auto has_layouts = [](const TestCase& t) { return !t.layouts.empty(); };
+  if (!a.layouts.empty() && !any_selected(has_layouts))
+    throw UsageError("--layouts: no selected test has layouts (selected: " + selected +
+                     "; with layouts: " + those(has_layouts) + ")");
+  for (const Axis& axis : axes()) {
+    const auto given = a.axis_values.find(axis.name);
+    if (given == a.axis_values.end() || given->second.empty()) continue;
+    const auto sweeps = [&axis](const TestCase& t) {
+      return std::find(t.sweeps.begin(), t.sweeps.end(), axis.name) != t.sweeps.end();
+    };
+    if (!any_selected(sweeps))
+      throw UsageError(axis.option + ": no selected test sweeps " + axis.name + " (selected: " +
+                       selected + "; sweeping it: " + those(sweeps) + ")");
+  }
 }
 
 // The options that choose the points and how they are timed: run's and trace's.
@@ -178,6 +215,7 @@ RunConfig config_of(const RunArgs& a) {
             ? axis.defaults
             : parse_uint_list(given->second, axis.option, kMaxAxisValues + 1);
   }
+  check_selectors_apply(a, cfg.tests);  // the values first: a malformed one is named as such
   cfg.reps = a.reps.value_or(kDefaultGpuReps);  // CPU devices: in execute_run, once it is known
   cfg.warmup = a.warmup.value_or(kDefaultGpuWarmup);
   cfg.block_sizes = a.block_sizes.empty()
@@ -320,8 +358,13 @@ RunConfig run_config_of(const RunArgs& a) {
 void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
-    throw UsageError("--timeout must be between 0 and " +
-                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds");
+    throw UsageError("--timeout must be more than 0 and at most " +
+                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " +
+                     [&] {
+                       std::ostringstream o;
+                       o << std::setprecision(15) << a.timeout_s;
+                       return o.str();
+                     }());
   if (!a.pairs.empty()) return;  // the pairs are read, and the selection judged, by execute_run
   validate_config(cfg);
   parse_format(a.format);
@@ -359,6 +402,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
     cfg.tests.push_back(p->decl.name);
     if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
   }
+  // Every file the pairs read is an input: --output may overwrite none of them.
+  std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
+  for (const auto& p : pairs)
+    for (const auto& [what, path] : pair_input_files(*p))
+      inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
+  check_distinct_files({{"--output", a.output}}, inputs);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   take_first_inputs(doc.choice, devices, cfg);
@@ -376,7 +425,12 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
   follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
-  doc.outcome = run_suite(cfg, backends.set);
+  try {
+    doc.outcome = run_suite(cfg, backends.set);
+  } catch (...) {  // a hung device is never torn down, however the run ends (it may still work)
+    leave_hung(backends);
+    throw;
+  }
   add_unloaded_compiles(doc.outcome, cfg, backends, pairs);
   leave_hung(backends);
   const double suite_s = seconds_since_launch();
@@ -404,8 +458,12 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
           bool quiet) {
   if (doc.outcome.interrupted) {  // what completed, on the console only: never a partial file
     if (!doc.streamed) std::cout << format_run(doc, Format::table) << std::flush;
+    // One line: a launch that also hung is said here, since "the rows measured so far are kept"
+    // (run_command) is untrue of an interrupted run, which writes no file.
+    std::string hung;
+    for (const std::string& h : g_hung) hung += "; " + printable(h);
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
-              << doc.outcome.rows.size() << " rows; no result file written\n";
+              << doc.outcome.rows.size() << " rows; no result file written" << hung << '\n';
     return;
   }
   const Format f = parse_format(format);
@@ -453,8 +511,9 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
   if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device
-    for (const std::string& h : g_hung)
-      std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
+    if (!doc.outcome.interrupted)  // else emit said it, with the interruption
+      for (const std::string& h : g_hung)
+        std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
     std::cout.flush();
     std::cerr.flush();
     std::_Exit(worse_exit(exit_code, kExitFailed));

@@ -56,8 +56,8 @@ std::string draw_trace(const TraceArgs& a, const std::string& json) {
       plotter.run({"trace", source, figure, "--name", name, "--drawn-by", plotter_name()}, out);
   std::ifstream f(figure, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (status != 0 || bytes.empty())
-    throw Error("--plot: " + plotter_failure(status, out));
+  if (status != 0) throw Error("--plot: " + plotter_failure(status, out));
+  if (bytes.empty()) throw Error("--plot: " + plotter_missing("the figure", out));
   write_output_file(a.plot, bytes, "--plot");
   return "";
 }
@@ -164,7 +164,7 @@ int trace_exit(const TraceDocument& doc, std::size_t messages, const std::string
   }
   if (!any)
     std::cerr << "error: " << one_line("no API could trace " + doc.test + ": " + why, kMaxErrorLine)
-              << host_memory_limit_note() << '\n';  // as run's and devices' lines say it
+              << host_memory_limit_note(why) << '\n';  // as run's and devices' lines say it
   return any && plot_skipped.empty() ? kExitOk : kExitEnvironment;
 }
 
@@ -188,7 +188,7 @@ int run_trace(const TraceArgs& a, const std::string& command_line) {
     const std::string run_says = "no API can run: ";
     if (why.rfind(run_says, 0) == 0) why = why.substr(run_says.size());
     std::cerr << "error: " << one_line("no API could trace " + a.test + ": " + why, kMaxErrorLine)
-              << host_memory_limit_note() << '\n';
+              << host_memory_limit_note(why) << '\n';
     return kExitEnvironment;
   }
   if (run.outcome.interrupted || interrupted()) {  // no trace written

@@ -262,6 +262,19 @@ void check_distinct_files(const std::vector<NamedFile>& outputs,
   }
 }
 
+void check_distinct_inputs(const std::vector<NamedFile>& inputs, const std::string& why) {
+  std::vector<std::pair<std::string, const NamedFile*>> seen;
+  for (const NamedFile& in : inputs) {
+    const std::string id = file_identity(in.path, false, in.what);
+    if (id.empty()) continue;
+    for (const auto& [other_id, other] : seen)
+      if (other_id == id)
+        throw UsageError(in.what + " " + quoted_path(in.path) + " is the same file as " +
+                         other->what + " " + quoted_path(other->path) + ": " + why);
+    seen.emplace_back(id, &in);
+  }
+}
+
 void check_writable(const std::string& path, const std::string& what) {
   const Target t = resolve(path, what);
   switch (t.kind) {

@@ -36,6 +36,10 @@ struct NamedFile {
 void check_distinct_files(const std::vector<NamedFile>& outputs,
                           const std::vector<NamedFile>& inputs);
 
+// UsageError when two inputs are the same regular file (as above: through links too), saying
+// `why` that is wrong ("a run would be compared with itself").
+void check_distinct_inputs(const std::vector<NamedFile>& inputs, const std::string& why);
+
 // Writes `content` to `path` under the rules above. Throws Error (an I/O error, exit 3) on any
 // failure, leaving an existing target untouched and no temporary behind.
 void write_output_file(const std::string& path, const std::string& content,

@@ -275,6 +275,29 @@ std::vector<std::pair<std::string, double>> pair_compile_ms(
   return ms;
 }
 
+std::vector<std::pair<std::string, std::string>> pair_input_files(const PreparedPair& pair) {
+  const pairs::PairDeclaration& d = pair.decl;
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"--pair", d.file},
+      {"cuda.source", d.cuda.source},
+      {"glsl.source", d.glsl.source},
+      {"glsl.spirv", d.glsl.spirv},
+      {"glsl.bda_source", d.glsl.bda_source},
+      {"glsl.bda_spirv", d.glsl.bda_spirv}};
+  for (const pairs::BufferDecl& b : d.buffers) {
+    if (b.init.kind == pairs::InitKind::file)
+      files.emplace_back("buffer '" + b.name + "' file", b.init.file);
+    files.emplace_back("buffer '" + b.name + "' expected", b.expected);
+  }
+  for (const pairs::CompiledSpirv* spv : {&pair.spirv, pair.spirv_bda ? &*pair.spirv_bda : nullptr})
+    if (spv != nullptr)
+      for (const std::string& inc : spv->includes) files.emplace_back("a GLSL #include", inc);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& f : files)
+    if (!f.second.empty()) out.push_back(std::move(f));
+  return out;
+}
+
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan) {
   for (const auto& p : pairs) {

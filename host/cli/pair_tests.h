@@ -53,6 +53,11 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
 std::vector<std::pair<std::string, double>> pair_compile_ms(
     const std::vector<std::shared_ptr<PreparedPair>>& pairs, Api api);
 
+// Every file a pair's run reads, each with what names it ("--pair", "cuda.source", "buffer 'x'
+// file", ...): the declaration, the sources (GLSL includes too), SPIR-V, init and expected files.
+// An --output must be none of them (check_distinct_files).
+std::vector<std::pair<std::string, std::string>> pair_input_files(const PreparedPair& pair);
+
 // Loads each pair's modules into the backends that are open (null: skipped).
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan);

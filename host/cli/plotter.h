@@ -34,7 +34,8 @@ class Plotter {
   const std::string& folder() const { return dir_; }  // the temporary folder (scratch space too)
 
   // Runs `python3 plot.py ARGS...`; returns its exit status and sets `output` to its stdout and
-  // stderr together.
+  // stderr together (their last MiB). Bounded in time ($CUVK_PLOTTER_TIMEOUT_S, default 600 s:
+  // then Error), killed with cuvk on a signal (Interrupted where a measuring command notes it).
   int run(const std::vector<std::string>& args, std::string& output) const;
 
  private:
@@ -45,6 +46,10 @@ class Plotter {
 // "the plotter failed (exit N): LAST LINE; output: TAIL": a traceback's last line (the exception)
 // first, since a long error line is cut at its end.
 std::string plotter_failure(int status, const std::string& output);
+
+// "the plotter exited 0 but did not write MISSING; output: TAIL" (or "none"): a plotter that ends
+// well without its figure is a failure too.
+std::string plotter_missing(const std::string& missing, const std::string& output);
 
 // The drawing program, for the figures' metadata: "cuvk <git revision> (results/plot.py)".
 std::string plotter_name();

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
 
 #include "error.h"
 
@@ -92,7 +95,11 @@ DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec)
   }
 
   if (is_index(spec)) {
-    const std::size_t k = std::stoul(spec);
+    // Digits beyond 64 bits are an index past every device, not an exception ("stoul", exit 3).
+    errno = 0;
+    const unsigned long long parsed = std::strtoull(spec.c_str(), nullptr, 10);
+    const std::size_t k = errno == ERANGE ? std::numeric_limits<std::size_t>::max()
+                                          : static_cast<std::size_t>(parsed);
     if (!inv.cuda.empty()) {
       if (k >= inv.cuda.size())
         throw UsageError("--device " + spec + ": there are " + std::to_string(inv.cuda.size()) +

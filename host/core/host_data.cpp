@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <limits>
 #include <utility>
@@ -99,7 +100,23 @@ std::uint64_t host_memory_limit_bytes(std::string* why) {
   return limit;
 }
 
-std::string host_memory_limit_note() {
+namespace {
+
+bool shows_memory_failure(const std::string& message) {
+  std::string m = message;
+  std::transform(m.begin(), m.end(), m.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* sign :
+       {"cannot allocate memory", "out of memory", "out of host memory", "out_of_host_memory",
+        "failed to map segment", "bad_alloc", "enomem", "vk_error_initialization_failed"})
+    if (m.find(sign) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string host_memory_limit_note(const std::string& message) {
+  if (!shows_memory_failure(message)) return {};
   for (const auto& [resource, flag] : {std::pair{RLIMIT_AS, "-v"}, std::pair{RLIMIT_DATA, "-d"}}) {
     rlimit r{};
     if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)

@@ -28,10 +28,13 @@ void parallel_ranges(std::uint64_t count,
 // space and data limits (ulimit -v, -d) and the cgroup's memory.max, where each is known.
 // `why` (when given) names the limit that decided ("ulimit -v", "physical memory", ...).
 std::uint64_t host_memory_limit_bytes(std::string* why = nullptr);
-// "" without an address-space or data limit (ulimit -v, -d); else a clause for an environment
-// error's line: " (host memory is limited to N MiB by ulimit -v: likely out of host memory)".
-// A driver that cannot map its code under such a limit reports an unrelated error.
-std::string host_memory_limit_note();
+// A clause for the environment error `message`: " (host memory is limited to N MiB by ulimit -v:
+// likely out of host memory)" where an address-space or data limit (ulimit -v, -d) is set and the
+// message shows an allocation that failed ("Cannot allocate memory", "failed to map segment", an
+// out-of-memory code) or a Vulkan driver that could not start (lavapipe under such a limit says
+// only VK_ERROR_INITIALIZATION_FAILED); else "". A full disk, a missing driver or a read-only
+// folder is not blamed on memory.
+std::string host_memory_limit_note(const std::string& message);
 
 float poison_float();  // kPoisonWord as a float: a NaN no kernel produces from the inputs
 

@@ -24,6 +24,8 @@ struct Slot {
 };
 Slot g_slots[kSlots];
 
+std::atomic<int> g_children[4];  // process groups to kill on a signal that ends cuvk (0: free)
+
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_polling{false};
 std::atomic<bool> g_hup_ignored{false};  // by the caller (nohup): it stays ignored
@@ -51,8 +53,14 @@ void empty_folder(int fd, int depth) {
   close(fd);
 }
 
+void kill_children() {
+  for (std::atomic<int>& c : g_children)
+    if (const int pid = c.load(); pid > 0) kill(-pid, SIGKILL);
+}
+
 void remove_temporaries() {
   const int saved = errno;
+  kill_children();  // first: a child may be writing into a temporary folder
   for (int pass : {kFile, kFolder})
     for (Slot& s : g_slots)
       if (s.state.load() == pass) {
@@ -67,6 +75,24 @@ void remove_temporaries() {
       }
   errno = saved;
 }
+
+}  // namespace
+
+void track_child_group(int pid) {
+  for (std::atomic<int>& c : g_children) {
+    int none = 0;
+    if (c.compare_exchange_strong(none, pid)) return;
+  }
+}
+
+void untrack_child_group(int pid) {
+  for (std::atomic<int>& c : g_children) {
+    int mine = pid;
+    if (c.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+namespace {
 
 void append(char* line, std::size_t& at, std::size_t size, const char* text) {
   while (*text != '\0' && at + 1 < size) line[at++] = *text++;

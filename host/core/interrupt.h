@@ -38,6 +38,12 @@ class Interrupted : public Error {
   using Error::Error;
 };
 
+// A child process (its own process group: fork, then setpgid) that a signal ending cuvk must not
+// leave running: the handlers kill its group (SIGKILL) before cuvk ends. At most 4 at once; the
+// owner untracks it once reaped.
+void track_child_group(int pid);
+void untrack_child_group(int pid);
+
 // A file or folder this process created and removes itself, removed by the signal handlers too
 // if the process ends first (a folder with what it holds, three levels deep). At most 32 at once.
 class TemporaryPath {

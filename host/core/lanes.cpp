@@ -59,6 +59,12 @@ LaneDim binding_dim() {
     const std::uint32_t i = index_of(v, binding_names());
     if (i == binding_names().size()) return "expected pointer, descriptor or bda";
     r.binding = static_cast<Binding>(i);
+    // The api (set first, lane_dims) decides which bindings can be: CUDA's kernels take pointers,
+    // Vulkan's shaders descriptors or buffer device addresses.
+    if (r.api == Api::cuda && r.binding != Binding::pointer)
+      return "a cuda row binds by pointer, not " + std::string(binding_name(r.binding));
+    if (r.api == Api::vulkan && r.binding == Binding::pointer)
+      return "a vulkan row binds by descriptor or bda, not pointer";
     return "";
   };
   d.neutral = [](Api api, const Value& v) { return v && *v == binding_name(native_binding(api)); };

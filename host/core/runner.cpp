@@ -389,7 +389,7 @@ void settle_gpus(std::vector<ApiState>& apis, const RunConfig& cfg, const Backen
     a.families = a.backend->copy_queue_families();
     if (std::none_of(settled.begin(), settled.end(),
                      [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
-      settle_clocks(a, cfg, set.clocks, out);
+      outside_rows(a, [&] { settle_clocks(a, cfg, set.clocks, out); });
     settled.push_back(a.backend);
   }
   PhaseTimer t(out.phase_s, "settle");
@@ -404,7 +404,7 @@ Inputs settle_with_first_inputs(std::vector<ApiState>& apis, const RunConfig& cf
   for (ApiState& a : apis) {
     if (!a.backend) continue;
     PhaseTimer t(out.phase_s, "flush scratch");
-    prepare_flush(a, cfg, lim, flush_scratch_bytes(lim));
+    outside_rows(a, [&] { prepare_flush(a, cfg, lim, flush_scratch_bytes(lim)); });
   }
   FirstInputs first_inputs(inputs, lim.any_backend, apis);
   settle_gpus(apis, cfg, set, lim, out);
@@ -467,6 +467,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   validate_config(cfg);
   RunOutcome out;
   std::vector<ApiState> apis = api_states(cfg, set);
+  const KeepHungBuffers keep_hung_buffers{apis};  // however run_suite ends
   Limits lim;
   std::vector<Job> jobs = plan_run(cfg, set, apis, lim, out);
   std::vector<const Plan*> plans;

@@ -1,10 +1,13 @@
 #include "kernel_inspection.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "cuda_artifacts.h"
+#include "error.h"
 #include "pipeline_cache.h"
 #include "spirv_modules.h"
 
@@ -23,11 +26,20 @@ const SpirvModule* find_module(const std::string& name) {
   return nullptr;
 }
 
+// A file --dump-pipeline-cache asked for that cannot be written is an I/O error (exit 3), never a
+// warning beside exit 0.
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (!out) std::cerr << "cuvk inspect: cannot write " << path << '\n';
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out)
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  if (out) out.close();
+  if (!out) {
+    const int err = errno;
+    throw Error("--dump-pipeline-cache: cannot write '" + path + "': " +
+                (err != 0 ? std::strerror(err) : "write failed"));
+  }
 }
 
 // The Vulkan driver's SASS of one pipeline: its pipeline cache, parsed and disassembled; saved to

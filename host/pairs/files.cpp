@@ -1,8 +1,11 @@
 // A buffer's data files (.npy or raw little-endian bytes), the names of the declaration's enums,
 // and the push-constant layout the binding convention implies.
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "pair_internal.h"
 
@@ -171,17 +174,80 @@ bool dtype_fits(const std::string& descr, const BufferDecl& b, bool* bytes_as_u1
   return false;
 }
 
-// The text of 'key' in a .npy header dict between `open` and `close` after the colon ("" when
-// absent): 'descr': '<f4' -> <f4 with open = close = quote; 'shape': (16,) -> 16, with ( and ).
-std::string header_value(const std::string& header, const std::string& key, char open, char close) {
-  std::size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) return "";
-  at = header.find(':', at);
-  if (at == std::string::npos) return "";
-  const std::size_t begin = header.find(open, at + 1);
-  if (begin == std::string::npos) return "";
-  const std::size_t end = header.find(close, begin + 1);
-  return header.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
+// A .npy header: the Python dict literal numpy writes, {'descr': '<f4', 'fortran_order': False,
+// 'shape': (16,), }, parsed as such (keys and string values quoted, tuples of integers), so that a
+// key's name inside another value's string is not taken for the key. Exactly numpy's three keys;
+// the values as text: descr's string, fortran_order's True/False, shape's tuple inside ( ).
+struct NpyDict {
+  std::map<std::string, std::string> values;
+  std::string error;  // "" when the header parsed
+};
+
+NpyDict parse_npy_dict(const std::string& h) {
+  NpyDict out;
+  std::size_t i = 0;
+  const auto ws = [&] {
+    while (i < h.size() && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n')) ++i;
+  };
+  const auto fail = [&](const std::string& why) {
+    out.values.clear();
+    out.error = why;
+    return out;
+  };
+  const auto quoted_text = [&](std::string* text) {  // 'text' or "text", no escapes
+    if (i >= h.size() || (h[i] != '\'' && h[i] != '"')) return false;
+    const char q = h[i];
+    const std::size_t close = h.find(q, i + 1);
+    if (close == std::string::npos || h.find('\\', i + 1) < close) return false;
+    *text = h.substr(i + 1, close - i - 1);
+    i = close + 1;
+    return true;
+  };
+  ws();
+  if (i >= h.size() || h[i] != '{') return fail("does not start with '{'");
+  ++i;
+  for (;;) {
+    ws();
+    if (i < h.size() && h[i] == '}') break;
+    std::string key, value;
+    if (!quoted_text(&key)) return fail("has a key that is not a quoted string");
+    ws();
+    if (i >= h.size() || h[i] != ':') return fail("has no ':' after '" + key + "'");
+    ++i;
+    ws();
+    if (i < h.size() && (h[i] == '\'' || h[i] == '"')) {
+      if (!quoted_text(&value)) return fail("has an unterminated string for '" + key + "'");
+    } else if (i < h.size() && h[i] == '(') {
+      const std::size_t close = h.find(')', i);
+      if (close == std::string::npos) return fail("has an unterminated tuple for '" + key + "'");
+      value = h.substr(i + 1, close - i - 1);
+      if (value.find_first_not_of("0123456789, ") != std::string::npos)
+        return fail("has a tuple of other than integers for '" + key + "'");
+      i = close + 1;
+    } else if (h.compare(i, 4, "True") == 0 || h.compare(i, 5, "False") == 0) {
+      value = h[i] == 'T' ? "True" : "False";
+      i += value.size();
+    } else {
+      return fail("has a value for '" + key + "' that is not a string, tuple or True/False");
+    }
+    if (!out.values.emplace(key, value).second) return fail("has the key '" + key + "' twice");
+    ws();
+    if (i < h.size() && h[i] == ',') {
+      ++i;
+      continue;
+    }
+    ws();
+    if (i < h.size() && h[i] == '}') break;
+    return fail("has no ',' or '}' after the value of '" + key + "'");
+  }
+  ++i;
+  ws();
+  if (i != h.size()) return fail("has text after its closing '}'");
+  for (const char* key : {"descr", "fortran_order", "shape"})
+    if (out.values.count(key) == 0) return fail(std::string("has no '") + key + "'");
+  if (out.values.size() != 3)
+    return fail("has keys other than 'descr', 'fortran_order' and 'shape'");
+  return out;
 }
 
 // Parses a .npy header (format versions 1 to 3) and checks it against the buffer.
@@ -204,7 +270,9 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
   std::string header(header_len, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_len)))
     file_error(d, b, path, ".npy header is cut short");
-  const std::string descr = header_value(header, "descr", '\'', '\'');
+  const NpyDict dict = parse_npy_dict(header);
+  if (!dict.error.empty()) file_error(d, b, path, ".npy header " + dict.error);
+  const std::string descr = dict.values.at("descr");
   if (descr.empty()) file_error(d, b, path, ".npy header has no 'descr'");
   bool bytes_as_u1 = false;
   if (!dtype_fits(descr, b, &bytes_as_u1))
@@ -213,9 +281,7 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
         "dtype '" + descr + "' does not fit a buffer of type " + element_type_name(b.type) +
             (b.type == ElementType::bytes ? " (" + std::to_string(b.element_bytes) + " bytes)"
                                           : ""));
-  const std::string shape = header_value(header, "shape", '(', ')');
-  if (header.find("'shape'") == std::string::npos)
-    file_error(d, b, path, ".npy header has no 'shape'");
+  const std::string shape = dict.values.at("shape");
   std::uint64_t elements = 1, dims = 0, value = 0;
   bool in_number = false;
   for (const char c : shape + ",") {
@@ -233,7 +299,7 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
     }
   }
   const bool fortran =
-      header_value(header, "fortran_order", ' ', ',').find("True") != std::string::npos;
+      dict.values.at("fortran_order") == "True";
   if (fortran && dims > 1)
     file_error(d, b, path, "fortran_order arrays are not read; save it C-ordered");
   const std::uint64_t want = bytes_as_u1 ? count * b.element_bytes : count;
@@ -246,6 +312,9 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
 
 FileLayout open_checked(const PairDeclaration& d, const BufferDecl& b, const std::string& path,
                         std::ifstream& in, std::uint64_t count) {
+  struct stat st{};  // a FIFO would block the open, /dev/zero never end: regular files only
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    file_error(d, b, path, "not a regular file");
   in.open(path, std::ios::binary);
   if (!in) file_error(d, b, path, "cannot read");
   in.seekg(0, std::ios::end);

@@ -7,9 +7,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
+#include <vector>
 
+#include "bounded_read.h"
 #include "pair.h"
 
 namespace cuvk::pairs {
@@ -20,15 +23,41 @@ namespace fs = std::filesystem;
 constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint64_t kMaxSourceBytes = 16u << 20;
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in.tellg());
-  if (size > kMaxSourceBytes) return false;
-  in.seekg(0);
-  out->assign(size, '\0');
-  return static_cast<bool>(in.read(out->data(), static_cast<std::streamsize>(size)));
+// #include is bounded (a self-include recursed for 49 s to 7.6 GB; a FIFO blocked): at most
+// kMaxIncludeDepth deep, kMaxIncludes files and kMaxSourceBytes in all, each a regular file of at
+// most kMaxSourceBytes (read_bounded). An error names the chain of includes that led to it.
+constexpr std::size_t kMaxIncludeDepth = 32;
+constexpr std::size_t kMaxIncludes = 4096;
+
+struct IncludeContext {
+  std::string first_source;                   // #include <x> resolves against its folder
+  std::uint64_t total_bytes = 0;              // every included file's bytes together
+  std::size_t count = 0;                      // includes resolved
+  std::map<std::string, std::string> parent;  // an included file -> the file that included it
+  std::vector<std::string> files;             // every file read, for the run's input check
+};
+
+// "a.comp -> b.glsl -> c.glsl": from the first source to `name`, the middle elided when long.
+std::string include_chain(const IncludeContext& c, const std::string& requesting,
+                          const std::string& requested) {
+  std::vector<std::string> chain = {requested, requesting};
+  for (std::string at = requesting; chain.size() <= kMaxIncludeDepth + 2;) {
+    const auto up = c.parent.find(at);
+    if (up == c.parent.end() || up->second == at) break;
+    chain.push_back(up->second);
+    at = up->second;
+  }
+  std::string out;
+  const std::size_t n = chain.size();
+  for (std::size_t k = n; k-- > 0;) {
+    const std::size_t from_start = n - 1 - k;
+    if (n > 7 && from_start == 3) {
+      out += " -> ... (" + std::to_string(n - 6) + " more)";
+      k = 3;
+    }
+    out += (out.empty() ? "" : " -> ") + chain[k];
+  }
+  return out;
 }
 
 // #include "x" resolves against the including file's folder, #include <x> against the first
@@ -39,16 +68,32 @@ struct Include {
 };
 
 shaderc_include_result* resolve_include(void* user, const char* requested, int type,
-                                        const char* requesting, std::size_t) {
+                                        const char* requesting, std::size_t depth) {
+  IncludeContext& c = *static_cast<IncludeContext*>(user);
   const fs::path base = type == shaderc_include_type_relative
                             ? fs::path(requesting).parent_path()
-                            : fs::path(static_cast<const char*>(user)).parent_path();
+                            : fs::path(c.first_source).parent_path();
   auto inc = std::make_unique<Include>();
   const fs::path p = fs::path(requested).is_absolute() ? fs::path(requested) : base / requested;
-  if (read_file(p.string(), &inc->content)) {
-    inc->name = p.lexically_normal().string();
+  const std::string name = p.lexically_normal().string();
+  const auto refuse = [&](const std::string& why) {  // shaderc reports the content as the error
+    inc->content = why + " (includes: " + include_chain(c, requesting, name) + ")";
+  };
+  std::string text;
+  if (depth > kMaxIncludeDepth) {
+    refuse("#include nested deeper than " + std::to_string(kMaxIncludeDepth));
+  } else if (++c.count > kMaxIncludes) {
+    refuse("more than " + std::to_string(kMaxIncludes) + " #includes");
+  } else if (const std::string why = read_bounded(p.string(), kMaxSourceBytes, &text);
+             !why.empty()) {
+    refuse("'" + p.string() + "' " + why);
+  } else if ((c.total_bytes += text.size()) > kMaxSourceBytes) {
+    refuse("the #included files exceed " + cap_text(kMaxSourceBytes) + " in all");
   } else {
-    inc->content = "cannot read '" + p.string() + "'";  // shaderc reports it as the error
+    inc->name = name;
+    inc->content = std::move(text);
+    c.parent.emplace(name, requesting);
+    c.files.push_back(name);
   }
   inc->result = {inc->name.c_str(), inc->name.size(), inc->content.c_str(), inc->content.size(),
                  inc.get()};
@@ -64,8 +109,8 @@ constexpr const char* kShaderc = "shaderc (Vulkan 1.1, SPIR-V 1.3)";
 
 CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, const char* field) {
   std::string bytes;
-  if (!read_file(path, &bytes))
-    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  if (const std::string why = read_bounded(path, kMaxSourceBytes, &bytes); !why.empty())
+    throw DeclarationError(decl.file + ": " + field + ": '" + path + "' " + why);
   std::uint32_t magic = 0;
   if (bytes.size() < 20 || bytes.size() % 4 != 0 ||
       (std::memcpy(&magic, bytes.data(), 4), magic != kSpirvMagic))
@@ -133,8 +178,8 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
       bda && !decl.glsl.bda_source.empty() ? decl.glsl.bda_source : decl.glsl.source;
   const char* field = bda && !decl.glsl.bda_source.empty() ? "glsl.bda_source" : "glsl.source";
   std::string source;
-  if (!read_file(path, &source))
-    throw DeclarationError(decl.file + ": " + field + ": cannot read '" + path + "'");
+  if (const std::string why = read_bounded(path, kMaxSourceBytes, &source); !why.empty())
+    throw DeclarationError(decl.file + ": " + field + ": '" + path + "' " + why);
   std::unique_ptr<shaderc_compiler, Releaser<shaderc_compiler, shaderc_compiler_release>> compiler(
       shaderc_compiler_initialize());
   std::unique_ptr<shaderc_compile_options,
@@ -143,8 +188,10 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
   if (!compiler || !options) throw Error(decl.file + ": shaderc could not be initialised");
   shaderc_compile_options_set_target_env(options.get(), shaderc_target_env_vulkan,
                                          shaderc_env_version_vulkan_1_1);
+  IncludeContext includes;
+  includes.first_source = path;
   shaderc_compile_options_set_include_callbacks(options.get(), resolve_include, release_include,
-                                                const_cast<char*>(path.c_str()));
+                                                &includes);
   for (const auto& def : bda ? decl.glsl.bda_defines : decl.glsl.defines) {
     const std::size_t eq = def.find('=');
     const std::string name = def.substr(0, eq);
@@ -162,6 +209,7 @@ CompiledSpirv compile_glsl(const PairDeclaration& decl, Binding binding) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   out.compiler = kShaderc;
   out.entry = decl.glsl.entry;
+  out.includes = includes.files;
   const char* message = result ? shaderc_result_get_error_message(result.get()) : "no result";
   out.log = message ? message : "";
   while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "bounded_read.h"
 #include "pair.h"
 
 namespace cuvk::pairs {
@@ -120,12 +121,13 @@ class Program {
   nvrtcProgram p_;
 };
 
+constexpr std::uint64_t kMaxCudaSourceBytes = 16u << 20;  // as a GLSL source
+
 std::string read_text(const PairDeclaration& decl, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (!in) throw DeclarationError(decl.file + ": cuda.source: cannot read '" + path + "'");
-  return s.str();
+  std::string text;  // a regular file of at most 16 MiB, read no further
+  if (const std::string why = read_bounded(path, kMaxCudaSourceBytes, &text); !why.empty())
+    throw DeclarationError(decl.file + ": cuda.source: '" + path + "' " + why);
+  return text;
 }
 
 void check(Nvrtc& n, nvrtcResult r, const char* call, const PairDeclaration& decl) {

@@ -217,6 +217,7 @@ struct CompiledSpirv {
   double compile_ms = 0.0;  // 0 when read from a .spv file
   Binding binding = Binding::descriptor;
   std::string compiler;  // "shaderc <version>" or "file"
+  std::vector<std::string> includes;  // the files #included, each once (GLSL sources)
 };
 
 // The architecture compile_cuda() uses when no CUDA device says which (no GPU: said so).

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "bounded_read.h"
 #include "pair_internal.h"
 
 namespace cuvk::pairs {
@@ -172,15 +173,10 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
 }
 
 PairDeclaration read_pair_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DeclarationError(path + ": cannot read the pair declaration");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw DeclarationError(path + ": cannot read the pair declaration");
-  const std::string text = s.str();
-  if (text.size() > kMaxFileBytes)
-    throw DeclarationError(path + ": larger than " + std::to_string(kMaxFileBytes) +
-                           " bytes: not a pair declaration");
+  // At most kMaxFileBytes + 1 bytes of a regular file: /dev/zero or a FIFO is refused, not read.
+  std::string text;
+  if (const std::string why = read_bounded(path, kMaxFileBytes, &text); !why.empty())
+    throw DeclarationError(path + ": cannot read the pair declaration: it " + why);
   return parse_pair(text, path);
 }
 

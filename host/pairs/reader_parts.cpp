@@ -1,6 +1,9 @@
 // The declaration reader's buffers, scalars and launch, and the evaluation of every expression at
 // the default n.
+#include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 #include "pair_internal.h"
 
@@ -49,6 +52,21 @@ void check_integral(Fields& f, const std::string& key, double v, ElementType t) 
            f.line(key));
 }
 
+// An f32 value (a buffer's min, max or value, a scalar's value) within float's range: beyond it the
+// value would become infinity when narrowed, silently.
+void check_f32(Fields& f, const std::string& key, double v, int line) {
+  if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+    f.fail(key,
+           "is beyond the range of f32 (magnitude at most " +
+               [] {
+                 std::ostringstream o;
+                 o << std::setprecision(9) << std::numeric_limits<float>::max();
+                 return o.str();
+               }() +
+               ")",
+           line);
+}
+
 std::optional<InitKind> parse_init(const std::string& s) {
   for (InitKind k :
        {InitKind::random, InitKind::zero, InitKind::constant, InitKind::index, InitKind::file})
@@ -95,6 +113,9 @@ void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b)
     check_integral(f, "min", b.init.min, b.type);
     check_integral(f, "max", b.init.max, b.type);
   }
+  if (b.type == ElementType::f32)
+    for (const char* k : {"min", "max"})
+      if (const auto v = f.number(k)) check_f32(f, k, *v, f.line(k));
   if (!(b.init.min < b.init.max) && !(is_int(b.type) && b.init.min == b.init.max))
     f.fail(lo ? "min" : "max",
            "min (" + std::to_string(b.init.min) + ") must be below max (" +
@@ -104,6 +125,7 @@ void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b)
     const auto v = f.number("value");
     if (!v) f.fail("value", "missing: init = \"constant\" needs a value");
     if (!is_float(b.type)) check_integral(f, "value", *v, b.type);
+    if (b.type == ElementType::f32) check_f32(f, "value", *v, f.line("value"));
     b.init.constant = *v;
   }
   if (b.init.kind == InitKind::file) b.init.file = resolve(f, "file", *f.str("file", true), dir);
@@ -230,6 +252,7 @@ void read_scalars(const toml::table& root, const std::string& file, PairDeclarat
       if (!fl) f.fail("value", "a float for an integer scalar of type " + type, line_of(*v));
       s.number = **v->as_floating_point();
       if (!std::isfinite(*s.number)) f.fail("value", "must be finite", line_of(*v));
+      if (s.type == ScalarType::f32) check_f32(f, "value", *s.number, line_of(*v));
     } else if (v->is_integer() || v->is_string()) {
       s.value = *f.expr_text("value", true);
       check_expr(s.value, {"n"}, f.where("value", line_of(*v)));

@@ -92,7 +92,9 @@ double parse_tolerance(const std::string& text) {
   if (!s.empty() && s.back() == '%') s.pop_back();
   char* end = nullptr;
   const double pct = s.empty() ? -1.0 : std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !(pct > 0.0 && pct < 100.0))
+  // Decimal only: strtod also takes hex floats ("0x1p1" is 2).
+  if (s.empty() || *end != '\0' || s.find_first_of("xX") != std::string::npos ||
+      !(pct > 0.0 && pct < 100.0))
     throw UsageError("--tolerance '" + text +
                      "': expected a percentage above 0 and below 100 (e.g. 3)");
   return pct / 100.0;

@@ -15,6 +15,7 @@
 
 #include "backend.h"
 #include "catalogue.h"
+#include "error.h"
 #include "input_pipeline.h"
 #include "nvml.h"
 #include "row.h"
@@ -73,6 +74,33 @@ struct ApiState {
   // CUDA with counters: the range profiler's counters of the run's kernel launches, taken before
   // the first row (profile_kernels_first), by kernel_launch_key().
   std::map<std::string, KernelCounters> profiled;
+};
+
+// Work outside a measured row (the flush scratch, settling): a launch that does not finish within
+// --timeout leaves the API's device hung (Backend::hung), which its rows then report ("not run:
+// the vulkan device is unusable: ..."), as a row's own timeout does; the run goes on with the
+// other API and exits 1. Any other error, or one of a device that is not hung, propagates.
+template <typename F>
+void outside_rows(ApiState& a, F&& work) {
+  try {
+    work();
+  } catch (const Error&) {
+    if (a.backend == nullptr || a.backend->hung().empty()) throw;
+  }
+}
+
+// A hung device's work may still use its flush buffers (on lavapipe device memory is host memory
+// another thread writes): they are left allocated, as its backend is (cuvk run's leave_hung),
+// however run_suite ends. Freeing them crashed a run whose --timeout expired while settling.
+struct KeepHungBuffers {
+  std::vector<ApiState>& apis;
+  ~KeepHungBuffers() {
+    for (ApiState& a : apis)
+      if (a.backend && !a.backend->hung().empty()) {
+        static_cast<void>(a.scratch.release());
+        static_cast<void>(a.sink.release());
+      }
+  }
 };
 
 // One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
