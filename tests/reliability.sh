@@ -13,8 +13,11 @@ expect_error() {
   "$@" >"$dir/out" 2>"$dir/err"
   local got=$?
   [ "$got" -eq "$want" ] || { cat "$dir/err"; fail "$*: exit $got, expected $want"; }
-  [ "$(grep -c '' "$dir/err")" -eq 1 ] || { cat -v "$dir/err"; fail "$*: not one line on stderr"; }
-  grep -Eq "^error: .*$regex" "$dir/err" || { cat "$dir/err"; fail "$*: no 'error: ...$regex'"; }
+  # One error: line; lines indented below it are its detail (a compiler's log).
+  [ "$(grep -vc '^  ' "$dir/err")" -eq 1 ] || { cat -v "$dir/err"; fail "$*: not one line on stderr"; }
+  # The regex on the error: line or in its detail below (a compiler's log names the include chain).
+  { grep -Eq "^error: .*$regex" "$dir/err" || { grep -q "^error: " "$dir/err" && grep -Eq "^  .*$regex" "$dir/err"; }; } ||
+    { cat "$dir/err"; fail "$*: no 'error: ...$regex'"; }
 }
 quick=(--api vulkan --n 1k --settle-ms 0 --reps 2 --warmup 0)
 

@@ -35,56 +35,6 @@ constexpr double kMaxTimeoutS = 3600.0;  // --timeout
 // tearing them down.
 std::vector<std::string> g_hung;
 
-// Checks a --layouts / --variants filter against what the catalogue has.
-std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
-                                    std::vector<std::string> TestCase::*axis) {
-  std::vector<std::string> known;
-  for (const TestCase& t : catalogue())
-    for (const std::string& v : t.*axis)
-      if (std::find(known.begin(), known.end(), v) == known.end()) known.push_back(v);
-  for (const std::string& n : names)
-    if (std::find(known.begin(), known.end(), n) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError(what + ": unknown value '" + n + "' (known: " + list + ")");
-    }
-  return names;
-}
-
-// An option that chooses among the tests' layouts or sweep values (--layouts, --offsets,
-// --strides, --copy-mibs) must apply to a selected test: else it would select nothing and be
-// ignored without a word. A kernel pair has no layouts and sweeps no axis.
-void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
-  std::string selected;
-  for (const std::string& t : tests) selected += (selected.empty() ? "" : ", ") + t;
-  if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";
-  const auto those = [](const std::function<bool(const TestCase&)>& has) {
-    std::string list;
-    for (const TestCase& t : catalogue())
-      if (has(t)) list += (list.empty() ? "" : ", ") + t.name;
-    return list;
-  };
-  const auto any_selected = [&tests](const std::function<bool(const TestCase&)>& has) {
-    for (const std::string& name : tests)
-      if (const TestCase* t = find_test(name); t && has(*t)) return true;
-    return false;
-  };
-  const auto has_layouts = [](const TestCase& t) { return !t.layouts.empty(); };
-  if (!a.layouts.empty() && !any_selected(has_layouts))
-    throw UsageError("--layouts: no selected test has layouts (selected: " + selected +
-                     "; with layouts: " + those(has_layouts) + ")");
-  for (const Axis& axis : axes()) {
-    const auto given = a.axis_values.find(axis.name);
-    if (given == a.axis_values.end() || given->second.empty()) continue;
-    const auto sweeps = [&axis](const TestCase& t) {
-      return std::find(t.sweeps.begin(), t.sweeps.end(), axis.name) != t.sweeps.end();
-    };
-    if (!any_selected(sweeps))
-      throw UsageError(axis.option + ": no selected test sweeps " + axis.name + " (selected: " +
-                       selected + "; sweeping it: " + those(sweeps) + ")");
-  }
-}
-
 // The options that choose the points and how they are timed: run's and trace's.
 void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
   sub.add_option("--api", a.apis, "APIs: cuda, vulkan or all (default all)")->delimiter(',');
@@ -349,6 +299,25 @@ void leave_hung(OpenBackends& backends) {
     }
 }
 
+// Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work,
+// their tests added to the run; every file they read is an input --output may not overwrite.
+std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const DeviceChoice& choice,
+                                                      RunConfig& cfg) {
+  const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
+  auto pairs = prepare_pairs(a.pairs, choice.cuda ? cuda_arch_of(*choice.cuda) : 0,
+                             a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n),
+                             cpu_only, run_grid(cfg, choice));
+  std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
+  for (const auto& p : pairs) {
+    cfg.tests.push_back(p->decl.name);
+    if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
+    for (const auto& [what, path] : pair_input_files(*p))
+      inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
+  }
+  check_distinct_files({{"--output", a.output}}, inputs);
+  return pairs;
+}
+
 }  // namespace
 
 RunConfig run_config_of(const RunArgs& a) {
@@ -392,22 +361,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   doc.choice = choose_devices(a.validation ? take_inventory(vk_opts) : devices.get(), a.device);
   const double devices_s = seconds_since_launch();
   apply_cpu_defaults(a, doc.choice, cfg);
-  // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work.
-  const bool cpu_only = !doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu;
-  const auto pairs =
-      prepare_pairs(a.pairs, doc.choice.cuda ? cuda_arch_of(*doc.choice.cuda) : 0,
-                    a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n), cpu_only,
-                    run_grid(cfg, doc.choice));
-  for (const auto& p : pairs) {
-    cfg.tests.push_back(p->decl.name);
-    if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
-  }
-  // Every file the pairs read is an input: --output may overwrite none of them.
-  std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
-  for (const auto& p : pairs)
-    for (const auto& [what, path] : pair_input_files(*p))
-      inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
-  check_distinct_files({{"--output", a.output}}, inputs);
+  const auto pairs = read_pairs(a, doc.choice, cfg);
   validate_config(cfg);  // fail on a bad value before any device is opened
   doc.config = cfg;
   take_first_inputs(doc.choice, devices, cfg);

@@ -53,6 +53,16 @@ struct RunArgs {
 enum class RunOptionSet { run, trace };
 void add_run_options(CLI::App& sub, RunArgs& args, RunOptionSet set = RunOptionSet::run);
 
+struct TestCase;  // catalogue.h
+
+// Checks a --layouts / --variants filter against what the catalogue has; returns it (UsageError
+// naming the unknown value and the known ones). cmd_run_selectors.cpp.
+std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
+                                    std::vector<std::string> TestCase::*axis);
+// --layouts, --offsets, --strides, --copy-mibs must apply to a selected test (else they would
+// select nothing and be ignored): UsageError naming the selection and the tests that take them.
+void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests);
+
 // The options as a run configuration (values parsed; validate_config judges them).
 RunConfig run_config_of(const RunArgs& args);
 
