@@ -113,15 +113,24 @@ bool shows_memory_failure(const std::string& message) {
   return false;
 }
 
+// A driver the loader could not use: under an address-space limit the NVIDIA Vulkan driver
+// cannot map its libraries and the loader reports it so (seen on an H100 under ulimit -v 60000):
+// the limit may be why, or there may be no driver at all.
+bool shows_driver_not_loaded(const std::string& message) {
+  return message.find("VK_ERROR_INCOMPATIBLE_DRIVER") != std::string::npos;
+}
+
 }  // namespace
 
 std::string host_memory_limit_note(const std::string& message) {
-  if (!shows_memory_failure(message)) return {};
+  const bool memory = shows_memory_failure(message);
+  if (!memory && !shows_driver_not_loaded(message)) return {};
   for (const auto& [resource, flag] : {std::pair{RLIMIT_AS, "-v"}, std::pair{RLIMIT_DATA, "-d"}}) {
     rlimit r{};
     if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
       return " (host memory is limited to " + std::to_string(r.rlim_cur >> 20) + " MiB by ulimit " +
-             flag + ": likely out of host memory)";
+             flag + (memory ? ": likely out of host memory)"
+                            : ": the driver may not have loaded for lack of it)");
   }
   return {};
 }
