@@ -379,6 +379,9 @@ int run_cli(int argc, char** argv) {
     check_command_name(*cli, argc, argv);
     check_list_items(*cli, argc, argv);
     cli->app.parse(argc, argv);
+    // Every option judged before the command opens anything: `parity --n banana` said "cannot
+    // compare CUDA with Vulkan: CUDA unavailable" (its API check came before its options').
+    if (const Command* chosen = parsed_command(*cli); chosen && chosen->check) chosen->check();
   } catch (const CLI::CallForHelp& e) {
     return cli->app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
