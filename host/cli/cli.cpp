@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <system_error>
 #include <unordered_set>
@@ -445,9 +446,19 @@ void parse_command_line(const std::vector<std::string>& args) {
 }
 
 int cli_main(int argc, char** argv) {
-  ErrorLineWatch errors;  // every non-zero exit says why on stderr, in one `error:` line
-  StandardOutput out;
-  return errors.finish(out.finish(run_guarded(argc, argv)));
+  try {
+    ErrorLineWatch errors;  // every non-zero exit says why on stderr, in one `error:` line
+    StandardOutput out;
+    return errors.finish(out.finish(run_guarded(argc, argv)));
+  } catch (const std::bad_alloc&) {
+    // Before the guards stand (their buffers under a small `ulimit -v`): the same exit 3 and
+    // one line, written without allocating; it used to end in std::terminate (exit 134).
+    static const char kLine[] =
+        "error: out of host memory while starting (std::bad_alloc): this process may not "
+        "allocate its output buffers\n";
+    [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
+    return kExitEnvironment;
+  }
 }
 
 }  // namespace cuvk
