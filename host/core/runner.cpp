@@ -234,8 +234,7 @@ std::string progress_what(const ResultRow& row) {
          (row.queue_family ? " queue " + std::to_string(*row.queue_family) : "");
 }
 
-// Every lane of one point at one block size, alternating which API goes first so slow drift
-// does not favour one of them. Returns false when an interrupt stopped it.
+// The copy vec4 point of an API: the ceiling that "% of ceiling" divides by.
 bool is_ceiling(const ResultRow& r) {
   const SuiteKernels& sk = suite_kernels();
   return r.test == sk.ceiling_test && r.variant == sk.ceiling_variant && r.status == Status::ok;
@@ -302,9 +301,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
       stopped = true;
       break;
     }
-    // A pair's rows wait for the point's last lane: an earlier row learns there whom it was
-    // compared with (settle_pair_checks).
-    if (!job.plan.user) emit_ready(false);
+    if (!job.plan.user) emit_ready(false);  // a pair's rows wait for settle_pair_checks
   }
   if (job.plan.user) {
     settle_pair_checks(*job.plan.user, in.reference->by_block[block], rows);
@@ -472,10 +469,13 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   std::vector<Job> jobs = plan_run(cfg, set, apis, lim, out);
   std::vector<const Plan*> plans;
   for (const Job& j : jobs) plans.push_back(&j.plan);
-  // The first point's inputs: prepared while the devices opened, or now while settling.
-  InputPipeline inputs(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
+  // The first point's inputs; where a device hung, the guard leaks them (it may still use them).
+  std::unique_ptr<InputPipeline> inputs;
+  std::unique_ptr<Inputs> first;
+  const KeepHungHostMemory<InputPipeline, Inputs> keep_hung_host{apis, inputs, first};
+  inputs = std::make_unique<InputPipeline>(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
   // The first point's, with their host memory registered (FirstInputs).
-  Inputs first = settle_with_first_inputs(apis, cfg, set, lim, inputs, out);
+  first = std::make_unique<Inputs>(settle_with_first_inputs(apis, cfg, set, lim, *inputs, out));
   if (interrupted()) {
     out.interrupted = true;
     return out;
@@ -484,7 +484,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   std::vector<Lane> lanes = lanes_of(apis, cfg);
   out.planned = planned_rows(jobs, lanes, cfg, out.n);
   if (cfg.on_start) cfg.on_start(out);
-  if (!run_jobs(jobs, first, inputs, lanes, cfg, set, lim, out)) {
+  if (!run_jobs(jobs, *first, *inputs, lanes, cfg, set, lim, out)) {
     out.interrupted = true;
     return out;
   }

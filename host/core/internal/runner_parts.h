@@ -103,6 +103,24 @@ struct KeepHungBuffers {
   }
 };
 
+// The same for host memory: the input pipeline's arrays and the first point's inputs are
+// registered with (imported into) the backends, and a hung device's work may still read or write
+// them (an upload or download that timed out), so where any backend is hung they are never freed.
+template <typename Pipeline, typename First>
+struct KeepHungHostMemory {
+  std::vector<ApiState>& apis;
+  std::unique_ptr<Pipeline>& pipeline;
+  std::unique_ptr<First>& first;
+  ~KeepHungHostMemory() {
+    for (ApiState& a : apis)
+      if (a.backend && !a.backend->hung().empty()) {
+        static_cast<void>(first.release());
+        static_cast<void>(pipeline.release());
+        return;
+      }
+  }
+};
+
 // One row per point: an API and, for Vulkan, a binding mode (descriptor, bda); or, for copy-engine
 // points only, another queue family of the API that can copy (its own family's row is the native
 // binding's).
