@@ -92,6 +92,7 @@ void CommandStream::wait() {
   const VkResult result = vk().vkWaitForFences(device(), 1, &fence, VK_TRUE, timeout_ns_);
   if (result == VK_TIMEOUT) {
     hung_ = true;
+    mark_device_hung(device());
     throw Error("GPU did not finish within " + std::to_string(static_cast<double>(timeout_ns_) / 1e9) +
                 " s (vkWaitForFences timed out on " + device_name_ +
                 "; --timeout); the shader may never end");

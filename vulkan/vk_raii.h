@@ -10,6 +10,14 @@
 
 namespace cuvk::vk {
 
+// A device with a submission that did not finish within --timeout (CommandStream::wait) may still
+// run it: on lavapipe another host thread goes on reading and writing the device's memory. From
+// then on nothing made on that device is destroyed (every owner below leaves its handle to the
+// process's end), so no buffer, memory or pool is freed under work still running. Freeing a
+// timed-out row's buffers crashed one run in five on a loaded machine (issue 37 class 1).
+void mark_device_hung(VkDevice device) noexcept;
+bool device_hung(VkDevice device) noexcept;
+
 // T: the handle type; Destroy: the VolkDeviceTable member that destroys it, all of the shape
 // void(VkDevice, T, const VkAllocationCallbacks*) (vkDestroyXxx, vkFreeMemory).
 template <typename T, auto Destroy>
@@ -37,7 +45,7 @@ class DeviceHandle {
   explicit operator bool() const { return handle_ != T{}; }
 
   void reset() noexcept {
-    if (handle_ != T{}) (table_->*Destroy)(device_, handle_, nullptr);
+    if (handle_ != T{} && !device_hung(device_)) (table_->*Destroy)(device_, handle_, nullptr);
     handle_ = T{};
   }
 
@@ -143,7 +151,8 @@ class Device {
   }
   VkDevice get() const { return handle_; }
   void reset() noexcept {
-    if (handle_ != VK_NULL_HANDLE && destroy_ != nullptr) destroy_(handle_, nullptr);
+    if (handle_ != VK_NULL_HANDLE && destroy_ != nullptr && !device_hung(handle_))
+      destroy_(handle_, nullptr);
     handle_ = VK_NULL_HANDLE;
   }
 

@@ -105,7 +105,10 @@ class VulkanBackend final : public Backend,
   }
   void load_module(const RuntimeModule& module) override;
   std::string hung() const override {
-    return commands_.hung() ? "a submission did not finish within the timeout (--timeout)" : "";
+    // Any queue's timeout (the compute queue's or a copy family's) marks the device (vk_raii.h).
+    return vk::device_hung(context_->device.get())
+               ? "a submission did not finish within the timeout (--timeout)"
+               : "";
   }
   std::string binding_unsupported(Binding binding) const override {
     return vk::binding_unsupported(binding, features_);
@@ -248,7 +251,7 @@ vk::Timer& VulkanBackend::timer_for(const Launch& launch, const RunOptions& opt)
 VulkanBackend::~VulkanBackend() {
   // Nothing is in flight after a completed call; after an exception something may be. After a
   // timeout the work may never end: waiting for it would hang.
-  if (commands_.hung()) return;
+  if (vk::device_hung(context_->device.get())) return;
   if (context_->device.get() != VK_NULL_HANDLE) {
     context_->table.vkDeviceWaitIdle(context_->device.get());
   }

@@ -430,7 +430,7 @@ bool run_jobs(const std::vector<Job>& jobs, Inputs& first, InputPipeline& inputs
       if (!run_point(jobs[j], j + bi, blocks[bi], in, lanes, cfg, set, lim, step, steps, out))
         return false;
     PhaseTimer t(out.phase_s, "inputs (free)");
-    const Inputs done = std::move(in);  // its hash thread ends before the buffers go
+    free_unless_hung(lanes, std::move(in));  // its hash thread ends before the buffers go
   }
   return true;
 }

@@ -130,6 +130,18 @@ struct Lane {
   const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
 };
 
+// A job's inputs (or anything else whose memory a backend may use) freed here, unless a device
+// hung: its work may still read or write them (an upload or download that timed out), so they are
+// left to the process's end, as KeepHungHostMemory does for the first point's.
+template <typename T>
+void free_unless_hung(const std::vector<Lane>& lanes, T value) {
+  for (const Lane& lane : lanes)
+    if (lane.state->backend && !lane.state->backend->hung().empty()) {
+      static_cast<void>(new T(std::move(value)));  // never freed
+      return;
+    }
+}
+
 // The first point's inputs taken, and their host memory registered with every backend, on their
 // own thread beside the clock settling (runner_inputs.cpp; joined by take() or the destructor):
 // pinning or importing 512 MB took tens of milliseconds on the way to the first row, and the
