@@ -11,9 +11,13 @@
 namespace {
 
 int g_destroyed = 0;
-void VKAPI_CALL count_destroy(VkDevice, VkBuffer, const VkAllocationCallbacks*) { ++g_destroyed; }
+void VKAPI_CALL count_destroy(VkDevice, VkBuffer, const VkAllocationCallbacks*) {
+  ++g_destroyed;
+}
 
-VkDevice fake_device(std::uintptr_t n) { return reinterpret_cast<VkDevice>(n); }
+VkDevice fake_device(std::uintptr_t n) {
+  return reinterpret_cast<VkDevice>(n);
+}
 VkBuffer fake_buffer(std::uint64_t n) {
   VkBuffer b{};
   static_assert(sizeof(b) == sizeof(n));
