@@ -441,6 +441,20 @@ PY
         { cat "$dir/err"; fail "try $try (--timeout $t): no line naming the timeout"; }
       grep -Eq "^copy .* vulkan .*(failed|unavailable)" "$dir/out" || { cat "$dir/out"; fail "try $try (--timeout $t): no row says so"; }
     done
+    # The deterministic form: a launch that never completes (tests/pairs/axpy.comp's FOREVER spins
+    # on y) over 16 MiB buffers, which lavapipe maps and unmaps: freeing them under the spinning
+    # shader crashed 2 of 3 runs of the unfixed binary.
+    cp "$src/tests/pairs/axpy.comp" "$src/tests/pairs/axpy.cu" "$dir/"
+    sed -e 's/^n = 1000/n = 4194304/' -e '/^expected = /d' -e 's/"axpy_forever"/"axpy_forever_big"/' \
+      "$src/tests/pairs/forever.toml" >"$dir/spin.toml"
+    for try in 1 2 3; do
+      got=0
+      timeout 120 "$cuvk" run --pair "$dir/spin.toml" --api vulkan --settle-ms 0 --timeout 0.3 \
+        >"$dir/out" 2>"$dir/err" || got=$?
+      [ "$got" -eq 1 ] || { cat "$dir/err"; fail "spinning pair, try $try: exit $got, expected 1"; }
+      grep -q "^error: vulkan: a submission did not finish within the timeout" "$dir/err" ||
+        { cat "$dir/err"; fail "spinning pair, try $try: no line naming the timeout"; }
+    done
     ;;
   *) fail "unknown case $case_name" ;;
 esac
