@@ -43,6 +43,8 @@ DeviceInfo describe(int index) {
   info.properties = {
       {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
       {"multiprocessors", std::to_string(prop.multiProcessorCount)},
+      {"max_threads_per_multiprocessor", std::to_string(prop.maxThreadsPerMultiProcessor)},
+      {"max_blocks_per_multiprocessor", std::to_string(prop.maxBlocksPerMultiProcessor)},
       {"l2_cache_bytes", std::to_string(prop.l2CacheSize)},
       {"memory_bus_width_bits", std::to_string(prop.memoryBusWidth)},
       {"pci_bus_id", pci},

@@ -103,6 +103,9 @@ void add_comparison_options(CLI::App& sub, RunArgs& a) {
                "hardware counters beside every row (CUPTI, after the timed repetitions): "
                "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
                "and CTAs per SM; see docs/COUNTERS.md");
+  sub.add_flag("--dispatch-cost", a.dispatch_cost,
+               "after the rows, a near-empty kernel on 1 to 2^20 blocks per API, fitted to "
+               "a + b x blocks (fixed cost per dispatch, cost per block; docs/MEASURING.md)");
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
@@ -176,6 +179,7 @@ RunConfig config_of(const RunArgs& a) {
   cfg.settle_ms = a.settle_ms.value_or(kDefaultGpuSettleMs);  // CPU devices: in execute_run
   cfg.seed = a.seed;
   cfg.counters = a.counters;
+  cfg.dispatch_cost = a.dispatch_cost;
   cfg.trace = a.trace;
   if (a.trace) cfg.host_cost_samples = 0;  // a trace reports no host costs
   if (a.l2 == "cold")

@@ -37,6 +37,7 @@ struct RunArgs {
   // only) exits 1, as a failed row does (for CI); without it such rows exit 0.
   bool require_verified = false;
   bool counters = false;  // --counters: CUPTI hardware counters beside every row
+  bool dispatch_cost = false;  // --dispatch-cost: the dispatch cost model's sweep and fit
   std::string baseline;   // --baseline FILE: compare every row with this saved run
   std::string tolerance =
       "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts

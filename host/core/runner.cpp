@@ -23,7 +23,6 @@
 
 namespace cuvk {
 namespace {
-
 using namespace runner_detail;
 
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
@@ -492,6 +491,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     PhaseTimer t(out.phase_s, "host cost");
     sample_host_costs(apis, cfg, lim, out);
   }
+  sample_dispatch_costs(apis, cfg, lim.max_x, lim.max_y, out);  // with --dispatch-cost
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "catalogue.h"
+#include "cost_fit.h"
 #include "counters.h"
 #include "devices.h"
 #include "launch_geometry.h"
@@ -48,6 +49,9 @@ struct RunConfig {
   std::size_t max_samples = 10000;
   double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
   int host_cost_samples = 200;
+  // The dispatch cost model (--dispatch-cost): a near-empty kernel on 1 to 2^20 blocks per API,
+  // fitted to a + b * blocks (runner_dispatch.cpp, cost_fit.h). Off by default.
+  bool dispatch_cost = false;
   // Hardware counters after each point's timed repetitions (BackendSet::counters).
   bool counters = false;
   // `cuvk trace`: after each measured kernel lane, its traced twin recorded and timed
@@ -123,6 +127,18 @@ struct HostCostSummary {
   std::vector<std::pair<std::string, double>> startup_ms;
 };
 
+// One API's dispatch-size sweep (--dispatch-cost) and its fit.
+struct DispatchCostResult {
+  Api api = Api::cuda;
+  std::uint32_t block_size = 0;
+  std::vector<DispatchPoint> points;  // blocks and median GPU time (us)
+  std::vector<Summary> summaries;     // per point, the GPU times (us)
+  double blocks_per_wave = 0.0;       // resident blocks on the whole device, as the fit assumed
+  std::string wave_source;            // where blocks_per_wave came from
+  std::optional<DispatchCost> cost;   // the fit, where there were points to fit
+  std::string no_fit;                 // why there is none
+};
+
 struct UserPlan;
 // The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
 // `rule`); in a run of pairs only (`any_builtin` false) that all run at one n, the pairs' n and
@@ -145,6 +161,7 @@ struct RunOutcome {
   std::optional<double> dram_peak_gbps;  // 2 x max memory clock x bus width, where known
   std::string clock_monitor;       // "NVML" or why there is none
   std::vector<HostCostSummary> host;
+  std::vector<DispatchCostResult> dispatch_costs;  // with RunConfig::dispatch_cost
   std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
   std::optional<ClockSample> clocks_after_settle;
   bool interrupted = false;  // a SIGINT/SIGTERM stopped the run early: rows hold what completed

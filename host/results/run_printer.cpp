@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "counters_report.h"
+#include "dispatch_report.h"
 #include "dims.h"
 #include "lanes.h"
 #include "run_summary.h"
@@ -306,7 +307,8 @@ std::string summaries(const RunDocument& doc, bool md) {
   if (!notes.empty()) out << '\n';
   out << '\n'
       << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
-      << host_cost_table(doc.outcome.host, md);
+      << host_cost_table(doc.outcome.host, md)
+      << dispatch_cost_tables(doc.outcome.dispatch_costs, md);
   return out.str();
 }
 

@@ -3,6 +3,7 @@
 #include "axes.h"
 #include "build_info.h"
 #include "counters_report.h"
+#include "dispatch_report.h"
 #include "printing.h"
 #include "run_file.h"
 #include "run_summary.h"
@@ -182,7 +183,7 @@ json device_json(const DeviceInfo& d) {
 json run_json(const RunDocument& doc) {
   json results = json::array();
   for (const ResultRow& r : doc.outcome.rows) results.push_back(row_json(r));
-  return {{"schema", schema_name()},
+  json run = {{"schema", schema_name()},
           {"provenance", provenance_json(doc)},
           {"settings", settings_json(doc)},
           {"measurement", measurement_json(doc.outcome)},
@@ -190,6 +191,9 @@ json run_json(const RunDocument& doc) {
           {"devices", devices_json(doc.choice)},
           {"results", results},
           {"summary", summary_tables_json(doc.outcome.rows)}};
+  if (!doc.outcome.dispatch_costs.empty())  // --dispatch-cost
+    run["dispatch_cost"] = dispatch_cost_json(doc.outcome.dispatch_costs);
+  return run;
 }
 
 }  // namespace cuvk

@@ -245,4 +245,8 @@ std::string kernel_launch_key(const Launch& launch);
 void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launches, bool flush,
                            RunOutcome& out);
 
+// The dispatch cost model's sweep and fit per API (runner_dispatch.cpp; RunConfig::dispatch_cost).
+void sample_dispatch_costs(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t max_x,
+                           std::uint32_t max_y, RunOutcome& out);
+
 }  // namespace cuvk::runner_detail
