@@ -157,9 +157,17 @@ MailProg=/bin/true
 ReturnToService=2
 KillWait=5
 SlurmdParameters=config_overrides
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
+GresTypes=gpu
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=4 Gres=gpu:4 State=UNKNOWN
 PartitionName=fleet Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 EOF
+  # Four fake GPUs: gres device files, character devices with /dev/null's numbers (Slurm ignores
+  # plain files; nothing constrains devices here), so Slurm hands out their indices in
+  # CUDA_VISIBLE_DEVICES, as on a node whose devices it does not constrain; the stand-in
+  # nvidia-smi below gives each index a UUID.
+  mkdir -p "$tmp/dev"
+  for i in 0 1 2 3; do mknod "$tmp/dev/nvidia$i" c 1 3 || die "mknod (fake gres device files)"; done
+  printf 'AutoDetect=off\nNodeName=localhost Name=gpu File=%s/dev/nvidia[0-3]\n' "$tmp" >"$tmp/gres.conf"
   CUVK_FLEET_TEST=$tmp slurmctld -f "$SLURM_CONF"
   wait_for 30 "slurmctld" test -s "$tmp/slurmctld.pid"
   CUVK_FLEET_TEST=$tmp slurmd -f "$SLURM_CONF" -N localhost
@@ -242,6 +250,38 @@ read -r merge_state node_state < <(submit --force)
 [ "$node_state" = COMPLETED ] || die "the --force node job ended $node_state"
 [ "$before" != "$(md5sum <"$runs/localhost-$lavapipe.json")" ] || die "--force did not measure again"
 
+# 4. The node's own GPUs, as Slurm hands them out: no CUVK_FLEET_UUIDS; the node's gres (gpu:4)
+# gives one task per GPU, each with one index in CUDA_VISIBLE_DEVICES, which task.sh maps to a
+# UUID through a stand-in nvidia-smi (four spellings of lavapipe's UUID, so that each runs).
+unset CUVK_FLEET_UUIDS
+mkdir -p "$tmp/bin"
+gpus=("$lavapipe" "${lavapipe%%-*}" "${lavapipe//-/}" "$(cut -d- -f1-2 <<<"$lavapipe")")
+{
+  echo '#!/bin/sh'
+  echo 'case "$*" in'
+  echo "  *index,uuid*) printf '0, GPU-${gpus[0]}\\n1, GPU-${gpus[1]}\\n2, GPU-${gpus[2]}\\n3, GPU-${gpus[3]}\\n' ;;"
+  echo "  *uuid*) printf 'GPU-${gpus[0]}\\nGPU-${gpus[1]}\\nGPU-${gpus[2]}\\nGPU-${gpus[3]}\\n' ;;"
+  echo '  *) exit 6 ;;'
+  echo 'esac'
+} >"$tmp/bin/nvidia-smi"
+chmod +x "$tmp/bin/nvidia-smi"
+export PATH=$tmp/bin:$PATH
+rm -f "$runs"/logs/*.out
+read -r merge_state node_state < <(submit --force)
+[ "$node_state" = COMPLETED ] || die "the per-GPU node job ended $node_state"
+for i in 0 1 2 3; do
+  grep -qE "^cuvk fleet: localhost: task [0-3] of 4, CUDA_VISIBLE_DEVICES=$i: GPUs ${gpus[i]}\$" "$runs"/logs/*.out ||
+    die "no task was given GPU $i alone as ${gpus[i]} (per GPU, gres gpu:4): $(grep -h ': task ' "$runs"/logs/*.out)"
+  [ -s "$runs/localhost-${gpus[i]}.json" ] || die "no run file for GPU $i (${gpus[i]})"
+done
+# 5. The per-node form: one task holding the node's four GPUs measures them in turn.
+rm -f "$runs"/logs/*.out
+read -r merge_state node_state < <(submit --force --per-node)
+[ "$node_state" = COMPLETED ] || die "the per-node job ended $node_state"
+grep -qE "^cuvk fleet: localhost: task 0 of 1, CUDA_VISIBLE_DEVICES=0,1,2,3: GPUs ${gpus[*]}\$" "$runs"/logs/*.out ||
+  die "the per-node task was not given the node's four GPUs: $(grep -h ': task ' "$runs"/logs/*.out)"
+[ "$(cat "$runs"/logs/*.out | grep -c ' run --device ')" -eq 4 ] || die "the per-node task did not run 4 times"
+
 teardown
 left=$(ours)
 [ -z "$left" ] || die "processes left behind: $left"
@@ -251,4 +291,5 @@ done
 say "passed: private Slurm $(slurmctld -V | awk '{print $2}') (munge, slurmctld, slurmd, 4 CPUs)" \
   "ran contrib/slurm/submit.sh: 4 lavapipe tasks, 3 runs merged, 1 failed task listed (exit 2)," \
   "fleet.md and fleet.json checked; rerun skipped 3 finished runs, --force re-measured;" \
+  "gres gpu:4 mapped per GPU (CUDA_VISIBLE_DEVICES=i -> UUID i) and per node (one task, 4 GPUs);" \
   "daemons stopped, none left"

@@ -7,20 +7,22 @@
 # --gpus-per-task=1 get distinct GPUs, and nodes need not be free at the same time.
 #
 #   contrib/slurm/submit.sh [--runs DIR] [--nodes A,B,...] [--partition P] [--time T] [--force]
-#                           [--sbatch "EXTRA OPTIONS"] [--] [cuvk run options]
+#                           [--per-node] [--sbatch "EXTRA OPTIONS"] [--] [cuvk run options]
 #
 #   --runs DIR       results folder, shared by the nodes (default: runs)
 #   --nodes LIST     nodes to measure (default: every node `sinfo` lists, in the partition if given)
 #   --partition P    sbatch --partition
 #   --time T         sbatch --time for each node job (default 1:00:00)
 #   --force          measure again GPUs whose RUNS/<node>-<uuid>.json exists (default: skip them)
+#   --per-node       one task per node holding all its GPUs (--gres=gpu:N), measuring them in
+#                    turn; default: one task per GPU (--gpus-per-task=1), all at once
 #   --sbatch OPTS    more sbatch options for every job (word-split), e.g. "--account=qa"
 #   cuvk run options default to the whole suite.
 # Environment: CUVK_BIN (the cuvk binary every node runs, default: cuvk on PATH), CUVK_FLEET_UUIDS
 # (replaces GPU discovery, see task.sh). Prints the job ids; its last line is `merge job: ID`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-runs=runs nodes="" partition="" time_limit=1:00:00 extra=""
+runs=runs nodes="" partition="" time_limit=1:00:00 extra="" per_node_form=""
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --partition) partition=$2; shift 2 ;;
     --time) time_limit=$2; shift 2 ;;
     --force) export CUVK_FLEET_FORCE=1; shift ;;
+    --per-node) per_node_form=1; shift ;;
     --sbatch) extra=$2; shift 2 ;;
     --) shift; break ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -63,7 +66,14 @@ for node in $nodes; do
     tasks=$(tr -s ', ' '\n' <<<"$CUVK_FLEET_UUIDS" | sed '/^$/d' | wc -l)
   else
     tasks=$(node_gpus "$node")
-    if [ "$tasks" -gt 0 ]; then per_node=(--gpus-per-task=1); else tasks=1; fi
+    if [ "$tasks" -gt 0 ] && [ -n "$per_node_form" ]; then
+      per_node=(--gres="gpu:$tasks")  # one task, every GPU of the node: CUDA_VISIBLE_DEVICES lists them
+      tasks=1
+    elif [ "$tasks" -gt 0 ]; then
+      per_node=(--gpus-per-task=1)
+    else
+      tasks=1
+    fi
   fi
   id=$(sbatch "${common[@]}" --nodelist="$node" --ntasks="$tasks" --exclusive "${per_node[@]}" \
     "$here/node.sbatch" "$@")

@@ -19,9 +19,13 @@
 #   1. CUVK_FLEET_UUIDS, when set;
 #   2. CUDA_VISIBLE_DEVICES, when its entries are GPU-<uuid>;
 #   3. nvidia-smi --query-gpu=uuid: inside a job whose devices are constrained it lists only the
-#      job's GPUs; when it lists more GPUs than CUDA_VISIBLE_DEVICES has entries (devices not
-#      constrained), go on to 4, because CUDA applies CUDA_VISIBLE_DEVICES and nvidia-smi does not;
-#   4. `cuvk devices`: the CUDA devices (CUDA_VISIBLE_DEVICES applied), else the Vulkan devices
+#      job's GPUs;
+#   4. where it lists more GPUs than CUDA_VISIBLE_DEVICES has entries (devices not constrained,
+#      as with gres File= lines and no ConstrainDevices) and those entries are indices, each
+#      index through `nvidia-smi --query-gpu=index,uuid` (Slurm numbers a node's GPUs as its
+#      gres.conf lists the device files, nvidia0, nvidia1, ...: the driver's minor numbers, which
+#      nvidia-smi's index follows);
+#   5. `cuvk devices`: the CUDA devices (CUDA_VISIBLE_DEVICES applied), else the Vulkan devices
 #      (e.g. lavapipe on a machine without a GPU).
 # When a task sees several GPUs and its job step has several tasks (srun without
 # --gpus-per-task), the node's tasks share them out: task SLURM_LOCALID takes entries
@@ -56,6 +60,16 @@ discover() {
     if [ -n "$smi" ] && { [ -z "$cvd" ] || [ "$(wc -l <<<"$smi")" -eq ${#entries[@]} ]; }; then
       printf '%s\n' "$smi"
       return
+    fi
+    if [ ${#entries[@]} -gt 0 ] && ! printf '%s\n' "${entries[@]}" | grep -qv '^[0-9]\+$'; then
+      local by_index e u
+      by_index=$(nvidia-smi --query-gpu=index,uuid --format=csv,noheader 2>/dev/null | tr -d ' ')
+      for e in "${entries[@]}"; do
+        u=$(awk -F, -v i="$e" '$1 == i {print $2}' <<<"$by_index")
+        [ -n "$u" ] || { by_index=""; break; }
+        printf '%s\n' "$u"
+      done
+      [ -z "$by_index" ] || return
     fi
   fi
   local found
@@ -118,6 +132,7 @@ if [ ${#all[@]} -gt 1 ] && [ "$ntasks" -gt 1 ]; then
   mine=()
   for ((i = me; i < ${#all[@]}; i += ntasks)); do mine+=("${all[i]}"); done
 fi
+echo "cuvk fleet: $node: task ${SLURM_PROCID:-0} of $ntasks, CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}: GPUs ${mine[*]}"
 status=0
 for uuid in "${mine[@]}"; do
   measure "$uuid" "$@" || status=$?
