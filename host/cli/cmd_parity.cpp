@@ -39,10 +39,10 @@ std::string missing_api(const RunArgs& a, InventoryOnce& devices) {
   for (const std::string& api : a.apis)
     if (api != "all" && a.apis.size() < 2)
       throw UsageError("parity compares CUDA with Vulkan: drop --api " + api);
-  if (a.device == kAllDevices)
+  if (is_device_list(a.device))
     throw UsageError(
-        "parity runs one GPU: give --device an index or UUID (or run `cuvk run --device "
-        "all --format json --output r.json` and `cuvk parity --from` each file)");
+        "parity runs one GPU: give --device an index or UUID (or run `cuvk run --device " +
+        a.device + " --format json --output r.json` and `cuvk parity --from` each file)");
   const DeviceChoice c = choose_devices(devices.get(), a.device);
   std::string why;
   if (!c.cuda)
@@ -113,7 +113,8 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
                                  a.columns)
                 << "\nwrote " << printable(a.output) << '\n';
   }
-  if (!p.save_run.empty() && !a.quiet) std::cout << "wrote " << printable(p.save_run) << " (the run)\n";
+  if (!p.save_run.empty() && !a.quiet)
+    std::cout << "wrote " << printable(p.save_run) << " (the run)\n";
   if (parity.exit_code == kExitNotCompared)
     std::cerr << "error: " << one_line(where + parity.not_compared_reason, kMaxErrorLine) << '\n';
   return worse_exit(parity.exit_code, baseline ? baseline->exit_code : kExitOk);

@@ -128,7 +128,8 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   add_point_options(sub, a, !run);
   if (run) add_report_options(sub, a);
   sub.add_option("--device", a.device,
-                 "CUDA device index or UUID prefix, or all (each GPU in turn; needs --output) "
+                 "CUDA device index or UUID prefix, a list of them (0,2: each in turn), or all "
+                 "(each GPU in turn) "
                  "(default: the first CUDA device that Vulkan also sees, by UUID)");
   if (run) sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
   sub.add_flag("--validation", a.validation,
@@ -332,8 +333,7 @@ void check_run_args(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
     throw UsageError("--timeout must be more than 0 and at most " +
-                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " +
-                     [&] {
+                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " + [&] {
                        std::ostringstream o;
                        o << std::setprecision(15) << a.timeout_s;
                        return o.str();
@@ -442,14 +442,16 @@ int run_exit_code(const RunDocument& doc, bool require_verified) {
   if (doc.outcome.interrupted) return interrupted_exit_code(interrupt_signal());
   for (const ResultRow& r : doc.outcome.rows) {
     if (r.status == Status::failed) return kExitFailed;
-    if (require_verified && r.status == Status::ok && r.check != Check::verified) return kExitFailed;
+    if (require_verified && r.status == Status::ok && r.check != Check::verified)
+      return kExitFailed;
   }
   return kExitOk;
 }
 
 int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   column_indices(run_table_headers(), a.columns);  // an unknown column before anything runs
-  if (a.device == kAllDevices) return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
+  if (is_device_list(a.device))
+    return run_every_device(a, cmdline, devices);  // cmd_run_devices.cpp
   if (a.device.empty() && !a.validation) {  // the usual pair, opened beside everything before it
     try {
       const RunConfig cfg = config_of(a);
@@ -468,7 +470,7 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const int code = run_exit_code(doc, a.require_verified);
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
-  if (!g_hung.empty()) {  // the rows are out; end now, without waiting for the device
+  if (!g_hung.empty()) {           // the rows are out; end now, without waiting for the device
     if (!doc.outcome.interrupted)  // else emit said it, with the interruption
       for (const std::string& h : g_hung)
         std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";

@@ -36,9 +36,9 @@ struct RunArgs {
   // --require-verified: an ok row whose output was not verified (unchecked, consistent, timing
   // only) exits 1, as a failed row does (for CI); without it such rows exit 0.
   bool require_verified = false;
-  bool counters = false;  // --counters: CUPTI hardware counters beside every row
+  bool counters = false;       // --counters: CUPTI hardware counters beside every row
   bool dispatch_cost = false;  // --dispatch-cost: the dispatch cost model's sweep and fit
-  std::string baseline;   // --baseline FILE: compare every row with this saved run
+  std::string baseline;        // --baseline FILE: compare every row with this saved run
   std::string tolerance =
       "3";  // --tolerance, percent: the SAME band of parity and baseline verdicts
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
@@ -140,6 +140,8 @@ inline constexpr const char* kAllDevices = "all";  // --device all
 // --device all: each CUDA GPU in turn (paired with its Vulkan twin by UUID; without CUDA, each
 // Vulkan GPU; without any GPU, the one automatic device), one result file per GPU.
 int run_every_device(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
+// Whether --device names several GPUs (`all`, or a comma-separated list): run_every_device's.
+bool is_device_list(const std::string& spec);
 
 // --output for GPU `index` of --device all: "{gpu}" in the name is replaced by the index, else
 // ".gpu<index>" goes before the extension (r.json -> r.gpu0.json, out -> out.gpu0).

@@ -1,4 +1,5 @@
-// `cuvk run --device all`: one run and one result file per GPU of the node.
+// `cuvk run --device all` or a list (`--device 0,2`, UUID prefixes): one run and one result file
+// per GPU of the node, or per listed GPU, in turn.
 #include <sys/stat.h>
 
 #include <iostream>
@@ -37,7 +38,38 @@ std::vector<Target> node_targets(InventoryOnce& devices) {
   return t;
 }
 
+// The listed GPUs (`--device 0,2` or UUID prefixes, in `cuvk devices` order or by UUID), each
+// resolved as a single --device value is; an entry that names no device, an empty entry or two
+// entries naming the same GPU are refused (UsageError naming the entry).
+std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& list) {
+  std::vector<Target> t;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string entry = list.substr(start, comma - start);
+    start = comma + 1;
+    if (entry.empty()) throw UsageError("--device " + list + ": an empty entry in the list");
+    if (entry == kAllDevices) throw UsageError("--device " + list + ": 'all' cannot be listed");
+    const DeviceChoice c = choose_devices(devices.get(), entry);
+    const std::optional<DeviceInfo>& d = c.cuda ? c.cuda : c.vulkan;
+    if (!d) throw UsageError("--device " + list + ": '" + entry + "' names no device");
+    const std::string uuid = format_uuid(d->uuid);
+    for (const Target& other : t)
+      if (other.spec == uuid)
+        throw UsageError("--device " + list + ": '" + entry +
+                         "' names the same GPU as an earlier " + "entry (" + uuid + ")");
+    t.push_back({d->index, uuid,
+                 std::string(c.cuda ? "CUDA" : "Vulkan") + " device " + std::to_string(d->index) +
+                     " " + d->name});
+  }
+  return t;
+}
+
 }  // namespace
+
+bool is_device_list(const std::string& spec) {
+  return spec == kAllDevices || spec.find(',') != std::string::npos;
+}
 
 std::string device_output_path(const std::string& output, int index) {
   if (output.empty()) return output;
@@ -55,15 +87,17 @@ std::string device_output_path(const std::string& output, int index) {
 int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
   const Format f = parse_format(a.format);
   if (a.output.empty() && (f == Format::json || f == Format::csv))
-    throw UsageError("--device all with --format " + a.format +
+    throw UsageError("--device " + a.device + " with --format " + a.format +
                      " needs --output (it writes one file per GPU, e.g. r.json -> r.gpu0.json)");
   if (!a.output.empty() && a.output.find("{gpu}") == std::string::npos) {
     struct stat st {};  // r.json -> r.gpu0.json: only a file name can be numbered
     if (stat(a.output.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-      throw UsageError("--device all writes one file per GPU (r.json -> r.gpu0.json); --output " +
+      throw UsageError("--device " + a.device +
+                       " writes one file per GPU (r.json -> r.gpu0.json); --output " +
                        quoted_path(a.output) + " is not a regular file name");
   }
-  const std::vector<Target> targets = node_targets(devices);
+  const std::vector<Target> targets =
+      a.device == kAllDevices ? node_targets(devices) : listed_targets(devices, a.device);
   for (const Target& t : targets)
     if (!a.output.empty()) check_writable(device_output_path(a.output, t.index));
   if (!a.baseline.empty()) read_results(a.baseline);  // a bad baseline file stops before any run
@@ -73,8 +107,9 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     RunArgs one = a;
     one.device = t.spec;
     one.output = device_output_path(a.output, t.index);
-    std::cerr << "cuvk: --device all: " << (k + 1) << " of " << targets.size() << ": "
-              << printable(t.label) << (t.spec.empty() ? "" : " [" + t.spec + "]")
+    std::cerr << "cuvk: --device " << printable(a.device) << ": " << (k + 1) << " of "
+              << targets.size() << ": " << printable(t.label)
+              << (t.spec.empty() ? "" : " [" + t.spec + "]")
               << (one.output.empty() ? "" : " -> " + printable(one.output)) << '\n';
     try {
       code = worse_exit(code, run_command(one, cmdline, devices));

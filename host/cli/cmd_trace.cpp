@@ -136,8 +136,9 @@ RunArgs checked_run_args(const TraceArgs& a) {
   if (test == nullptr) throw UsageError("unknown test '" + a.test + "' (see `cuvk list`)");
   const RunArgs r = trace_run_args(a, *test);
   check_run_args(r);
-  if (r.device == kAllDevices)
-    throw UsageError("--device all: cuvk trace traces on one device; name it (see `cuvk devices`)");
+  if (is_device_list(r.device))
+    throw UsageError("--device " + r.device +
+                     ": cuvk trace traces on one device; name it (see `cuvk devices`)");
   check_one_point(r, *test);
   if (!a.plot.empty()) plot_extension(a.plot);
   return r;
