@@ -3,14 +3,15 @@
 #include <cstdio>
 #include <iostream>
 
+#include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
 #include "commands.h"
 #include "devices.h"
+#include "gpu_health.h"
 #include "host_data.h"
 #include "json_check.h"  // one_line
 #include "runner.h"
-#include "backends.h"
 
 namespace cuvk {
 namespace {
@@ -30,7 +31,8 @@ __attribute__((format(printf, 1, 2))) void print(const char* format, ...) {
 }
 
 int do_list() {
-  std::cout << "tests (the name is the CUDA kernel's name, the GLSL file stem and the output row key)\n\n";
+  std::cout << "tests (the name is the CUDA kernel's name, the GLSL file stem and the output row "
+               "key)\n\n";
   for (const TestCase& t : catalogue()) {
     std::string layouts, variants;
     for (const std::string& l : t.layouts) layouts += (layouts.empty() ? "" : ",") + l;
@@ -66,16 +68,37 @@ void print_device(const DeviceInfo& d) {
     print("      %s: %s\n", printable(k).c_str(), printable(v).c_str());
 }
 
+// The node view's health lines of a GPU (NVML) and its NUMA node (sysfs, from its PCI address).
+void print_health(const DeviceInfo& d) {
+  if (d.is_cpu) return;
+  for (const auto& [k, v] : d.properties)
+    if (k == "pci_bus_id")
+      if (const int node = pci_numa_node(v); node >= 0)
+        print("      numa_node (sysfs): %d\n", node);
+  const GpuHealth h = read_gpu_health(d.uuid);
+  if (!h.available) {
+    print("      health: %s\n", printable(h.why).c_str());
+    return;
+  }
+  for (const auto& [k, v] : h.fields)
+    print("      health %s: %s\n", printable(k).c_str(), printable(v).c_str());
+}
+
 int do_devices(const std::string& spec) {
   const DeviceInventory inv = take_inventory(BackendOptions{});
   print("CUDA devices:\n");
   if (!inv.cuda_error.empty()) print("  none: %s\n", printable(inv.cuda_error).c_str());
-  for (const DeviceInfo& d : inv.cuda) print_device(d);
+  for (const DeviceInfo& d : inv.cuda) {
+    print_device(d);
+    print_health(d);
+  }
   print("Vulkan devices:\n");
   if (!inv.vulkan_error.empty()) print("  none: %s\n", printable(inv.vulkan_error).c_str());
   for (const DeviceInfo& d : inv.vulkan) print_device(d);
   const DeviceChoice c = choose_devices(inv, spec);
   print("Pair: %s\n", c.note.empty() ? "none: no device can run" : printable(c.note).c_str());
+  const HostPlacement p = host_placement();
+  print("Host thread: CPU %d, NUMA node %d, %d CPUs allowed\n", p.cpu, p.numa_node, p.allowed_cpus);
   if (!inv.cuda.empty() || !inv.vulkan.empty()) return kExitOk;
   const std::string why =
       "no CUDA or Vulkan device: CUDA: " + inv.cuda_error + "; Vulkan: " + inv.vulkan_error;

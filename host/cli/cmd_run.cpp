@@ -378,8 +378,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   open_backends(cfg, vk_opts, doc.choice, devices, backends);
   load_pairs(pairs, backends.backends[Api::cuda].get(), backends.backends[Api::vulkan].get());
 
-  // Live: the head once the clocks are settled, each row as it is measured, progress on a TTY.
-  const std::optional<Format> live_format = console_format(a);
+  const std::optional<Format> live_format = console_format(a);  // the head, rows, progress
   LiveConsole live(isatty(STDERR_FILENO) && !a.quiet);
   follow_live(live, live_format, doc, cfg);
   const double start_up_s = seconds_since_launch();
@@ -391,6 +390,7 @@ RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryO
   }
   add_unloaded_compiles(doc.outcome, cfg, backends, pairs);
   leave_hung(backends);
+  doc.node = read_node_view(doc.choice.cuda ? &*doc.choice.cuda : nullptr);  // gpu_health.h
   const double suite_s = seconds_since_launch();
   // From launch to the suite: the command (options, baseline), device enumeration, the devices
   // opened (CUDA's context on its own thread beside Vulkan's instance and device), clock monitor.

@@ -14,12 +14,9 @@ namespace cuvk {
 using nlohmann::json;
 
 json build_json() {
-  return {{"type", build::kBuildType},
-          {"cxx_compiler", build::kCxxCompiler},
-          {"cxx_flags", build::kCxxFlags},
-          {"cuda_compiler", build::kCudaCompiler},
-          {"cuda_flags", build::kCudaFlags},
-          {"cuda_architectures", build::kCudaArchitectures},
+  return {{"type", build::kBuildType},       {"cxx_compiler", build::kCxxCompiler},
+          {"cxx_flags", build::kCxxFlags},   {"cuda_compiler", build::kCudaCompiler},
+          {"cuda_flags", build::kCudaFlags}, {"cuda_architectures", build::kCudaArchitectures},
           {"glslang", build::kGlslang}};
 }
 
@@ -180,17 +177,33 @@ json device_json(const DeviceInfo& d) {
           {"properties", props}};
 }
 
+json node_json(const NodeView& v) {
+  json health = json(nullptr);
+  if (v.gpu) {
+    health = json::object();
+    if (!v.health.available) health["unavailable"] = v.health.why;
+    for (const auto& [k, value] : v.health.fields) health[k] = value;
+  }
+  return {{"gpu_health", health},
+          {"gpu_numa_node", v.gpu_numa_node},
+          {"host_thread",
+           {{"cpu", v.host_thread.cpu},
+            {"numa_node", v.host_thread.numa_node},
+            {"allowed_cpus", v.host_thread.allowed_cpus}}}};
+}
+
 json run_json(const RunDocument& doc) {
   json results = json::array();
   for (const ResultRow& r : doc.outcome.rows) results.push_back(row_json(r));
   json run = {{"schema", schema_name()},
-          {"provenance", provenance_json(doc)},
-          {"settings", settings_json(doc)},
-          {"measurement", measurement_json(doc.outcome)},
-          {"host", host_json(doc.outcome.host)},
-          {"devices", devices_json(doc.choice)},
-          {"results", results},
-          {"summary", summary_tables_json(doc.outcome.rows)}};
+              {"provenance", provenance_json(doc)},
+              {"settings", settings_json(doc)},
+              {"measurement", measurement_json(doc.outcome)},
+              {"host", host_json(doc.outcome.host)},
+              {"devices", devices_json(doc.choice)},
+              {"node", node_json(doc.node)},
+              {"results", results},
+              {"summary", summary_tables_json(doc.outcome.rows)}};
   if (!doc.outcome.dispatch_costs.empty())  // --dispatch-cost
     run["dispatch_cost"] = dispatch_cost_json(doc.outcome.dispatch_costs);
   return run;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "devices.h"
+#include "gpu_health.h"
 #include "runner.h"
 
 namespace cuvk {
@@ -25,6 +26,7 @@ struct RunDocument {
   double first_row_s = 0.0;                      // from launch until the first row was measured
   bool streamed = false;  // the console showed the rows as they came (only the tail is left)
   std::vector<std::string> validation_messages;  // only with --validation
+  NodeView node;  // the measured GPU's health and the host thread's placement, after the rows
   std::vector<std::string>
       columns;  // --columns: the rows table's columns (table, md); all if empty
 };
