@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "chain_summary.h"
 #include "counters_report.h"
 #include "dims.h"
 #include "lanes.h"
@@ -306,7 +307,7 @@ std::string summaries(const RunDocument& doc, bool md) {
   if (!notes.empty()) out << '\n';
   out << '\n'
       << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
-      << host_cost_table(doc.outcome.host, md);
+      << chain_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md);
   return out.str();
 }
 
