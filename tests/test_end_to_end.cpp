@@ -75,7 +75,8 @@ TEST(EndToEnd, JsonRunHasEveryRowForBothApis) {
   }
   // One row per catalogue point and API (the default sweeps), derived from the catalogue.
   std::size_t points = 0;
-  for (const cuvk::TestCase& t : cuvk::catalogue()) points += cuvk::points_of(t, 65536, {}, {}, {}).size();
+  for (const cuvk::TestCase& t : cuvk::catalogue())  // the chain runs only where named
+    if (!t.named_only) points += cuvk::points_of(t, 65536, {}, {}, {}).size();
   EXPECT_EQ(vulkan_rows, points);
   EXPECT_EQ(cuda_rows, points);
   std::remove(path.c_str());
