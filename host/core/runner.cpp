@@ -22,7 +22,6 @@
 
 namespace cuvk {
 namespace {
-
 using namespace runner_detail;
 
 constexpr int kSettleBatch = 20;       // flush launches per settling batch
@@ -373,6 +372,7 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
       pairs.emplace_back(j.test->name, j.plan.user.get());
   }
   std::tie(out.n, out.n_rule) = run_n(out.n, out.n_rule, any_builtin, pairs);
+  out.n_rule += own_sizes_note(jobs, cfg);  // runner_chain.cpp: "; chain at 4096, 65536"
   return jobs;
 }
 

@@ -32,6 +32,19 @@ std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg, std::uin
   return points;
 }
 
+std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg) {
+  if (cfg.n != 0) return "";
+  std::string note;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {  // a test's points are contiguous (plan_jobs)
+    const Job& j = jobs[i];
+    if (j.test->sizes.empty()) continue;
+    const bool first = i == 0 || jobs[i - 1].test != j.test;
+    note += first ? "; " + j.test->name + " at its own sizes " : std::string(", ");
+    note += std::to_string(j.point.n);
+  }
+  return note;
+}
+
 void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vector<Lane>& lanes) {
   for (ApiState& a : apis) {
     const std::vector<Binding> bindings =

@@ -195,6 +195,9 @@ void measure(Backend& b, const Launch& launch, const Launch* before, const RunCo
 // no device is a GPU) where --n was not given, else at n.
 std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg, std::uint32_t n,
                                bool on_gpu);
+// The sizes of the tests that ran at their own (test_points), for the head's n rule: "; chain at
+// its own sizes 4096, 65536"; "" where none did.
+std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg);
 // One lane per API, Vulkan binding and submission mode of that API (chain points only).
 void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vector<Lane>& lanes);
 // The chain's host wall time per step (ResultRow::host_us_per_step): one backend call of whole
