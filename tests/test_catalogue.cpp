@@ -128,7 +128,8 @@ TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
 // catches it; values stay finite floats (sign and exponent kept).
 TEST(ChainReference, AppliesEveryStepAndASkippedStepChangesEveryElement) {
   using cuvk::chain_word;
-  EXPECT_EQ(chain_word(0x3F800000u), 0x3F800000u | ((0x3F800000u * 1664525u + 1013904223u) & 0x007FFFFFu));
+  EXPECT_EQ(chain_word(0x3F800000u),
+            0x3F800000u | ((0x3F800000u * 1664525u + 1013904223u) & 0x007FFFFFu));
   EXPECT_EQ(chain_word(0x3F800000u) & 0xFF800000u, 0x3F800000u);  // sign and exponent kept
   const std::vector<float> in = {1.0f, -2.5f, 3.0e-3f, 1.0e30f, 7.0f, -0.125f};
   std::vector<float> full(in.size()), short_one(in.size()), one(in.size());

@@ -14,13 +14,13 @@
 #include <thread>
 
 #include "catalogue.h"
+#include "cli.h"
+#include "cmd_run.h"
 #include "error.h"
 #include "host_data.h"
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "nvml.h"
-#include "cli.h"
-#include "cmd_run.h"
 #include "parity.h"
 #include "runner.h"
 
@@ -1232,7 +1232,8 @@ TEST(RunnerChain, ParityPairsCorrespondingModes) {
     r.time_ms.median = 1.0;
     rows.push_back(r);
   };
-  for (Submission s : {Submission::stream, Submission::graph, Submission::pdl, Submission::wait_each})
+  for (Submission s :
+       {Submission::stream, Submission::graph, Submission::pdl, Submission::wait_each})
     add(Api::cuda, s);
   for (Submission s : {Submission::recorded, Submission::rerecorded, Submission::submit_each,
                        Submission::wait_each})

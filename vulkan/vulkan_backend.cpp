@@ -114,8 +114,8 @@ class VulkanBackend final : public Backend,
   std::vector<QueueFamily> copy_queue_families() const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
   std::string submission_unsupported(Submission s) const override {
-    if (s == Submission::recorded || s == Submission::rerecorded ||
-        s == Submission::submit_each || s == Submission::wait_each)
+    if (s == Submission::recorded || s == Submission::rerecorded || s == Submission::submit_each ||
+        s == Submission::wait_each)
       return "";
     return std::string("vulkan backend cannot submit chains as ") + submission_name(s) +
            " (a CUDA submission mode)";
@@ -294,7 +294,8 @@ std::vector<double> VulkanBackend::run_chain(const Launch& launch, const RunOpti
   std::vector<vk::ResolvedLaunch> resolved;
   for (std::uint32_t i = 0; i < k && i < 3; ++i)
     resolved.push_back(resolve(chain_step(launch, i), "chain step"));
-  if (opt.before_each != nullptr) resolved.push_back(resolve(*opt.before_each, "before_each launch"));
+  if (opt.before_each != nullptr)
+    resolved.push_back(resolve(*opt.before_each, "before_each launch"));
   vk::prepare_descriptor_sets(pipelines_, resolved);
   vk::ChainWork work;
   work.submission = launch.chain.submission;

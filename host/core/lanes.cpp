@@ -126,8 +126,9 @@ LaneDim submission_dim() {
     if (!v) return "";
     for (Submission s : kSubmissions)
       if (*v == submission_name(s)) r.submission = s;
-    return r.submission ? "" : "expected a submission mode (stream, graph, pdl, recorded, "
-                               "rerecorded, submit-each, wait-each)";
+    return r.submission ? ""
+                        : "expected a submission mode (stream, graph, pdl, recorded, "
+                          "rerecorded, submit-each, wait-each)";
   };
   d.neutral = [](Api, const Value& v) { return !v; };
   d.rank = [](const Value& v) {

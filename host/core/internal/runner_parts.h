@@ -170,7 +170,8 @@ inline bool is_engine(const Job& job) {
 // Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
-  if (job.plan.chain_steps > 0 || lane.submission) return job.plan.chain_steps > 0 && lane.submission;
+  if (job.plan.chain_steps > 0 || lane.submission)
+    return job.plan.chain_steps > 0 && lane.submission;
   if (lane.family != nullptr) return is_engine(job);
   return !is_engine(job) || lane.binding == native_binding(lane.state->api);
 }
