@@ -300,6 +300,8 @@ std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt
   if (launch.chain.steps > 0) {  // cuda_chain.cpp: the steps' buffers resolved here
     cuda::ChainPlan plan;
     plan.fn = find(launch.kernel).fn;
+    plan.traced = find(launch.kernel).traced;
+    plan.trace = launch.trace ? static_cast<unsigned*>(ptr(*launch.trace)) : nullptr;
     plan.grid = dim3(launch.geometry.grid_x, launch.geometry.grid_y);
     plan.block = dim3(launch.geometry.block_size);
     plan.params = launch.params;

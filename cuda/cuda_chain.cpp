@@ -61,8 +61,10 @@ void launch_step(cudaStream_t stream, const ChainPlan& p, std::size_t k) {
   CuvkParams params = p.params;
   const float* in = p.steps[k].first;
   float* out = p.steps[k].second;
-  void* args[] = {&params, &in, &out};
-  const auto fn = reinterpret_cast<const void*>(p.fn);
+  unsigned* trace = p.trace;
+  void* args[] = {&params, &in, &out, &trace};
+  const auto fn = p.trace ? reinterpret_cast<const void*>(p.traced)
+                          : reinterpret_cast<const void*>(p.fn);
   if (p.submission != Submission::pdl || k == 0) {
     CUVK_CUDA_CHECK(cudaLaunchKernel(fn, p.grid, p.block, args, 0, stream));
     return;

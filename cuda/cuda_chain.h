@@ -16,8 +16,14 @@ namespace cuvk::cuda {
 
 using KernelFn = void (*)(CuvkParams, const float*, float*);
 
+using TracedFn = void (*)(CuvkParams, const float*, float*, unsigned*);
+
 struct ChainPlan {
   KernelFn fn = nullptr;
+  // Launch::trace set: every step runs the traced twin into this buffer (the last step's records
+  // are what remains), as the Vulkan backend's chains do.
+  TracedFn traced = nullptr;
+  unsigned* trace = nullptr;
   dim3 grid, block;
   CuvkParams params{};
   std::vector<std::pair<const float*, float*>> steps;  // (in, out) of each step, in order
