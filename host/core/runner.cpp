@@ -143,7 +143,7 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
   for (const Job& j : jobs)
     need_bytes = std::max<std::uint64_t>(
         need_bytes, j.plan.user ? check_user_plan(*j.plan.user, {}, 0, 0, 0, ~std::uint64_t{0})
-                                : (j.plan.in_words + j.plan.out_words) * sizeof(float));
+                                : device_words(j.plan) * sizeof(float));
   need_bytes += scratch_bytes + kFlushVecBytes;
   for (const ApiState& a : apis) {
     if (!a.backend) continue;

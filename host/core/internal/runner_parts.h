@@ -176,6 +176,12 @@ inline bool lane_runs(const Lane& lane, const Job& job) {
   return !is_engine(job) || lane.binding == native_binding(lane.state->api);
 }
 
+// The 32-bit words of device memory one lane of `plan` allocates: input, output and, for a chain,
+// its scratch buffer (as large as the output).
+inline std::uint64_t device_words(const Plan& plan) {
+  return plan.in_words + plan.out_words * (plan.chain_steps > 0 ? 2 : 1);
+}
+
 inline std::uint32_t launch_threads(const Plan& plan) {
   return plan.launch_threads ? plan.launch_threads : plan.params.n;
 }
