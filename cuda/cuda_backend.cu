@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_backend.h"
+#include "cuda_chain.h"
 #include "cuda_check.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
@@ -116,6 +117,10 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
+  std::string submission_unsupported(Submission s) const override {
+    ensure_usable();
+    return cuda::chain_unsupported(s, info_.index);
+  }
   KernelResources kernel_resources(const std::string& kernel,
                                    const std::vector<std::uint32_t>& block_sizes) override {
     const ModuleKernel* module = find_module(kernel);
@@ -292,6 +297,25 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
 std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {
   ensure_usable();
+  if (launch.chain.steps > 0) {  // cuda_chain.cpp: the steps' buffers resolved here
+    cuda::ChainPlan plan;
+    plan.fn = find(launch.kernel).fn;
+    plan.traced = find(launch.kernel).traced;
+    plan.trace = launch.trace ? static_cast<unsigned*>(ptr(*launch.trace)) : nullptr;
+    plan.grid = dim3(launch.geometry.grid_x, launch.geometry.grid_y);
+    plan.block = dim3(launch.geometry.block_size);
+    plan.params = launch.params;
+    plan.submission = launch.chain.submission;
+    for (std::uint32_t k = 0; k < launch.chain.steps; ++k) {
+      const Launch step = chain_step(launch, k);
+      plan.steps.emplace_back(static_cast<const float*>(ptr(*step.in)),
+                              static_cast<float*>(ptr(*step.out)));
+    }
+    const KernelEntry* flush = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+    return cuda::run_chain(stream_, plan, opt.reps, [&] {
+      if (flush) enqueue(*flush, *opt.before_each);
+    });
+  }
   const bool engine = launch.kernel == kCopyEngine;
   const ModuleKernel* module = engine ? nullptr : find_module(launch.kernel);
   const KernelEntry* kernel = engine || module ? nullptr : &find(launch.kernel);

@@ -141,7 +141,7 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
       "$cuvk" report "$dir/uuid.json"
     expect_error 2 "date.json: provenance.date_utc: expected a UTC date .* found 'x'" \
       "$cuvk" report "$dir/date.json"
-    expect_error 2 "test.json: results\\[0\\].test: unknown test 'nosuch' \\(known: read_x, .*copy_engine; a kernel pair" \
+    expect_error 2 "test.json: results\\[0\\].test: unknown test 'nosuch' \\(known: read_x, .*copy_engine, chain; a kernel pair" \
       "$cuvk" report "$dir/test.json"
     expect_error 2 "variant.json: results\\[0\\].variant: 'vec8' is not a variant of copy" \
       "$cuvk" report "$dir/variant.json"

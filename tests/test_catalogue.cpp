@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -120,4 +121,56 @@ TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
   EXPECT_EQ(cuvk::point_label(points.front().axes, t->sweeps), "copy_mib=1");
   EXPECT_THROW(t->plan(cuvk::make_point("", "engine", 1000, {{"copy_mib", 16384}})),
                cuvk::UsageError);
+}
+
+// The chain test's CPU reference (issue 33): K steps of the bit-exact step, each element on its
+// own; a chain one step short (a skipped dispatch) differs in every element, so verification
+// catches it; values stay finite floats (sign and exponent kept).
+TEST(ChainReference, AppliesEveryStepAndASkippedStepChangesEveryElement) {
+  using cuvk::chain_word;
+  EXPECT_EQ(chain_word(0x3F800000u),
+            0x3F800000u | ((0x3F800000u * 1664525u + 1013904223u) & 0x007FFFFFu));
+  EXPECT_EQ(chain_word(0x3F800000u) & 0xFF800000u, 0x3F800000u);  // sign and exponent kept
+  const std::vector<float> in = {1.0f, -2.5f, 3.0e-3f, 1.0e30f, 7.0f, -0.125f};
+  std::vector<float> full(in.size()), short_one(in.size()), one(in.size());
+  cuvk::chain_reference(in, full, cuvk::kChainSteps);
+  cuvk::chain_reference(in, short_one, cuvk::kChainSteps - 1);
+  cuvk::chain_reference(in, one, 1);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::uint32_t x = 0, want = 0, got = 0, shorter = 0;
+    std::memcpy(&x, &in[i], 4);
+    want = x;
+    for (std::uint32_t k = 0; k < cuvk::kChainSteps; ++k) want = chain_word(want);
+    std::memcpy(&got, &full[i], 4);
+    std::memcpy(&shorter, &short_one[i], 4);
+    EXPECT_EQ(got, want) << i;
+    EXPECT_NE(shorter, got) << i;
+    EXPECT_TRUE(std::isfinite(full[i])) << i;
+    std::uint32_t first = 0;
+    std::memcpy(&first, &one[i], 4);
+    EXPECT_EQ(first, chain_word(x)) << i;
+  }
+}
+
+// The mantissa LCG has full period 2^23 (MUL = 1 mod 4, ADD odd): no step count below it brings
+// an element back, so no chain length can hide a skipped step by coming round again.
+TEST(ChainReference, TheStepHasNoShortCycle) {
+  std::uint32_t x = 0x40490FDBu;  // pi
+  const std::uint32_t start = x;
+  for (std::uint32_t k = 1; k < 4096; ++k) {
+    x = cuvk::chain_word(x);
+    ASSERT_NE(x, start) << "cycle of " << k;
+  }
+}
+
+TEST(ChainTest, RunsOnlyWhereNamedAtItsOwnSizes) {
+  const cuvk::TestCase* t = cuvk::find_test("chain");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->named_only);
+  EXPECT_FALSE(t->sizes.empty());
+  EXPECT_FALSE(t->cpu_sizes.empty());
+  const cuvk::Plan plan = t->plan(cuvk::make_point("", "scalar", 4096));
+  EXPECT_EQ(plan.chain_steps, cuvk::kChainSteps);
+  EXPECT_EQ(plan.in_words, 4096u);
+  EXPECT_EQ(plan.out_words, 4096u);
 }

@@ -28,6 +28,38 @@ TEST(Cuda, EveryTestRunsVerified) {
   suite::expect_all_ok(run_suite(suite::small_suite(Api::cuda), set), Api::cuda);
 }
 
+// Issue 33: every CUDA submission mode of the chain test (stream, graph, pdl, wait-each) runs
+// verified against the K-step reference; pdl only where the device has it (compute capability
+// 9.0), else its row is unavailable saying why. The Vulkan modes are not CUDA's.
+TEST(Cuda, EveryChainModeRunsVerified) {
+  std::string why;
+  auto backend = cuda_or_skip(why);
+  if (!backend) GTEST_SKIP() << "no CUDA: " << why;
+  BackendSet set;
+  set.backends[Api::cuda] = backend.get();
+  RunConfig cfg = suite::small_suite(Api::cuda);
+  cfg.tests = {"chain"};
+  RunOutcome out = run_suite(cfg, set);
+  ASSERT_EQ(out.rows.size(), 4u);
+  std::vector<ResultRow> ran;
+  for (const ResultRow& r : out.rows) {
+    ASSERT_TRUE(r.submission.has_value());
+    const std::string unsupported = backend->submission_unsupported(*r.submission);
+    if (*r.submission == Submission::pdl && !unsupported.empty()) {
+      EXPECT_EQ(r.status, Status::unavailable);
+      EXPECT_EQ(r.reason, unsupported);
+      continue;
+    }
+    EXPECT_EQ(unsupported, "") << submission_name(*r.submission);
+    ASSERT_TRUE(r.host_us_per_step.has_value());
+    ran.push_back(r);
+  }
+  out.rows = ran;
+  suite::expect_all_ok(out, Api::cuda);
+  for (Submission s : {Submission::recorded, Submission::rerecorded, Submission::submit_each})
+    EXPECT_FALSE(backend->submission_unsupported(s).empty()) << submission_name(s);
+}
+
 TEST(Cuda, DeviceInfoHasUuidAndL2) {
   std::string why;
   auto backend = cuda_or_skip(why);

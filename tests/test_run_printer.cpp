@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "chain_summary.h"
 #include "run_printer.h"
 
 using namespace cuvk;
@@ -98,4 +99,45 @@ TEST(RunPrinter, TheStatusColumnHoldsEveryStatusARowCanPrint) {
     if (headers[c] == "status") status_column = c;
   ASSERT_LT(status_column, headers.size());
   for (const std::string& s : statuses) EXPECT_GE(widths[status_column], s.size()) << s;
+}
+
+// Issue 33: the chain summary puts the corresponding modes of the two APIs on one line (graph
+// beside recorded, stream beside rerecorded, wait-each beside wait-each) with GPU and host us per
+// step, and lists the modes without a counterpart on lines of their own; no chain rows: no table.
+TEST(ChainSummary, CorrespondingModesSideBySide) {
+  std::vector<ResultRow> rows;
+  const auto add = [&rows](Api api, Submission s, double ms) {
+    ResultRow r;
+    r.test = "chain";
+    r.variant = "scalar";
+    r.n = 4096;
+    r.block_size = 256;
+    r.api = api;
+    r.binding = native_binding(api);
+    r.submission = s;
+    r.status = Status::ok;
+    r.time_ms.median = ms;
+    r.host_us_per_step = 1000.0 * ms + 1.0;
+    rows.push_back(r);
+  };
+  EXPECT_EQ(chain_summary_table(rows, false), "");
+  add(Api::cuda, Submission::graph, 0.002);
+  add(Api::cuda, Submission::pdl, 0.0015);
+  add(Api::vulkan, Submission::recorded, 0.004);
+  add(Api::vulkan, Submission::submit_each, 0.008);
+  const std::string t = chain_summary_table(rows, false);
+  std::istringstream lines(t);
+  std::string line;
+  int graph_lines = 0, alone = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("graph") != std::string::npos && line.find("recorded") != std::string::npos &&
+        line.find("2.000") != std::string::npos)
+      ++graph_lines;  // Vulkan/CUDA 4 / 2
+    if ((line.find("pdl") != std::string::npos || line.find("submit-each") != std::string::npos) &&
+        line.find("Chains") == std::string::npos)
+      ++alone;
+  }
+  EXPECT_EQ(graph_lines, 1) << t;
+  EXPECT_EQ(alone, 2) << t;
+  EXPECT_NE(t.find("5.00"), std::string::npos) << t;  // the recorded row's host us per step
 }

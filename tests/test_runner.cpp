@@ -10,15 +10,18 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "catalogue.h"
+#include "cli.h"
+#include "cmd_run.h"
 #include "error.h"
 #include "host_data.h"
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "nvml.h"
-#include "cmd_run.h"
+#include "parity.h"
 #include "runner.h"
 
 using namespace cuvk;
@@ -81,12 +84,27 @@ class FakeBackend final : public Backend {
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
       for (std::uint64_t i : corrupt) out[i] ^= 1u;  // the element's lowest bit
     }
+    if (launch.chain.steps > 0) run_chain(launch);
     std::vector<double> times(static_cast<std::size_t>(opt.reps) - (short_times ? 1 : 0), 1.0);
     if (alternate_times)  // half the samples 1 ms, half 3 ms, across calls
       for (double& t : times) t = (samples_given++ % 2) ? 3.0 : 1.0;
     return times;
   }
   HostCostSamples host_cost(const Launch&, int) override { return {{1.0}, {1.0}, {2.0}}; }
+  std::string submission_unsupported(Submission s) const override {
+    return s == unsupported_submission ? "not here" : "";
+  }
+  // A chain's steps on the host, as a backend runs them (chain_step), skipping one if asked.
+  void run_chain(const Launch& launch) {
+    submissions.push_back(launch.chain.submission);
+    for (std::uint32_t k = 0; k < launch.chain.steps; ++k) {
+      if (static_cast<int>(k) == skip_chain_step) continue;
+      const Launch step = chain_step(launch, k);
+      const auto& in = static_cast<const HostBuffer*>(step.in)->data;
+      auto& out = static_cast<HostBuffer*>(step.out)->data;
+      for (std::size_t i = 0; i < launch.params.n; ++i) out[i] = chain_word(in[i]);
+    }
+  }
   std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
 
   void set_api(Api a) { info_.api = a; }  // issue 21: a CUDA lane beside a Vulkan one
@@ -111,6 +129,9 @@ class FakeBackend final : public Backend {
   std::vector<int> batch_sizes;   // opt.reps of every call, settling aside
   bool short_times = false;       // return one time fewer than asked (a broken backend)
   std::vector<QueueFamily> families;  // copy_queue_families
+  int skip_chain_step = -1;           // a chain step this backend leaves out (-1: none)
+  std::optional<Submission> unsupported_submission;
+  std::vector<Submission> submissions;  // of every chain run
   struct Seen {
     std::string kernel;
     std::int32_t queue_family;
@@ -1118,4 +1139,115 @@ TEST(Runner, TheHeadsNIsThePairsWhereOnlyPairsRun) {
             "default for CPU devices; pairs: saxpy at 16777216 (declared in saxpy.toml), transpose "
             "at 1024 (declared in transpose.toml)");
   EXPECT_EQ(cuvk::run_n(64, "--n", true, {}), std::make_pair(64u, std::string("--n")));
+}
+
+// Issue 33: the chain test has one lane per submission mode of the API (Vulkan here), each chain
+// verified against the K-step reference, its time the chain's span over K, and its host wall time
+// per step measured; a mode the backend cannot run is unavailable with the reason.
+TEST(RunnerChain, EveryVulkanModeIsARowVerifiedAndTimedPerStep) {
+  FakeBackend fake;
+  fake.unsupported_submission = Submission::wait_each;
+  const RunOutcome out = run(fake, config({"chain"}));
+  ASSERT_EQ(out.rows.size(), 4u);
+  const std::vector<std::string> modes = {"recorded", "rerecorded", "submit-each", "wait-each"};
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    const ResultRow& r = out.rows[i];
+    ASSERT_TRUE(r.submission.has_value());
+    EXPECT_EQ(submission_name(*r.submission), modes[i]);
+    EXPECT_EQ(r.n, 1024u);
+    if (*r.submission == Submission::wait_each) {
+      EXPECT_EQ(r.status, Status::unavailable);
+      EXPECT_EQ(r.reason, "not here");
+      continue;
+    }
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_TRUE(r.verified);
+    EXPECT_DOUBLE_EQ(r.time_ms.median, 1.0 / kChainSteps);  // the fake's 1 ms span over K
+    ASSERT_TRUE(r.host_us_per_step.has_value());
+    EXPECT_GT(*r.host_us_per_step, 0.0);
+    EXPECT_EQ(variant_label(r), "scalar " + modes[i]);
+  }
+  EXPECT_NE(std::find(fake.submissions.begin(), fake.submissions.end(), Submission::submit_each),
+            fake.submissions.end());
+}
+
+// A chain that leaves out one step (any of them) fails verification on every element: the
+// K-step reference is what is checked, not a single dispatch.
+TEST(RunnerChain, ASkippedStepFailsTheRow) {
+  for (int skip : {0, 31, static_cast<int>(kChainSteps) - 1}) {
+    FakeBackend fake;
+    fake.skip_chain_step = skip;
+    const RunOutcome out = run(fake, config({"chain"}));
+    ASSERT_EQ(out.rows.size(), 4u);
+    for (const ResultRow& r : out.rows) {
+      EXPECT_EQ(r.status, Status::failed) << skip;
+      EXPECT_EQ(r.mismatches, 1024u) << skip;
+    }
+  }
+}
+
+// Without --n the chain runs at its own sizes (a CPU device: cpu_sizes); other tests' rows and
+// lanes are untouched by the submission lanes.
+TEST(RunnerChain, OwnSizesWithoutNAndNoModesOnOtherTests) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  RunConfig cfg = config({"copy", "chain"});
+  cfg.variants = {"scalar"};
+  cfg.n = 0;
+  const RunOutcome out = run(fake, cfg);
+  std::vector<std::uint32_t> chain_sizes;
+  for (const ResultRow& r : out.rows) {
+    if (r.test != "chain") {
+      EXPECT_FALSE(r.submission.has_value());
+      EXPECT_EQ(r.n, kDefaultCpuN);
+      continue;
+    }
+    if (r.submission == Submission::recorded) chain_sizes.push_back(r.n);
+  }
+  EXPECT_EQ(chain_sizes, find_test("chain")->cpu_sizes);
+}
+
+TEST(RunnerChain, TheDefaultSelectionLeavesTheChainOut) {
+  const std::vector<std::string> all = parse_tests({}), named = parse_tests({"chain"});
+  EXPECT_EQ(std::find(all.begin(), all.end(), "chain"), all.end());
+  EXPECT_EQ(named, std::vector<std::string>{"chain"});
+  const std::vector<std::string> every = parse_tests({"all"});
+  EXPECT_EQ(std::find(every.begin(), every.end(), "chain"), every.end());
+}
+
+// Parity pairs the modes that correspond (docs/MEASURING.md, "Chains"): graph with recorded,
+// stream with rerecorded, wait-each with wait-each; pdl and submit-each have no counterpart.
+TEST(RunnerChain, ParityPairsCorrespondingModes) {
+  std::vector<ResultRow> rows;
+  const auto add = [&rows](Api api, Submission s) {
+    ResultRow r;
+    r.test = "chain";
+    r.variant = "scalar";
+    r.n = 4096;
+    r.block_size = 256;
+    r.api = api;
+    r.binding = native_binding(api);
+    r.submission = s;
+    r.status = Status::ok;
+    r.time_ms.median = 1.0;
+    rows.push_back(r);
+  };
+  for (Submission s :
+       {Submission::stream, Submission::graph, Submission::pdl, Submission::wait_each})
+    add(Api::cuda, s);
+  for (Submission s : {Submission::recorded, Submission::rerecorded, Submission::submit_each,
+                       Submission::wait_each})
+    add(Api::vulkan, s);
+  std::map<std::string, std::string> pairs;  // CUDA mode -> Vulkan mode ("-": none)
+  for (const ApiPair& p : pair_apis(rows)) {
+    const std::string c = p.cuda ? submission_name(*p.cuda->submission) : "-";
+    const std::string v = p.vulkan ? submission_name(*p.vulkan->submission) : "-";
+    EXPECT_TRUE(pairs.emplace(c == "-" ? "- " + v : c, v).second) << c << " " << v;
+  }
+  EXPECT_EQ(pairs["graph"], "recorded");
+  EXPECT_EQ(pairs["stream"], "rerecorded");
+  EXPECT_EQ(pairs["wait-each"], "wait-each");
+  EXPECT_EQ(pairs["pdl"], "-");
+  EXPECT_EQ(pairs["- submit-each"], "submit-each");
+  EXPECT_EQ(pairs.size(), 5u);
 }

@@ -333,3 +333,25 @@ TEST_F(VulkanValidated, CopyEngineRunsOnEachFamilyAndRefusesUnknownOnes) {
   launch.queue_family = 1000;
   EXPECT_THROW(backend_->run(launch, RunOptions{1, nullptr}), Error);
 }
+
+// Issue 33: every Vulkan submission mode of the chain test runs verified (K steps applied) with
+// the validation layer's synchronization checks on (the steps' barriers, the submissions of
+// submit-each and wait-each), in both binding modes where bda is offered, n not a multiple of the
+// block size.
+TEST_F(VulkanValidated, EveryChainModeRunsVerified) {
+  RunConfig cfg = suite::small_suite(Api::vulkan);
+  cfg.tests = {"chain"};
+  if (backend_->binding_unsupported(Binding::bda).empty())
+    cfg.vk_bindings = {Binding::descriptor, Binding::bda};
+  const RunOutcome out = run(cfg);
+  suite::expect_all_ok(out, Api::vulkan);
+  ASSERT_EQ(out.rows.size(), 4 * cfg.vk_bindings.size());
+  for (const ResultRow& r : out.rows) {
+    ASSERT_TRUE(r.submission.has_value());
+    EXPECT_TRUE(backend_->submission_unsupported(*r.submission).empty());
+    ASSERT_TRUE(r.host_us_per_step.has_value());
+    EXPECT_GT(*r.host_us_per_step, 0.0);
+  }
+  for (Submission s : {Submission::stream, Submission::graph, Submission::pdl})
+    EXPECT_FALSE(backend_->submission_unsupported(s).empty()) << submission_name(s);
+}

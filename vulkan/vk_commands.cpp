@@ -79,12 +79,12 @@ void CommandStream::begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags) {
 }
 
 // The fence is unsignalled here: created so, and reset by every successful wait().
-void CommandStream::submit(VkCommandBuffer cb) {
+void CommandStream::submit(VkCommandBuffer cb, bool fenced) {
   VkSubmitInfo submit_info{};
   submit_info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   submit_info.commandBufferCount = 1;
   submit_info.pCommandBuffers = &cb;
-  CUVK_VK(vk().vkQueueSubmit, queue_, 1, &submit_info, fence_.get());
+  CUVK_VK(vk().vkQueueSubmit, queue_, 1, &submit_info, fenced ? fence_.get() : VK_NULL_HANDLE);
 }
 
 void CommandStream::wait() {

@@ -42,7 +42,9 @@ class CommandStream {
   VkCommandBuffer begin();
   // Begins `cb` with `flags` and records the barrier that orders it after earlier submissions.
   void begin(VkCommandBuffer cb, VkCommandBufferUsageFlags flags);
-  void submit(VkCommandBuffer cb);  // to the queue, signalling the fence
+  // To the queue, signalling the fence (unless `fenced` is false: a submission whose successor
+  // is waited for instead).
+  void submit(VkCommandBuffer cb, bool fenced = true);
   void wait();                      // for the fence, then resets it
   void submit_and_wait();           // ends, submits and waits for the one command buffer
 

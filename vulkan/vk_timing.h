@@ -29,6 +29,13 @@ struct TimedQueue {
   double timestamp_period_ns = 0.0;
 };
 
+// A chain's steps (Launch::chain) resolved, step k's launch at steps[k], and how to submit them.
+struct ChainWork {
+  std::vector<const ResolvedLaunch*> steps;
+  const ResolvedLaunch* flush = nullptr;  // before each repetition, outside the interval
+  Submission submission = Submission::recorded;
+};
+
 class Timer {
  public:
   // Creates the timestamp query pool (two queries per repetition of a batch); `commands` submits
@@ -44,6 +51,10 @@ class Timer {
   // `flush` (if any) before each, outside the interval. GPU milliseconds per repetition.
   std::vector<double> run(const ResolvedLaunch& timed, const ResolvedLaunch* flush, int reps);
 
+  // A chain per repetition, in its submission mode (vk_chain.cpp): GPU ms from the timestamp
+  // before its first step to the one after its last.
+  std::vector<double> run_chain(const ChainWork& work, int reps);
+
   // Backend::host_cost of the launch `r` (its descriptor set prepared).
   HostCostSamples host_cost(const ResolvedLaunch& r, int samples);
 
@@ -52,6 +63,10 @@ class Timer {
   VkDevice device() const { return context_.device.get(); }
   void record_batch(VkCommandBuffer cb, const ResolvedLaunch& timed, const ResolvedLaunch* flush,
                     VkPipelineStageFlags stages, std::uint32_t count);
+  // Steps first..last of `w` into `cb` (the opening timestamp with step 0, the closing one with
+  // the last step).
+  void record_chain(VkCommandBuffer cb, const ChainWork& w, std::uint32_t first,
+                    std::uint32_t last);
   void submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost);
 
   const DeviceContext& context_;

@@ -116,6 +116,13 @@ class VulkanBackend final : public Backend,
   TraceSupport trace_support() const override { return features_.trace; }
   std::vector<QueueFamily> copy_queue_families() const override;
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
+  std::string submission_unsupported(Submission s) const override {
+    if (s == Submission::recorded || s == Submission::rerecorded || s == Submission::submit_each ||
+        s == Submission::wait_each)
+      return "";
+    return std::string("vulkan backend cannot submit chains as ") + submission_name(s) +
+           " (a CUDA submission mode)";
+  }
   HostCostSamples host_cost(const Launch& launch, int samples) override;
   std::vector<std::pair<std::string, double>> startup_ms() const override;
   // `cuvk inspect`: the driver's statistics of the kernel's pipeline and its cache (backend.h).
@@ -137,6 +144,7 @@ class VulkanBackend final : public Backend,
   }
   void open_copy_queues();
   vk::Timer& timer_for(const Launch& launch, const RunOptions& opt);
+  std::vector<double> run_chain(const Launch& launch, const RunOptions& opt);
 
   // Declaration order is creation order (the device's children after the context) and, reversed,
   // destruction order.
@@ -270,6 +278,7 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
     throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
   }
   vk::Timer& timer = timer_for(launch, opt);
+  if (launch.chain.steps > 0) return run_chain(launch, opt);
   std::vector<vk::ResolvedLaunch> resolved;
   resolved.push_back(resolve(launch, "launch"));
   if (opt.before_each != nullptr) {
@@ -278,6 +287,24 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
   vk::prepare_descriptor_sets(pipelines_, resolved);
   const vk::ResolvedLaunch* flush = opt.before_each != nullptr ? &resolved[1] : nullptr;
   return timer.run(resolved[0], flush, opt.reps);
+}
+
+// Steps 0, 1 and 2 resolved: step k > 0 reads and writes what step k - 2 did (chain_step).
+std::vector<double> VulkanBackend::run_chain(const Launch& launch, const RunOptions& opt) {
+  if (const std::string why = submission_unsupported(launch.chain.submission); !why.empty())
+    throw Error("Vulkan run: " + why);
+  const std::uint32_t k = launch.chain.steps;
+  std::vector<vk::ResolvedLaunch> resolved;
+  for (std::uint32_t i = 0; i < k && i < 3; ++i)
+    resolved.push_back(resolve(chain_step(launch, i), "chain step"));
+  if (opt.before_each != nullptr)
+    resolved.push_back(resolve(*opt.before_each, "before_each launch"));
+  vk::prepare_descriptor_sets(pipelines_, resolved);
+  vk::ChainWork work;
+  work.submission = launch.chain.submission;
+  for (std::uint32_t i = 0; i < k; ++i) work.steps.push_back(&resolved[i == 0 ? 0 : 2 - i % 2]);
+  if (opt.before_each != nullptr) work.flush = &resolved.back();
+  return timer_.run_chain(work, opt.reps);
 }
 
 HostCostSamples VulkanBackend::host_cost(const Launch& launch, int samples) {

@@ -117,7 +117,8 @@ std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names) {
   return bindings;
 }
 
-// The selected tests in catalogue order; "all" selects every test.
+// The selected tests in catalogue order; "all" selects every test but those that run only where
+// named (TestCase::named_only: chain).
 std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   bool all = names.empty();
   for (const std::string& n : names) {
@@ -130,7 +131,8 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   }
   std::vector<std::string> out;
   for (const TestCase& t : catalogue())
-    if (all || std::find(names.begin(), names.end(), t.name) != names.end()) out.push_back(t.name);
+    if (std::find(names.begin(), names.end(), t.name) != names.end() || (all && !t.named_only))
+      out.push_back(t.name);
   return out;
 }
 

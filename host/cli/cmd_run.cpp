@@ -123,7 +123,8 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   const bool run = set == RunOptionSet::run;
   if (run)
     sub.add_option("--tests", a.tests,
-                   "tests to run, comma-separated, or 'all' (see `cuvk list`; default all)")
+                   "tests to run, comma-separated, or 'all' (see `cuvk list`; default all; "
+                   "chain, K dependent dispatches per submission mode, runs only where named)")
         ->delimiter(',');
   add_point_options(sub, a, !run);
   if (run) add_report_options(sub, a);

@@ -26,6 +26,46 @@ const char* binding_name(Binding binding) {
   return "?";
 }
 
+const char* submission_name(Submission s) {
+  switch (s) {
+    case Submission::stream:
+      return "stream";
+    case Submission::graph:
+      return "graph";
+    case Submission::pdl:
+      return "pdl";
+    case Submission::recorded:
+      return "recorded";
+    case Submission::rerecorded:
+      return "rerecorded";
+    case Submission::submit_each:
+      return "submit-each";
+    case Submission::wait_each:
+      return "wait-each";
+  }
+  return "?";
+}
+
+std::string Backend::submission_unsupported(Submission s) const {
+  return std::string(api_name(info().api)) + " backend cannot submit chains as " +
+         submission_name(s);
+}
+
+Launch chain_step(const Launch& launch, std::uint32_t k) {
+  const std::uint32_t steps = launch.chain.steps;
+  if (steps == 0 || k >= steps || launch.chain.scratch == nullptr)
+    throw Error("chain step " + std::to_string(k) + " of " + std::to_string(steps) +
+                " (a chain needs a scratch buffer)");
+  const auto writes = [&](std::uint32_t j) {
+    return (steps - 1 - j) % 2 == 0 ? launch.out : launch.chain.scratch;
+  };
+  Launch step = launch;
+  step.chain = Chain{};
+  step.in = k == 0 ? launch.in : writes(k - 1);
+  step.out = writes(k);
+  return step;
+}
+
 Binding native_binding(Api api) {
   return api == Api::cuda ? Binding::pointer : Binding::descriptor;
 }

@@ -126,6 +126,27 @@ struct RuntimeModule {
 std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& sizes,
                                           std::uint32_t* total_bytes = nullptr);
 
+// How the steps of a chain of dependent dispatches reach the GPU (issue 33; docs/MEASURING.md,
+// "Chains"). CUDA: stream (K launches on one stream), graph (the K launches captured into a graph
+// once per run() call, replayed each repetition), pdl (K cudaLaunchKernelEx with programmatic
+// stream serialization). Vulkan: recorded (one command buffer of K dispatches recorded once per
+// run() call, re-submitted each repetition), rerecorded (recorded again for every repetition),
+// submit_each (one vkQueueSubmit per dispatch). Both: wait_each (the host waits for every step).
+enum class Submission { stream, graph, pdl, recorded, rerecorded, submit_each, wait_each };
+const char* submission_name(Submission s);  // "stream", ..., "submit-each", "wait-each"
+inline constexpr std::array<Submission, 7> kSubmissions = {
+    Submission::stream,     Submission::graph,       Submission::pdl,      Submission::recorded,
+    Submission::rerecorded, Submission::submit_each, Submission::wait_each};
+
+// A chain: `steps` (K) dependent launches of one kernel. Step 0 reads Launch::in; step k > 0 reads
+// what step k - 1 wrote; step k writes Launch::out when K - 1 - k is even, else `scratch` (as
+// large as out), so the last step writes out and the input is never written (chain_buffers).
+struct Chain {
+  std::uint32_t steps = 0;  // 0: no chain, one launch per repetition
+  Submission submission = Submission::stream;
+  DeviceBuffer* scratch = nullptr;
+};
+
 // One kernel launch. `kernel` is the catalogue's kernel name: the CUDA kernel's name and the
 // SPIR-V module's name (e.g. "read_x_aos", "copy_vec4"). Every kernel takes (params, in, out).
 struct Launch {
@@ -148,7 +169,13 @@ struct Launch {
   std::vector<BufferView> buffers{};
   std::vector<std::uint8_t> scalars{};
   std::uint32_t shared_bytes = 0;
+  // With chain.steps > 0 each repetition is the whole chain, and run() returns its GPU span: from
+  // before the first step to after the last (built-in kernels only).
+  Chain chain{};
 };
+
+// Step `k` of `launch`'s chain as a plain launch: its input and output buffers (Chain).
+Launch chain_step(const Launch& launch, std::uint32_t k);
 
 // What a backend's traced launches record (Traces::trace_support).
 struct TraceSupport {
@@ -288,8 +315,13 @@ class Backend {
 
   // Runs `launch` opt.reps times, back to back and serialised (each repetition sees the previous
   // one's writes), and returns each repetition's GPU time in milliseconds, measured on the GPU's
-  // own clock around that launch alone. Blocks until the GPU is done.
+  // own clock around that launch alone (a chain: its whole span, Launch::chain). Blocks until the
+  // GPU is done.
   virtual std::vector<double> run(const Launch& launch, const RunOptions& opt) = 0;
+
+  // "" when chains can be submitted in `s` here, else why not (e.g. an API's modes are not the
+  // other's; pdl below compute capability 9.0).
+  virtual std::string submission_unsupported(Submission s) const;
 
   // Queue families that can copy buffers, the backend's own among them; empty where the API has
   // no such choice (CUDA: cudaMemcpyAsync picks its copy engine itself).

@@ -48,6 +48,13 @@ struct CuvkParams {
 #define CUVK_TRACE_MARK 0x7ACE7ACEu
 #define CUVK_BINDING_TRACE 2
 
+// The chain test's step (cuda/chain.cu, glsl/chain.comp, the CPU's chain_word): on a float's
+// bits x, (x & KEEP) | ((x * MUL + ADD) & ~KEEP): sign and exponent kept, the mantissa advanced by
+// an LCG of full period 2^23 (MUL = 1 mod 4, ADD odd).
+#define CUVK_CHAIN_KEEP 0xFF800000u
+#define CUVK_CHAIN_MUL 1664525u
+#define CUVK_CHAIN_ADD 1013904223u
+
 // Element layouts of the AoS tests. Built from scalar floats only (never vec3): std430 then gives
 // the same size, alignment and array stride as C and CUDA.
 struct CuvkParticle {  // read_x: 16 bytes

@@ -189,6 +189,34 @@ Plan plan_copy_engine(const Point& pt) {
   return plan;
 }
 
+// chain: K dependent dispatches of y = step(x), each reading what the previous one wrote; one
+// row per submission mode. Its traffic is one step's (n floats read, n written): the row's time
+// is the chain's GPU span over K.
+Plan plan_chain(const Point& pt) {
+  Plan plan;
+  plan.kernel = "chain";
+  plan.params = params(pt.n, pt);
+  plan.in_words = pt.n;
+  plan.out_words = pt.n;
+  plan.chain_steps = kChainSteps;
+  plan.traffic = traffic({{stream(0, kFloat, kFloat, pt.n)}, {stream(0, kFloat, kFloat, pt.n)}});
+  plan.reference = [](Span<const float> in, Span<float> out) {
+    chain_reference(in, out, kChainSteps);
+  };
+  return plan;
+}
+
+TestCase chain_test() {
+  TestCase t{"chain",
+             "K = 64 dependent dispatches of y = step(x) (mantissa LCG, bit-exact), ping-pong "
+             "between two buffers; one row per submission mode, time = GPU span / K; n elements",
+             {}, {"scalar"}, {}, plan_chain};
+  t.sizes = {1u << 12, 1u << 16, 1u << 20};  // 4k, 64k, 1M: the launch-bound regime and beyond
+  t.cpu_sizes = {1u << 12, 1u << 16};        // lavapipe: a 1M step takes milliseconds
+  t.named_only = true;
+  return t;
+}
+
 std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
@@ -216,10 +244,24 @@ std::vector<TestCase> make_catalogue() {
        "the API's own buffer copy of copy_mib MiB (n unused): cudaMemcpyAsync device to device, "
        "and vkCmdCopyBuffer on every Vulkan queue family that can copy, one row each",
        {}, {"engine"}, {"copy_mib"}, plan_copy_engine},
+      chain_test(),
   };
 }
 
 }  // namespace
+
+std::uint32_t chain_word(std::uint32_t x) {
+  return (x & CUVK_CHAIN_KEEP) | ((x * CUVK_CHAIN_MUL + CUVK_CHAIN_ADD) & ~CUVK_CHAIN_KEEP);
+}
+
+void chain_reference(Span<const float> in, Span<float> out, std::uint32_t steps) {
+  for (std::size_t i = 0; i < in.size() && i < out.size(); ++i) {
+    std::uint32_t x = 0;
+    std::memcpy(&x, &in[i], sizeof x);
+    for (std::uint32_t k = 0; k < steps; ++k) x = chain_word(x);
+    std::memcpy(&out[i], &x, sizeof x);
+  }
+}
 
 CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes) {
   CuvkParams p{};

@@ -50,6 +50,10 @@ struct Plan {
   // Writes the expected output into `out`, which arrives filled with the poison word: elements the
   // kernel must not touch keep it, and are checked too.
   std::function<void(Span<const float> in, Span<float> out)> reference;
+  // A chain of dependent dispatches (issue 33): the kernel runs this many times per repetition,
+  // each step on the previous one's output (Launch::chain), once per submission mode (a lane
+  // dimension of this test only); `reference` applies every step. 0: one dispatch.
+  std::uint32_t chain_steps = 0;
   // A user's kernel pair (issue 20): its buffers, scalars and launch rule; in_words, out_words,
   // params and reference are unused then, and outputs are compared across APIs.
   std::shared_ptr<const UserPlan> user;
@@ -62,7 +66,17 @@ struct TestCase {
   std::vector<std::string> variants;  // at least one ("scalar"; "engine": the API's copy command)
   std::vector<std::string> sweeps;    // axes (axes.h) this test sweeps; empty: none
   std::function<Plan(const Point&)> plan;
+  // Problem sizes the test runs at when --n is not given (empty: the run's n), on a GPU and on a
+  // CPU device (lavapipe, where each step costs the host's cores).
+  std::vector<std::uint32_t> sizes{}, cpu_sizes{};
+  // Selected only where named (--tests chain), never by default or by "all".
+  bool named_only = false;
 };
+
+// The chain test's step on one element's bits (params.h CUVK_CHAIN_*), and `steps` steps of it.
+std::uint32_t chain_word(std::uint32_t bits);
+void chain_reference(Span<const float> in, Span<float> out, std::uint32_t steps);
+constexpr std::uint32_t kChainSteps = 64;  // K, the chain test's dependent dispatches
 
 // Kernels with a job in every run, declared here so that the runner names none of them.
 struct SuiteKernels {

@@ -111,11 +111,53 @@ LaneDim queue_flags_dim() {
   return d;
 }
 
+// Chain rows (issue 33): how the steps were submitted. Shown inside the variant cell
+// (variant_label: "scalar graph"), tagged in the row identity ("|sgraph").
+LaneDim submission_dim() {
+  LaneDim d;
+  d.name = d.header = "submission";
+  d.show = kLaneRunCsvTail | kLaneCsvTail | kLaneMergeCsv | kLaneLabel | kLaneJson;
+  d.id_tag = "s";
+  d.get = [](const ResultRow& r) {
+    return r.submission ? Value(submission_name(*r.submission)) : std::nullopt;
+  };
+  d.set = [](ResultRow& r, const Value& v) -> std::string {
+    r.submission.reset();
+    if (!v) return "";
+    for (Submission s : kSubmissions)
+      if (*v == submission_name(s)) r.submission = s;
+    return r.submission ? ""
+                        : "expected a submission mode (stream, graph, pdl, recorded, "
+                          "rerecorded, submit-each, wait-each)";
+  };
+  d.neutral = [](Api, const Value& v) { return !v; };
+  d.rank = [](const Value& v) {
+    for (std::size_t i = 0; i < kSubmissions.size(); ++i)
+      if (v && *v == submission_name(kSubmissions[i])) return static_cast<std::uint32_t>(i + 1);
+    return 0u;
+  };
+  return d;
+}
+
 }  // namespace
+
+std::string submission_group(const ResultRow& row) {
+  if (!row.submission) return "";
+  switch (*row.submission) {
+    case Submission::graph:
+    case Submission::recorded:
+      return "recorded once";
+    case Submission::stream:
+    case Submission::rerecorded:
+      return "issued each time";
+    default:
+      return submission_name(*row.submission);
+  }
+}
 
 const std::vector<LaneDim>& lane_dims() {
   static const std::vector<LaneDim> dims = {api_dim(), binding_dim(), queue_family_dim(),
-                                            queue_flags_dim()};
+                                            queue_flags_dim(), submission_dim()};
   return dims;
 }
 
@@ -190,6 +232,11 @@ std::string lane_label(const Lane& lane, bool all) {
 std::string variant_label(const ResultRow& point, const Lane& lane) {
   ResultRow row = point;
   lane.apply(row);
+  // A chain pair: both APIs' submission modes side by side ("scalar graph/recorded"); a mode
+  // without a counterpart (pdl) keeps its own.
+  if (point.submission && !row.submission) return variant_label(point);
+  if (point.submission && row.submission && *point.submission != *row.submission)
+    return variant_label(point) + "/" + submission_name(*row.submission);
   return variant_label(row);
 }
 

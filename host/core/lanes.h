@@ -91,6 +91,11 @@ std::string lane_label(const Lane& lane, bool all);
 // (transfer)").
 std::string variant_label(const ResultRow& point, const Lane& lane);
 
+// Chain rows whose submission modes correspond, which parity pairs (docs/MEASURING.md, "Chains"):
+// graph with recorded ("recorded once"), stream with rerecorded ("issued each time"), wait-each
+// with wait-each; pdl and submit-each have no counterpart. "" for a row without a mode.
+std::string submission_group(const ResultRow& row);
+
 // The row identity's lane parts: the untagged dimensions ("|vulkan|descriptor") or the tagged
 // ones ("|q1").
 std::string lane_identity(const Lane& lane, bool tagged);

@@ -64,7 +64,8 @@ std::string variant_label(const std::string& variant, const std::optional<std::u
 }
 
 std::string variant_label(const ResultRow& row) {
-  return variant_label(row.variant, row.queue_family, row.queue_flags);
+  const std::string label = variant_label(row.variant, row.queue_family, row.queue_flags);
+  return row.submission ? label + " " + submission_name(*row.submission) : label;
 }
 
 std::string point_label(const ResultRow& row) {

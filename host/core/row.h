@@ -52,6 +52,8 @@ struct ResultRow {
   // and its capabilities ("graphics|compute|transfer|sparse"). Unset / "" on every other row.
   std::optional<std::uint32_t> queue_family;
   std::string queue_flags;
+  // Chain rows (Plan::chain_steps): how the chain's steps were submitted; unset on every other row.
+  std::optional<Submission> submission;
   std::uint32_t n = 0, block_size = 0;  // the problem size and the launch's block size
   AxisValues axes;                      // the sweep point (offset, stride, ...)
   std::uint32_t threads = 0;  // params.n: threads that do work
@@ -80,6 +82,9 @@ struct ResultRow {
   std::optional<ClockSample> clocks_start, clocks_end;  // NVML, around the timed repetitions
   // Hardware counters (`--counters`), measured after the timed repetitions; unset without it.
   std::optional<RowCounters> counters;
+  // Chain rows: the host's wall time per step, a backend call of at least kChainHostSteps steps
+  // (whole chains, each waited for) over their steps, in microseconds (runner_chain.cpp).
+  std::optional<double> host_us_per_step;
   // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
   // clock_below_start, throttled, ci_not_met.
   std::vector<std::string> flags;

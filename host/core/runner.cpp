@@ -1,10 +1,9 @@
-// The one timing driver, as named phases (nvbench's measure_cold idea):
-//   validate -> plan -> check resources -> settle clocks -> per point: prepare inputs, then per
-//   API lane: correctness run + verify -> measure -> summarise (ceilings, host cost).
-// Each phase is one function below (one lane of one point, correctness run to flags, is in
-// runner_lane.cpp; the first point's inputs beside settling in runner_inputs.cpp; validate_config
-// in run_config.cpp); run_suite only sequences them. Tests, the ceiling, the host-cost kernel and
-// the L2 flush all come from the catalogue: nothing here names a test.
+// The one timing driver, as named phases (nvbench's measure_cold idea): validate -> plan -> check
+// resources -> settle clocks -> per point: prepare inputs, then per API lane: correctness run +
+// verify -> measure -> summarise (ceilings, host cost). Each phase is one function below (one lane
+// of one point is in runner_lane.cpp, chains' lanes in runner_chain.cpp, the first point's inputs
+// in runner_inputs.cpp, validate_config in run_config.cpp); run_suite only sequences them. Tests,
+// the ceiling, the host-cost kernel and the L2 flush come from the catalogue: none is named here.
 #include "runner.h"
 
 #include <algorithm>
@@ -50,7 +49,6 @@ Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& 
 }
 
 // ---- plan ----
-
 Limits device_limits(const std::vector<ApiState>& apis) {
   Limits lim;
   for (const ApiState& a : apis) {
@@ -114,7 +112,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
     for (const std::string& axis : t->sweeps)
       if (const auto v = cfg.axis_values.find(axis); v != cfg.axis_values.end() && v->second.empty())
         off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
-    for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
+    for (const Point& p : test_points(*t, cfg, n, lim.any_gpu)) {  // runner_chain.cpp: own sizes
       Plan plan = t->plan(p);
       if (plan.user) {  // a pair: its sizes and grids, named by file and field
         const std::vector<std::uint32_t> blocks =
@@ -123,7 +121,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
         jobs.push_back({t, p, std::move(plan)});
         continue;
       }
-      check_plan(name, n, plan, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
+      check_plan(name, p.n, plan, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
       jobs.push_back({t, p, std::move(plan)});
     }
   }
@@ -144,7 +142,7 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
   for (const Job& j : jobs)
     need_bytes = std::max<std::uint64_t>(
         need_bytes, j.plan.user ? check_user_plan(*j.plan.user, {}, 0, 0, 0, ~std::uint64_t{0})
-                                : (j.plan.in_words + j.plan.out_words) * sizeof(float));
+                                : device_words(j.plan) * sizeof(float));
   need_bytes += scratch_bytes + kFlushVecBytes;
   for (const ApiState& a : apis) {
     if (!a.backend) continue;
@@ -175,6 +173,7 @@ std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
     for (const QueueFamily& f : a.families)
       if (!f.own) lanes.push_back({&a, native, &f});
   }
+  add_chain_lanes(apis, cfg, lanes);  // runner_chain.cpp: one per submission mode
   return lanes;
 }
 
@@ -372,6 +371,7 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
       pairs.emplace_back(j.test->name, j.plan.user.get());
   }
   std::tie(out.n, out.n_rule) = run_n(out.n, out.n_rule, any_builtin, pairs);
+  out.n_rule += own_sizes_note(jobs, cfg);  // runner_chain.cpp: "; chain at 4096, 65536"
   return jobs;
 }
 

@@ -113,8 +113,9 @@ class Batches {
                                                              static_cast<double>(wanted)))
                                : wanted;
     const auto t0 = WallClock::now();
-    const std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
+    std::vector<double> got = b_.run(launch_, RunOptions{reps, before_});
     rep_wall_s_ = seconds_since(t0) / reps;
+    for (double& t : got) t /= std::max(1u, launch_.chain.steps);  // a chain: its span per step
     if (got.size() != static_cast<std::size_t>(reps))
       throw Error(std::string(api_name(b_.info().api)) + " backend returned " +
                   std::to_string(got.size()) + " times for " + std::to_string(reps) +
@@ -196,7 +197,8 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   row.kernel = job.plan.kernel;
   row.api = lane.state->api;
   row.binding = lane.binding;
-  row.n = n;
+  row.n = job.point.n ? job.point.n : n;  // a test's own sizes (TestCase::sizes)
+  row.submission = lane.submission;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;
   row.threads = launch_threads(job.plan);
@@ -264,6 +266,13 @@ bool lane_unavailable(const Lane& lane, const UserPlan* user, ResultRow& row) {
     row.status = Status::unavailable;  // e.g. a driver without bufferDeviceAddress
     row.reason = why;
     return true;
+  }
+  if (lane.submission) {
+    if (const std::string why = a.backend->submission_unsupported(*lane.submission); !why.empty()) {
+      row.status = Status::unavailable;  // e.g. pdl below compute capability 9.0
+      row.reason = why;
+      return true;
+    }
   }
   if (const std::string why = family_unusable(lane); !why.empty()) {
     row.status = Status::unavailable;
@@ -333,22 +342,26 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
   // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.
   const bool no_flush = lane.family != nullptr && !lane.family->compute;
   Backend& b = *a.backend;
-  std::unique_ptr<DeviceBuffer> inbuf, outbuf;
+  std::unique_ptr<DeviceBuffer> inbuf, outbuf, chainbuf;
   try {
     {
       PhaseTimer t(out.phase_s, api_phase(a.api, "allocate"));
       inbuf = b.allocate(job.plan.in_words * sizeof(float));
       outbuf = b.allocate(job.plan.out_words * sizeof(float));
+      if (lane.submission) chainbuf = b.allocate(job.plan.out_words * sizeof(float));
     }
     Launch launch{job.plan.kernel, row.geometry, job.plan.params,
                   inbuf.get(),     outbuf.get(), lane.binding};
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
+    if (lane.submission) launch.chain = {job.plan.chain_steps, *lane.submission, chainbuf.get()};
     correctness_run(b, launch, *inbuf, in, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;
     const bool verified = verify_and_measure(a, launch, before, in, cfg, clocks, out, row);
     if (verified && cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
       row.flags.push_back("l2_not_flushed");
+    if (verified && lane.submission && row.status == Status::ok)
+      measure_chain_host(b, launch, out, row);
     if (verified && cfg.counters && row.status == Status::ok)
       collect_counters(a, launch, before, out, row);
     if (verified && cfg.trace && row.status == Status::ok)
@@ -356,6 +369,7 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
     PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
     inbuf.reset();
     outbuf.reset();
+    chainbuf.reset();
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();

@@ -7,10 +7,15 @@ namespace cuvk {
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
   std::vector<ApiPair> out;
   for (const ResultRow& r : rows) {
+    // One pair per corresponding submission mode at a chain point (lanes.h submission_group).
+    const auto same = [&r](const ResultRow& a) {
+      return same_point(a, r) && submission_group(a) == submission_group(r);
+    };
     if (r.api == Api::cuda) {
       bool found = false;
       for (ApiPair& p : out)
-        if (same_point(p.point, r)) {
+        if (same(p.point)) {
+          p.point = r;  // the CUDA row's own mode shows beside the Vulkan lane's
           p.cuda = r;
           found = true;
         }
@@ -24,14 +29,17 @@ std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
     }
     ApiPair* slot = nullptr;  // this lane's pair, else the point's pair still waiting for Vulkan
     for (ApiPair& p : out)
-      if (same_point(p.point, r) && p.vulkan && same_lane(*p.vulkan, r)) slot = &p;
+      if (same(p.point) && p.vulkan && same_lane(*p.vulkan, r)) slot = &p;
     for (ApiPair& p : out)
-      if (!slot && same_point(p.point, r) && !p.vulkan) slot = &p;
+      if (!slot && same(p.point) && !p.vulkan) slot = &p;
     if (!slot) {
       ApiPair pair;
       pair.point = r;
       for (const ApiPair& p : out)
-        if (same_point(p.point, r) && p.cuda) pair.cuda = p.cuda;
+        if (same(p.point) && p.cuda) {
+          pair.cuda = p.cuda;
+          pair.point = *p.cuda;
+        }
       out.push_back(std::move(pair));
       slot = &out.back();
     }

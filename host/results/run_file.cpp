@@ -251,6 +251,14 @@ std::vector<RowField> timing_fields() {
       {"stop_reason", Need::optional, [](const ResultRow& r) { return json(r.stop_reason); },
        [](const JsonIn& in, ResultRow& r) { r.stop_reason = in.if_string().value_or(""); },
        Rows::ok},
+      {"host_us_per_step", Need::optional,  // chain rows only
+       [](const ResultRow& r) {
+         return r.host_us_per_step ? json(*r.host_us_per_step) : json(json::value_t::discarded);
+       },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present()) r.host_us_per_step = in.number();
+       },
+       Rows::ok},
       {"pct_of_ceiling", Need::informative,
        [](const ResultRow& r) {
          return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "chain_summary.h"
 #include "counters_report.h"
 #include "dispatch_report.h"
 #include "dims.h"
@@ -307,7 +308,7 @@ std::string summaries(const RunDocument& doc, bool md) {
   if (!notes.empty()) out << '\n';
   out << '\n'
       << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
-      << host_cost_table(doc.outcome.host, md)
+      << chain_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md)
       << dispatch_cost_tables(doc.outcome.dispatch_costs, md);
   return out.str();
 }

@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,6 +129,8 @@ struct Lane {
   ApiState* state;
   Binding binding;
   const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
+  // Chain points only (Plan::chain_steps): the submission mode of this lane's chains.
+  std::optional<Submission> submission = std::nullopt;
 };
 
 // A job's inputs (or anything else whose memory a backend may use) freed here, unless a device
@@ -179,8 +182,16 @@ inline bool is_engine(const Job& job) {
 // Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
+  if (job.plan.chain_steps > 0 || lane.submission)
+    return job.plan.chain_steps > 0 && lane.submission;
   if (lane.family != nullptr) return is_engine(job);
   return !is_engine(job) || lane.binding == native_binding(lane.state->api);
+}
+
+// The 32-bit words of device memory one lane of `plan` allocates: input, output and, for a chain,
+// its scratch buffer (as large as the output).
+inline std::uint64_t device_words(const Plan& plan) {
+  return plan.in_words + plan.out_words * (plan.chain_steps > 0 ? 2 : 1);
 }
 
 inline std::uint32_t launch_threads(const Plan& plan) {
@@ -196,6 +207,22 @@ std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vec
 // Warm-up and timed batches until the stopping rule says enough (runner_lane.cpp).
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
              ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
+// ---- chains of dependent dispatches (runner_chain.cpp) ----
+
+// The points of test `t` in this run: at each of its own sizes (TestCase::sizes, cpu_sizes where
+// no device is a GPU) where --n was not given, else at n.
+std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg, std::uint32_t n,
+                               bool on_gpu);
+// The sizes of the tests that ran at their own (test_points), for the head's n rule: "; chain at
+// its own sizes 4096, 65536"; "" where none did.
+std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg);
+// One lane per API, Vulkan binding and submission mode of that API (chain points only).
+void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vector<Lane>& lanes);
+// The chain's host wall time per step (ResultRow::host_us_per_step): one backend call of whole
+// chains, at least kChainHostSteps steps, without the L2 flush.
+constexpr std::uint32_t kChainHostSteps = 1000;
+void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, ResultRow& row);
 
 // ---- user kernel pairs (runner_user.cpp) ----
 
