@@ -51,8 +51,11 @@ void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
                      (trace ? "its first that runs a kernel)" : "all)"))
       ->delimiter(',');
   sub.add_option("--n", a.n,
-                 "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
-                 "64M on a GPU, 1M on a CPU device");
+                 std::string("problem size in elements, with optional k/M/G (2^10/2^20/2^30) "
+                             "suffix; default 64M on a GPU, 1M on a CPU device") +
+                     (trace ? ""
+                            : ". Several sizes, each its own rows: a list (16k,1M,64M), a range "
+                              "adding a step (1M-4M:1M) or multiplying by a factor (1k-256M:x4)"));
   sub.add_option("--reps", a.reps,
                  "timed repetitions per batch and the minimum sample count (default 100 on a "
                  "GPU, 20 on a CPU device)");
@@ -152,11 +155,10 @@ RunConfig config_of(const RunArgs& a) {
   cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
   cfg.variants = parse_axis(a.variants, "--variants", &TestCase::variants);
   if (!a.n.empty()) {
-    const std::uint64_t n = parse_count(a.n, "--n");
-    if (n == 0) throw UsageError("--n must be at least 1");
-    if (n > std::numeric_limits<std::uint32_t>::max())
-      throw UsageError("--n " + a.n + " overflows 32-bit indices (at most 4294967295)");
-    cfg.n = static_cast<std::uint32_t>(n);
+    cfg.sizes = parse_size_list(a.n, "--n", kMaxRunPoints);  // validate_config: the product
+    cfg.n = cfg.sizes.front();
+    if (cfg.sizes.size() > 1 && !a.pairs.empty())
+      throw UsageError("--n " + a.n + ": a pair runs at one size; give one --n with --pair");
   }
   for (const Axis& axis : axes()) {
     const auto given = a.axis_values.find(axis.name);
