@@ -52,4 +52,9 @@ grep -Eq "copy scalar n=16k block 256 vulkan: not in the baseline" "$tmp/base.tx
   { cat "$tmp/warm.txt"; fail "--l2 warm with sizes"; }
 [ "$(grep -Ec "^copy +- +scalar +n=(1k|64k) +.*ok, verified" "$tmp/warm.txt")" = 2 ] ||
   { cat "$tmp/warm.txt"; fail "--l2 warm rows"; }
+if python3 -c "import matplotlib" 2>/dev/null; then
+  mkdir "$tmp/idx" && cp "$tmp/run.json" "$tmp/idx/lavapipe_sizes.json"
+  "$cuvk" report --index "$tmp/idx" >"$tmp/idx.txt" 2>&1 || { cat "$tmp/idx.txt"; fail "report --index"; }
+  [ -s "$tmp/idx/plots/sizes.lavapipe_sizes.png" ] || { cat "$tmp/idx.txt"; fail "no size-curve figure"; }
+fi
 echo "sizes_e2e: passed"
