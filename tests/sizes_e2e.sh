@@ -17,7 +17,7 @@ for v in scalar vec4 engine grid; do
     grep -Eq "^copy +- +$v( q[0-9]+ \([a-z|]+\))? +n=$n +.*ok, verified" "$tmp/out.txt" || fail "no verified copy $v row at n=$n"
   done
 done
-grep -q "n = 1k, 4k (--n)" "$tmp/out.txt" || fail "the head does not name both sizes"
+grep -q "n = 1k,4k (--n)" "$tmp/out.txt" || fail "the head does not name both sizes"
 grep -q "Size curves" "$tmp/out.txt" || fail "no size-curve table"
 grep -q "Empty dispatch" "$tmp/out.txt" || fail "no empty-dispatch table"
 python3 - "$tmp/run.json" <<'PY' || fail "the run file"

@@ -96,7 +96,7 @@ TEST(SizeAxis, EveryPrinterLabelsTheSize) {
   doc.outcome.n = 1024;
   doc.outcome.sizes = {1024, 4096};
   const std::string table = format_run(doc, Format::table);
-  EXPECT_NE(table.find("n = 1k, 4k"), std::string::npos) << table;
+  EXPECT_NE(table.find("n = 1k,4k"), std::string::npos) << table;
   for (const std::string& f : {table, format_run(doc, Format::md)}) {
     EXPECT_NE(f.find(" n=1k "), std::string::npos) << f;
     EXPECT_NE(f.find(" n=4k "), std::string::npos) << f;

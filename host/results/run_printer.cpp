@@ -202,7 +202,7 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   std::string sizes = std::to_string(doc.outcome.n);
   if (doc.outcome.sizes.size() > 1) {
     sizes.clear();
-    for (std::uint32_t n : doc.outcome.sizes) sizes += (sizes.empty() ? "" : ", ") + size_label(n);
+    for (std::uint32_t n : doc.outcome.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(n);
   }
   out << bullet << "n = " << sizes << " (" << doc.outcome.n_rule << "), block " << blocks << '\n'
       << bullet << "per point " << doc.config.warmup << " warm-up, then batches of "
@@ -219,7 +219,7 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   out << '\n';
   // A CPU device's work is scaled down by default (runner.h): said, with a GPU's values.
   if (!doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu)
-    out << bullet << "scaled for a CPU device: n " << doc.outcome.n << ", warm-up "
+    out << bullet << "scaled for a CPU device: n " << sizes << ", warm-up "
         << doc.config.warmup << ", batches of " << doc.config.reps << ", "
         << fmt("%.3g", doc.outcome.max_time_s) << " s per point, settling "
         << fmt("%.0f", doc.config.settle_ms) << " ms (a GPU's defaults: " << kDefaultGpuN << ", "
