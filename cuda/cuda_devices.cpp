@@ -10,6 +10,8 @@
 namespace cuvk {
 namespace {
 
+constexpr double kCudaEventResolutionNs = 500.0;  // cudaEventElapsedTime's documented step
+
 std::string version_string(int v) {  // CUDA packs 13000 as 13.0
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
@@ -39,6 +41,9 @@ DeviceInfo describe(int index) {
   info.max_grid_y = static_cast<std::uint32_t>(prop.maxGridSize[1]);
   info.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
   info.memory_bus_bits = static_cast<std::uint32_t>(prop.memoryBusWidth);
+  // Events have no queryable tick; the Runtime API's cudaEventElapsedTime documents the step.
+  info.timer = {kCudaEventResolutionNs, 0,
+                "cudaEventElapsedTime: documented resolution of around 0.5 microseconds"};
   info.driver = "CUDA driver " + version_string(driver) + ", runtime " + version_string(runtime);
   info.properties = {
       {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},

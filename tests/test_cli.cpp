@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -365,4 +366,52 @@ TEST(Cli, HelpListsTheCommandsThenEachCommandsHelpOnce) {
     EXPECT_EQ(count(std::string("Usage: cuvk ") + c + " "), 1u) << c << "\n" << text;
     EXPECT_NE(text.find(std::string("\n  ") + c + " "), std::string::npos) << c << " not listed";
   }
+}
+
+// Issue 33: --n takes lists, arithmetic ranges and log ranges; sizes keep their k/M/G suffixes.
+TEST(CliSizes, ListsAndRangesOfSizes) {
+  using cuvk::parse_size_list;
+  using V = std::vector<std::uint32_t>;
+  EXPECT_EQ(parse_size_list("1M", "--n", 100), (V{1u << 20}));
+  EXPECT_EQ(parse_size_list("16k,1M,64M", "--n", 100), (V{16u << 10, 1u << 20, 64u << 20}));
+  EXPECT_EQ(parse_size_list("1M-4M:1M", "--n", 100), (V{1u << 20, 2u << 20, 3u << 20, 4u << 20}));
+  EXPECT_EQ(parse_size_list("1-3", "--n", 100), (V{1, 2, 3}));
+  const V log = parse_size_list("1k-256M:x4", "--n", 100);
+  ASSERT_EQ(log.size(), 10u);  // 1k, 4k, ..., 256M: 4^9 = 2^18
+  for (std::size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i], 1024u << (2 * i)) << i;
+  EXPECT_EQ(parse_size_list("1k-5k:x2", "--n", 100), (V{1024, 2048, 4096}));     // stops below 5k
+  EXPECT_EQ(parse_size_list("1k-4294967295:x2", "--n", 100).back(), 1u << 31);
+  EXPECT_EQ(parse_size_list("4k,1k-4k:x2", "--n", 100), (V{4096, 1024, 2048}));  // each once
+  EXPECT_EQ(parse_size_list("1-4294967295:x65536", "--n", 100), (V{1, 65536}));
+}
+
+TEST(CliSizes, BadSizeListsAreUsageErrors) {
+  using cuvk::parse_size_list;
+  for (const char* bad :
+       {"", ",", "1k,", "0", "1k-256M:x1", "1k-256M:x0", "1k-256M:x", "4k-1k", "1k-4k:0",
+        "1-4294967296", "8G", "1k-8G:x2", "-1k", "1.5k", "x4", "1k-4k:y2", "1k-", "1k-4k-16k"})
+    EXPECT_THROW(parse_size_list(bad, "--n", 100), UsageError) << bad;
+  EXPECT_THROW(parse_size_list("1-101", "--n", 100), UsageError);  // more than the cap
+  EXPECT_EQ(parse_size_list("1-100", "--n", 100).size(), 100u);
+  try {
+    parse_size_list("1k-256M:x1", "--n", 100);
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--n: factor x1 in '1k-256M:x1'; a log range multiplies by at least 2");
+  }
+}
+
+// A list beyond the run's point cap (points x sizes x block sizes x binding modes) is refused in
+// one line, exit 2; a list with --pair too (a pair runs at its one size).
+TEST(CliSizes, ListsBeyondThePointCapAreRefused) {
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_cli({"run", "--tests", "read_offset", "--offsets", "0-1023", "--n", "1k-32k:x2"}),
+            2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find(" points x 6 sizes (--n) x 1 block sizes"), std::string::npos) << err;
+  EXPECT_NE(err.find("at most 4096 in one run"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_cli({"run", "--pair", "nope.toml", "--n", "1k,4k"}), 2);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("a pair runs at one size"),
+            std::string::npos);
 }

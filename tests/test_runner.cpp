@@ -45,6 +45,7 @@ class FakeBackend final : public Backend {
     info_.max_block_size = 1024;
     info_.max_grid_x = 65535;
     info_.max_grid_y = 65535;
+    info_.timer = {1.0, 64, "fake ticks"};
   }
   const DeviceInfo& info() const override { return info_; }
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
@@ -71,6 +72,12 @@ class FakeBackend final : public Backend {
     launches.push_back({launch.kernel, launch.queue_family, opt.before_each != nullptr});
     if (launch.kernel == suite_kernels().l2_flush_kernel)  // clock settling
       return std::vector<double>(static_cast<std::size_t>(opt.reps), flush_ms);
+    if (launch.params.n == 0) {  // the calibration's empty dispatch
+      empty_dispatches += opt.reps;
+      std::vector<double> t(static_cast<std::size_t>(opt.reps), empty_ms);
+      for (std::size_t i = 0; i < t.size(); ++i) t[i] += (i % 2) * 0.0005;  // 0.5 us apart
+      return t;
+    }
     if (interrupted()) ++calls_after_interrupt;
     batch_sizes.push_back(opt.reps);
     if (++calls == interrupt_at_call) raise_interrupt_for_testing(SIGTERM);
@@ -78,7 +85,7 @@ class FakeBackend final : public Backend {
       std::this_thread::sleep_for(
           std::chrono::duration<double, std::milli>(sleep_ms_per_rep * opt.reps));
     if (launch.kernel == lost_on) throw Error("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
-    if (launch.kernel == copies_input) {
+    if (launch.kernel == copies_input || launch.kernel == also_copies) {
       const auto& in = static_cast<const HostBuffer*>(launch.in)->data;
       auto& out = static_cast<HostBuffer*>(launch.out)->data;
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
@@ -117,11 +124,13 @@ class FakeBackend final : public Backend {
   void set_max_buffer_bytes(std::uint64_t b) { info_.max_buffer_bytes = b; }
 
   std::uint64_t free_bytes = 1ull << 40;
-  std::string lost_on, copies_input;
+  std::string lost_on, copies_input, also_copies;
   std::vector<std::uint64_t> corrupt;  // with copies_input: these output elements come out wrong
   bool alternate_times = false;
   std::uint64_t samples_given = 0;
   double flush_ms = 1.0;          // GPU time of each clock-settling launch
+  double empty_ms = 0.01;         // GPU time of an empty dispatch (every other one 0.5 us more)
+  int empty_dispatches = 0;       // launches with n = 0 (the calibration's)
   int calls = 0;                  // run() calls, settling aside
   int interrupt_at_call = 0;      // raise SIGTERM's flag during this call (0: never)
   int calls_after_interrupt = 0;  // run() calls begun with the flag already raised
@@ -152,6 +161,7 @@ RunConfig config(std::vector<std::string> tests) {
   cfg.warmup = 0;
   cfg.settle_ms = 0.0;
   cfg.host_cost_samples = 2;
+  cfg.calibration_samples = 0;  // its launches would count among the rows' (RunnerCalibration)
   cfg.axis_values["offset"] = {0, 1};
   cfg.axis_values["stride"] = {1, 2};
   return cfg;
@@ -1250,4 +1260,88 @@ TEST(RunnerChain, ParityPairsCorrespondingModes) {
   EXPECT_EQ(pairs["pdl"], "-");
   EXPECT_EQ(pairs["- submit-each"], "submit-each");
   EXPECT_EQ(pairs.size(), 5u);
+}
+
+// Issue 33: problem size is a point dimension. Every point runs at every size, next to each
+// other, each verified at its own n; the label names n; "% ceiling" divides by the ceiling at the
+// same n.
+TEST(RunnerSizes, EveryPointRunsAtEverySizeVerifiedAtItsOwnN) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  fake.also_copies = "copy_vec4";
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar", "vec4"};
+  cfg.sizes = {1024, 4096};
+  const RunOutcome out = run(fake, cfg);
+  EXPECT_EQ(out.sizes, cfg.sizes);
+  ASSERT_EQ(out.rows.size(), 4u);
+  const std::vector<std::pair<std::string, std::uint32_t>> order = {
+      {"vec4", 1024}, {"vec4", 4096}, {"scalar", 1024}, {"scalar", 4096}};  // the ceiling first
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const ResultRow& r = out.rows[i];
+    EXPECT_EQ(r.variant, order[i].first);
+    EXPECT_EQ(r.n, order[i].second);
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_EQ(r.checked, r.n);
+    EXPECT_TRUE(r.n_in_label);
+    EXPECT_EQ(point_label(r), r.n == 1024 ? "n=1k" : "n=4k");
+    ASSERT_TRUE(r.pct_of_ceiling) << i;
+    EXPECT_DOUBLE_EQ(*r.pct_of_ceiling, 100.0) << i;  // same bytes, same time, same n
+  }
+  EXPECT_EQ(out.planned.size(), 4u);
+  // One size: labels as before.
+  cfg.sizes = {};
+  for (const ResultRow& r : run(fake, cfg).rows) EXPECT_EQ(point_label(r), "");
+}
+
+// Issue 33: each API's empty dispatch is timed before the first point, by run() as rows are, and
+// a row below 10x its API's is flagged launch_bound.
+TEST(RunnerCalibration, EmptyDispatchIsMeasuredAndSmallRowsAreLaunchBound) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  RunConfig cfg = config({"copy"});
+  cfg.variants = {"scalar"};
+  cfg.calibration_samples = 50;
+  RunOutcome out = run(fake, cfg);
+  EXPECT_EQ(fake.empty_dispatches, kCalibrationWarmup + 50);
+  ASSERT_EQ(out.calibration.size(), 1u);
+  const Calibration& c = out.calibration[0];
+  EXPECT_EQ(c.api, Api::vulkan);
+  EXPECT_EQ(c.empty_dispatch_ms.samples, 50u);
+  EXPECT_NEAR(c.empty_dispatch_ms.median, 0.01025, 1e-9);  // half 0.0100, half 0.0105
+  EXPECT_EQ(c.timer.valid_bits, 64u);
+  EXPECT_NEAR(c.observed_step_ns, 500.0, 1e-6);
+  ASSERT_EQ(out.rows.size(), 1u);
+  const auto flagged = [](const ResultRow& r) {
+    return std::count(r.flags.begin(), r.flags.end(), "launch_bound") == 1;
+  };
+  EXPECT_FALSE(flagged(out.rows[0]));  // 1 ms against 10 x 0.01025 ms
+  fake.empty_ms = 0.2;                 // 1 ms is below 10 x 0.2 ms
+  out = run(fake, cfg);
+  EXPECT_TRUE(flagged(out.rows[0]));
+  cfg.calibration_samples = 0;  // none measured: nothing flagged
+  out = run(fake, cfg);
+  EXPECT_TRUE(out.calibration.empty());
+  EXPECT_FALSE(flagged(out.rows[0]));
+}
+
+TEST(RunnerCalibration, LaunchBoundAndTheTimerStepOnSyntheticData) {
+  EXPECT_NEAR(smallest_step_ns({1.0, 1.0, 1.002, 1.0005}), 500.0, 1e-6);
+  EXPECT_DOUBLE_EQ(smallest_step_ns({2.0, 2.0}), 0.0);
+  Calibration cuda;
+  cuda.api = Api::cuda;
+  cuda.empty_dispatch_ms.median = 0.002;
+  ResultRow r;
+  r.api = Api::cuda;
+  r.status = Status::ok;
+  r.time_ms.median = 0.0199;
+  EXPECT_TRUE(launch_bound(r, {cuda}));
+  r.time_ms.median = 0.02;  // exactly 10x: not below
+  EXPECT_FALSE(launch_bound(r, {cuda}));
+  r.time_ms.median = 0.001;
+  r.api = Api::vulkan;  // no Vulkan calibration: not judged
+  EXPECT_FALSE(launch_bound(r, {cuda}));
+  r.api = Api::cuda;
+  r.status = Status::failed;
+  EXPECT_FALSE(launch_bound(r, {cuda}));
 }

@@ -245,6 +245,8 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
   query_memory_and_limits(physical, props, facts);
   find_queue_families(physical, facts);
   facts.timestamp_period_ns = static_cast<double>(props.base.limits.timestampPeriod);
+  info.timer = {facts.timestamp_period_ns, facts.timestamp_valid_bits,
+                "timestampPeriod: ns per tick of the compute queue's timestamps"};
   add_report_properties(props, facts);
   return facts;
 }

@@ -65,4 +65,11 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
 // A count with an optional binary suffix: "1048576", "1M", "64M", "2G" (k, M, G = 2^10, 2^20, 2^30).
 std::uint64_t parse_count(const std::string& text, const std::string& what);
 
+// `--n`'s sizes (size_list.cpp), each a count as parse_count reads it, from 1 to 2^32 - 1, in the
+// order given, each once: "16k,1M,64M", arithmetic ranges "1M-4M:1M" (step 1 without ':') and
+// log ranges "1k-256M:x4" (each size the one before times 4, up to 256M; factor at least 2).
+// More than `cap` sizes, a descending range, step 0 or a bad item: UsageError naming `what`.
+std::vector<std::uint32_t> parse_size_list(const std::string& text, const std::string& what,
+                                           std::size_t cap);
+
 }  // namespace cuvk

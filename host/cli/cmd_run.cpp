@@ -31,8 +31,7 @@ namespace cuvk {
 namespace {
 
 constexpr double kMaxTimeoutS = 3600.0;  // --timeout
-// Backends whose launch never finished (execute_run), and why: the process ends without
-// tearing them down.
+// Backends whose launch never finished (execute_run), and why: never torn down.
 std::vector<std::string> g_hung;
 
 // The options that choose the points and how they are timed: run's and trace's.
@@ -51,8 +50,11 @@ void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
                      (trace ? "its first that runs a kernel)" : "all)"))
       ->delimiter(',');
   sub.add_option("--n", a.n,
-                 "problem size in elements, with optional k/M/G (2^10/2^20/2^30) suffix; default "
-                 "64M on a GPU, 1M on a CPU device");
+                 std::string("problem size in elements, with optional k/M/G (2^10/2^20/2^30) "
+                             "suffix; default 64M on a GPU, 1M on a CPU device") +
+                     (trace ? ""
+                            : ". Several sizes, each its own rows: a list (16k,1M,64M), a range "
+                              "adding a step (1M-4M:1M) or multiplying by a factor (1k-256M:x4)"));
   sub.add_option("--reps", a.reps,
                  "timed repetitions per batch and the minimum sample count (default 100 on a "
                  "GPU, 20 on a CPU device)");
@@ -104,8 +106,7 @@ void add_comparison_options(CLI::App& sub, RunArgs& a) {
                "measured sectors/request and DRAM bytes next to the model's, SM throughput, warps "
                "and CTAs per SM; see docs/COUNTERS.md");
   sub.add_flag("--dispatch-cost", a.dispatch_cost,
-               "after the rows, a near-empty kernel on 1 to 2^20 blocks per API, fitted to "
-               "a + b x blocks (fixed cost per dispatch, cost per block; docs/MEASURING.md)");
+               "after the rows, a near-empty kernel on 1 to 2^20 blocks: us = a + b x blocks");
   sub.add_option("--baseline", a.baseline,
                  "compare every row with the same row of this saved run JSON (same GPU model): "
                  "ratio, 95% CI, verdict; a SLOWER row exits 1");
@@ -157,11 +158,10 @@ RunConfig config_of(const RunArgs& a) {
   cfg.layouts = parse_axis(a.layouts, "--layouts", &TestCase::layouts);
   cfg.variants = parse_axis(a.variants, "--variants", &TestCase::variants);
   if (!a.n.empty()) {
-    const std::uint64_t n = parse_count(a.n, "--n");
-    if (n == 0) throw UsageError("--n must be at least 1");
-    if (n > std::numeric_limits<std::uint32_t>::max())
-      throw UsageError("--n " + a.n + " overflows 32-bit indices (at most 4294967295)");
-    cfg.n = static_cast<std::uint32_t>(n);
+    cfg.sizes = parse_size_list(a.n, "--n", kMaxRunPoints);  // validate_config: the product
+    cfg.n = cfg.sizes.front();
+    if (cfg.sizes.size() > 1 && !a.pairs.empty())
+      throw UsageError("--n " + a.n + ": a pair runs at one size; give one --n with --pair");
   }
   for (const Axis& axis : axes()) {
     const auto given = a.axis_values.find(axis.name);

@@ -103,6 +103,7 @@ RunArgs trace_run_args(const TraceArgs& a, const TestCase& t) {
 // engine (no kernel to trace).
 void check_one_point(const RunArgs& r, const TestCase& t) {
   const RunConfig cfg = run_config_of(r);
+  if (cfg.sizes.size() > 1) throw UsageError("--n: cuvk trace traces one size; give one");
   const std::vector<Point> points = points_of(t, 1, cfg.axis_values, cfg.layouts, cfg.variants);
   const std::size_t count = points.size() * cfg.block_sizes.size();
   if (count == 0)

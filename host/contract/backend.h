@@ -40,6 +40,13 @@ class PerApi {
 using Uuid = std::array<std::uint8_t, 16>;
 std::string format_uuid(const Uuid& uuid);  // 8-4-4-4-12 lower-case hex
 
+// The GPU timer that Backend::run times with (issue 33's calibration).
+struct TimerInfo {
+  double resolution_ns = 0.0;    // the smallest step a time can take; 0: unknown
+  std::uint32_t valid_bits = 0;  // Vulkan: the compute queue's timestampValidBits; CUDA: 0
+  std::string source;            // where resolution_ns comes from, in words
+};
+
 // What a backend knows about its device; enough to pair devices across APIs and to write
 // provenance. `properties` holds API-specific facts as ordered key/value strings for reports.
 struct DeviceInfo {
@@ -55,6 +62,7 @@ struct DeviceInfo {
   std::uint32_t max_grid_y = 0;
   std::uint64_t l2_bytes = 0;         // 0 when the API does not say
   std::uint32_t memory_bus_bits = 0;  // 0 when the API does not say
+  TimerInfo timer;                    // the GPU timer run() uses
   std::string driver;                 // one line: driver name and version
   std::vector<std::pair<std::string, std::string>> properties;
 };

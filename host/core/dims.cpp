@@ -152,7 +152,9 @@ std::string row_label(const ResultRow& row, bool note, bool all_lanes) {
   const Lane lane = Lane::of(row);
   std::string s;
   bool first = true;
-  for (unsigned place : {unsigned{kPointLabel}, note ? unsigned{kPointNote} : 0u}) {
+  // A row whose point label names its n (several sizes) needs no note of it.
+  const bool n_note = note && !row.n_in_label;
+  for (unsigned place : {unsigned{kPointLabel}, n_note ? unsigned{kPointNote} : 0u}) {
     for (const PointDim& d : point_dims()) {
       if ((d.show & place) == 0) continue;
       const std::string v = shown_value(d, row, lane);

@@ -1,6 +1,8 @@
 // The row helpers declared in row.h: status names, row identity (same point, same lane) and labels.
 #include "row.h"
 
+#include <utility>
+
 #include "catalogue.h"
 #include "dims.h"
 
@@ -70,7 +72,15 @@ std::string variant_label(const ResultRow& row) {
 
 std::string point_label(const ResultRow& row) {
   const TestCase* t = find_test(row.test);
-  return point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
+  const std::string axes = point_label(row.axes, t ? t->sweeps : std::vector<std::string>{});
+  if (!row.n_in_label) return axes;
+  return "n=" + size_label(row.n) + (axes.empty() ? "" : "," + axes);
+}
+
+std::string size_label(std::uint64_t n) {
+  for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "k"}})
+    if (n != 0 && n % (std::uint64_t{1} << shift) == 0) return std::to_string(n >> shift) + suffix;
+  return std::to_string(n);
 }
 
 }  // namespace cuvk

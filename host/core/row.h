@@ -55,6 +55,9 @@ struct ResultRow {
   // Chain rows (Plan::chain_steps): how the chain's steps were submitted; unset on every other row.
   std::optional<Submission> submission;
   std::uint32_t n = 0, block_size = 0;  // the problem size and the launch's block size
+  // The run had several sizes (--n list): the point label names n ("n=16k,offset=4"), so tables
+  // and labels keep the sizes apart. Not written: the reader sets it from settings.sizes.
+  bool n_in_label = false;
   AxisValues axes;                      // the sweep point (offset, stride, ...)
   std::uint32_t threads = 0;  // params.n: threads that do work
   Geometry geometry;
@@ -90,8 +93,11 @@ struct ResultRow {
   std::vector<std::string> flags;
 };
 
-// Human-readable description of the row's parameter point ("offset=1", "stride=4", "").
+// Human-readable description of the row's parameter point ("offset=1", "stride=4", ""), its
+// size first where the run had several ("n=16k,offset=1": ResultRow::n_in_label).
 std::string point_label(const ResultRow& row);
+// A size as --n takes it: "16k", "1M", "2G" where it is a whole multiple, else the digits.
+std::string size_label(std::uint64_t n);
 
 // Whether two rows measured the same point (API, binding and queue family aside): equal on every
 // identity point dimension (dims.h: test, layout, variant, n, sweep axes, block size). Parity,

@@ -55,6 +55,7 @@ void validate_config(const RunConfig& cfg) {
   check_range(static_cast<double>(cfg.max_samples), 1, static_cast<double>(kMaxSamples),
               "max_samples");
   check_range(cfg.host_cost_samples, 0, kMaxHostCostSamples, "host_cost_samples");
+  check_range(cfg.calibration_samples, 0, kMaxHostCostSamples, "calibration_samples");
   for (const auto& [name, values] : cfg.axis_values) {
     const Axis* axis = find_axis(name);
     if (axis == nullptr) throw UsageError("unknown sweep axis '" + name + "'");
@@ -72,14 +73,15 @@ void validate_config(const RunConfig& cfg) {
   for (const std::string& name : cfg.tests)
     if (const TestCase* t = find_test(name))
       points += points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).size();
-  const std::uint64_t measured = points * cfg.block_sizes.size() * cfg.vk_bindings.size();
+  const std::size_t sizes = std::max<std::size_t>(1, cfg.sizes.size());
+  const std::uint64_t measured = points * sizes * cfg.block_sizes.size() * cfg.vk_bindings.size();
   if (measured > kMaxRunPoints)
     throw UsageError("the sweep has " + std::to_string(measured) + " points (" +
                      std::to_string(points) + " points x " +
+                     (sizes > 1 ? std::to_string(sizes) + " sizes (--n) x " : "") +
                      std::to_string(cfg.block_sizes.size()) + " block sizes x " +
-                     std::to_string(cfg.vk_bindings.size()) +
-                     " Vulkan binding modes); at most " + std::to_string(kMaxRunPoints) +
-                     " in one run: split it into several runs");
+                     std::to_string(cfg.vk_bindings.size()) + " Vulkan binding modes); at most " +
+                     std::to_string(kMaxRunPoints) + " in one run: split it into several runs");
 }
 
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
@@ -129,6 +131,11 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
       if (!plan.user) check_plan(name, n, plan, max_buffer_bytes);  // a pair: check_user_plan
     }
   }
+}
+
+std::vector<std::uint32_t> run_sizes(const RunConfig& cfg, bool on_gpu) {
+  if (cfg.sizes.size() > 1) return cfg.sizes;
+  return {cfg.n ? cfg.n : on_gpu ? kDefaultGpuN : kDefaultCpuN};
 }
 
 std::pair<std::uint32_t, std::string> run_n(

@@ -93,7 +93,8 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
   if (set.clocks && set.clocks->max_mem_mhz() > 0 && lim.bus_bits > 0)
     out.dram_peak_gbps = 2.0 * set.clocks->max_mem_mhz() * 1e6 * static_cast<double>(lim.bus_bits) /
                          8.0 / kBytesPerGB;
-  out.n = cfg.n ? cfg.n : (lim.any_gpu ? kDefaultGpuN : kDefaultCpuN);
+  out.sizes = run_sizes(cfg, lim.any_gpu);
+  out.n = out.sizes.front();
   out.n_rule = cfg.n            ? "--n"
                : lim.any_gpu    ? "default for GPUs (well beyond L2)"
                                 : "default for CPU devices";
@@ -102,8 +103,10 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
                                         : kDefaultCpuMaxTimeS;
 }
 
-// Every point of every selected test, planned before anything runs so a bad size fails first.
-std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_t n) {
+// Every point of every selected test at every size (a point's sizes next to each other), planned
+// before anything runs so a bad size fails first.
+std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
+                           const std::vector<std::uint32_t>& sizes) {
   std::vector<Job> jobs;
   std::string off;  // the options of axes that are off (no values) and that a selected test sweeps
   for (const std::string& name : cfg.tests) {
@@ -112,7 +115,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim, std::uint32_
     for (const std::string& axis : t->sweeps)
       if (const auto v = cfg.axis_values.find(axis); v != cfg.axis_values.end() && v->second.empty())
         off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
-    for (const Point& p : test_points(*t, cfg, n, lim.any_gpu)) {  // runner_chain.cpp: own sizes
+    for (const Point& p : test_points(*t, cfg, sizes, lim.any_gpu)) {  // runner_chain.cpp
       Plan plan = t->plan(p);
       if (plan.user) {  // a pair: its sizes and grids, named by file and field
         const std::vector<std::uint32_t> blocks =
@@ -239,8 +242,8 @@ bool is_ceiling(const ResultRow& r) {
 }
 
 // % of ceiling: the row's moved GB/s over its own API's and binding's ceiling point at the same
-// block size, measured earlier in this run (plan_jobs puts the ceiling first; the copy engine rows
-// have their API's native binding).
+// block size and size n, measured earlier in this run (plan_jobs puts the ceiling first; the copy
+// engine rows have their API's native binding).
 void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
   if (r.status != Status::ok) return;
   if (is_ceiling(r)) {
@@ -249,7 +252,7 @@ void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
   }
   for (const ResultRow& c : earlier)
     if (is_ceiling(c) && c.api == r.api && c.block_size == r.block_size && c.binding == r.binding &&
-        c.gbps_moved > 0)
+        c.n == r.n && c.gbps_moved > 0)
       r.pct_of_ceiling = 100.0 * r.gbps_moved / c.gbps_moved;
 }
 
@@ -285,7 +288,7 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
     const Lane& lane = lanes[k];
     done[k] = 1;
     if (!lane_runs(lane, job)) continue;
-    rows[k] = row_of(job, lane, geom, out.n);
+    rows[k] = row_of(job, lane, geom, out.sizes.size() > 1);
     ++step;
     stopped = interrupted();
     if (stopped) break;
@@ -324,24 +327,6 @@ void profile_first(std::vector<ApiState>& apis, const std::vector<Job>& jobs, co
   for (ApiState& a : apis) profile_kernels_first(a, launches, cfg.l2 == L2Mode::cold, out);
 }
 
-// Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times.
-void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, const Limits& lim,
-                       RunOutcome& out) {
-  for (ApiState& a : apis) {
-    if (!a.backend || cfg.host_cost_samples <= 0 || !a.backend->hung().empty()) continue;
-    Backend& b = *a.backend;
-    const std::uint32_t block = cfg.block_sizes.front();
-    auto in = b.allocate(block * sizeof(float));
-    auto outbuf = b.allocate(block * sizeof(float));
-    b.fill(*in, 0x3F800000u);  // 1.0f
-    const Launch tiny{suite_kernels().host_cost_kernel, geometry_for(block, block, lim),
-                      kernel_params(block), in.get(), outbuf.get()};
-    HostCostSamples samples = b.host_cost(tiny, cfg.host_cost_samples);
-    out.host.push_back({a.api, summarize(samples.launch_us), summarize(samples.submit_us),
-                        summarize(samples.round_trip_us), b.startup_ms()});
-  }
-}
-
 // ---- run_suite's steps, in its order ----
 
 // One state per API of the run, with its backend (or why none) and the counters where asked.
@@ -360,8 +345,9 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
   PhaseTimer t(out.phase_s, "plan");
   lim = device_limits(apis);
   choose_run_settings(cfg, set, lim, out);
-  std::vector<Job> jobs = plan_jobs(cfg, lim, out.n);
-  check_resources(jobs, apis, flush_scratch_bytes(lim), out.n);
+  std::vector<Job> jobs = plan_jobs(cfg, lim, out.sizes);
+  check_resources(jobs, apis, flush_scratch_bytes(lim),
+                  *std::max_element(out.sizes.begin(), out.sizes.end()));
   // The head and settings.n tell the size the rows ran at: a pair's is its own.
   bool any_builtin = false;
   std::vector<std::pair<std::string, const UserPlan*>> pairs;
@@ -441,10 +427,11 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gp
   Limits lim;  // run_suite checks again against the devices that opened
   lim.any_gpu = on_gpu;
   lim.max_buffer = max_buffer_of(choice, cfg.apis);
-  if (cfg.n != 0) check_run_sizes(cfg, cfg.n, lim.max_buffer);  // before any allocation
+  if (cfg.n != 0)
+    for (std::uint32_t n : run_sizes(cfg, on_gpu)) check_run_sizes(cfg, n, lim.max_buffer);
   try {
     validate_config(cfg);
-    std::vector<Job> jobs = plan_jobs(cfg, lim, cfg.n ? cfg.n : (on_gpu ? kDefaultGpuN : kDefaultCpuN));
+    std::vector<Job> jobs = plan_jobs(cfg, lim, run_sizes(cfg, on_gpu));
     std::uint64_t max_in = 0, max_out = 0;  // the pipeline reuses their host memory
     for (const Job& j : jobs) {
       max_in = std::max(max_in, j.plan.in_words);
@@ -480,8 +467,9 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
     return out;
   }
   if (cfg.counters) profile_first(apis, jobs, cfg, lim, out);
+  calibrate(apis, cfg, lim.max_x, lim.max_y, out);
   std::vector<Lane> lanes = lanes_of(apis, cfg);
-  out.planned = planned_rows(jobs, lanes, cfg, out.n);
+  out.planned = planned_rows(jobs, lanes, cfg, out.sizes.size() > 1);
   if (cfg.on_start) cfg.on_start(out);
   if (!run_jobs(jobs, *first, *inputs, lanes, cfg, set, lim, out)) {
     out.interrupted = true;
@@ -489,7 +477,7 @@ RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
   }
   {
     PhaseTimer t(out.phase_s, "host cost");
-    sample_host_costs(apis, cfg, lim, out);
+    sample_host_costs(apis, cfg, lim.max_x, lim.max_y, out);
   }
   sample_dispatch_costs(apis, cfg, lim.max_x, lim.max_y, out);  // with --dispatch-cost
   return out;

@@ -32,6 +32,9 @@ struct RunConfig {
   std::vector<std::string> tests;  // catalogue names, in catalogue order
   std::vector<Api> apis = {Api::cuda, Api::vulkan};
   std::uint32_t n = 0;  // 0: automatic (kDefaultGpuN on a GPU, kDefaultCpuN on a CPU device)
+  // Every size of a `--n` list or range, in the order given (n is the first); empty or one
+  // value: n alone. Each size is a point dimension: every point runs at every size.
+  std::vector<std::uint32_t> sizes;
   int reps = 100;
   int warmup = 10;
   std::vector<std::uint32_t> block_sizes = {256};  // the launch-geometry sweep (one value: none)
@@ -52,6 +55,8 @@ struct RunConfig {
   // The dispatch cost model (--dispatch-cost): a near-empty kernel on 1 to 2^20 blocks per API,
   // fitted to a + b * blocks (runner_dispatch.cpp, cost_fit.h). Off by default.
   bool dispatch_cost = false;
+  // Empty dispatches timed per API before the first point (RunOutcome::calibration); 0: none.
+  int calibration_samples = 200;
   // Hardware counters after each point's timed repetitions (BackendSet::counters).
   bool counters = false;
   // `cuvk trace`: after each measured kernel lane, its traced twin recorded and timed
@@ -87,6 +92,9 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
 std::uint64_t host_bytes_of(const Plan& plan);  // the host memory one point takes, at most
 // check_plan for every point the configuration selects at problem size n.
 void check_run_sizes(const RunConfig& config, std::uint32_t n, std::uint64_t max_buffer_bytes);
+// The built-in tests' sizes: RunConfig::sizes, else n, else the default of a GPU (`on_gpu`) or
+// a CPU device.
+std::vector<std::uint32_t> run_sizes(const RunConfig& config, bool on_gpu);
 // The smallest largest-buffer of the chosen devices of `apis` (no limit where none is known).
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis);
 constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
@@ -138,6 +146,25 @@ struct DispatchCostResult {
   std::optional<DispatchCost> cost;   // the fit, where there were points to fit
   std::string no_fit;                 // why there is none
 };
+// What one API's GPU timings cannot go below (issue 33), measured before the first point: an empty
+// dispatch (one block of the host-cost kernel with n = 0, so every thread returns at once) timed
+// by Backend::run as every row is, and the GPU timer's resolution (DeviceInfo::timer).
+struct Calibration {
+  Api api = Api::cuda;
+  Summary empty_dispatch_ms;
+  TimerInfo timer;
+  // The smallest non-zero difference between two empty-dispatch times: the step the timer
+  // showed (0 where every sample was equal).
+  double observed_step_ns = 0.0;
+};
+// A row whose median is below this many empty dispatches of its API measures the dispatch more
+// than the memory traffic: flagged `launch_bound` (docs/MEASURING.md says what to quote).
+constexpr double kLaunchBoundFactor = 10.0;
+constexpr int kCalibrationWarmup = 10;
+// Whether `row` (ok, with a median) is below kLaunchBoundFactor empty dispatches of its API.
+bool launch_bound(const ResultRow& row, const std::vector<Calibration>& calibration);
+// The smallest step between the sorted distinct values of `times_ms`, in ns (0: none).
+double smallest_step_ns(std::vector<double> times_ms);
 
 struct UserPlan;
 // The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
@@ -153,7 +180,8 @@ struct RunOutcome {
   // label, block size, API, binding; nothing measured): the streamed table sizes its columns
   // from them (run_printer.h). Not written to files.
   std::vector<ResultRow> planned;
-  std::uint32_t n = 0;             // the problem size used
+  std::uint32_t n = 0;               // the problem size used (the first of `sizes`)
+  std::vector<std::uint32_t> sizes;  // every size the built-in tests ran at (--n list)
   std::uint64_t flush_bytes = 0;   // L2 flush scratch size (0 with --l2 warm)
   std::string n_rule;              // how n was chosen
   double max_time_s = 0.0;         // the per point and API time budget used
@@ -162,6 +190,7 @@ struct RunOutcome {
   std::string clock_monitor;       // "NVML" or why there is none
   std::vector<HostCostSummary> host;
   std::vector<DispatchCostResult> dispatch_costs;  // with RunConfig::dispatch_cost
+  std::vector<Calibration> calibration;  // per API that ran, in the run's API order
   std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
   std::optional<ClockSample> clocks_after_settle;
   bool interrupted = false;  // a SIGINT/SIGTERM stopped the run early: rows hold what completed

@@ -20,15 +20,16 @@ const std::vector<Submission>& api_submissions(Api api) {
 
 }  // namespace
 
-std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg, std::uint32_t n,
-                               bool on_gpu) {
+std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg,
+                               const std::vector<std::uint32_t>& run_sizes, bool on_gpu) {
   const std::vector<std::uint32_t>& own = on_gpu ? t.sizes : t.cpu_sizes;
-  const std::vector<std::uint32_t> sizes =
-      cfg.n == 0 && !own.empty() ? own : std::vector<std::uint32_t>{n};
-  std::vector<Point> points;
-  for (std::uint32_t size : sizes)
-    for (Point& p : points_of(t, size, cfg.axis_values, cfg.layouts, cfg.variants))
-      points.push_back(std::move(p));
+  const std::vector<std::uint32_t>& sizes = cfg.n == 0 && !own.empty() ? own : run_sizes;
+  std::vector<Point> points;  // each point at every size, its sizes next to each other
+  for (const Point& p : points_of(t, 0, cfg.axis_values, cfg.layouts, cfg.variants))
+    for (const std::uint32_t n : sizes) {
+      points.push_back(p);
+      points.back().n = n;
+    }
   return points;
 }
 

@@ -96,6 +96,7 @@ void add_flags(ResultRow& row, const RunConfig& cfg, const RunOutcome& out) {
       row.flags.push_back("throttled");
   }
   if (row.stop_reason != "converged") row.flags.push_back("ci_not_met");
+  if (launch_bound(row, out.calibration)) row.flags.push_back("launch_bound");
 }
 
 // Hands repetitions to the backend in calls of about kBatchWallS of wall time (the first call:
@@ -189,7 +190,7 @@ const QueueFamily* own_family(const ApiState& a) {
 
 }  // namespace
 
-ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n) {
+ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool sized) {
   ResultRow row;
   row.test = job.test->name;
   row.layout = job.point.layout;
@@ -197,7 +198,9 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
   row.kernel = job.plan.kernel;
   row.api = lane.state->api;
   row.binding = lane.binding;
-  row.n = job.point.n ? job.point.n : n;  // a test's own sizes (TestCase::sizes)
+  row.n = job.point.n;
+  // The size in the label where the run has several, or the test its own (the chain's).
+  row.n_in_label = (sized || !job.test->sizes.empty()) && !job.plan.user;
   row.submission = lane.submission;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;
@@ -222,7 +225,7 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::ui
 
 // Each row the run will stream, its identity only (RunOutcome::planned), in run order.
 std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
-                                    const RunConfig& cfg, std::uint32_t n) {
+                                    const RunConfig& cfg, bool sized) {
   std::vector<ResultRow> rows;
   for (const Job& j : jobs)
     for (std::uint32_t block : job_block_sizes(j, cfg))
@@ -231,7 +234,7 @@ std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vec
         Geometry g;
         g.block_size = block;
         try {
-          rows.push_back(row_of(j, l, g, n));
+          rows.push_back(row_of(j, l, g, sized));
         } catch (const std::exception&) {  // its row says why when it comes
         }
       }

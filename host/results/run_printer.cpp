@@ -11,6 +11,7 @@
 #include "dims.h"
 #include "lanes.h"
 #include "run_summary.h"
+#include "size_printer.h"
 #include "util.h"
 #include "verdicts.h"
 
@@ -200,8 +201,12 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   std::string blocks;
   for (std::uint32_t b : doc.config.block_sizes)
     blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
-  out << bullet << "n = " << doc.outcome.n << " (" << doc.outcome.n_rule << "), block " << blocks
-      << '\n'
+  std::string sizes = std::to_string(doc.outcome.n);
+  if (doc.outcome.sizes.size() > 1) {
+    sizes.clear();
+    for (std::uint32_t n : doc.outcome.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(n);
+  }
+  out << bullet << "n = " << sizes << " (" << doc.outcome.n_rule << "), block " << blocks << '\n'
       << bullet << "per point " << doc.config.warmup << " warm-up, then batches of "
       << doc.config.reps << " until the median's 95% CI is within "
       << fmt("%.2g", 100.0 * doc.config.target_ci) << "% (or "
@@ -216,7 +221,7 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   out << '\n';
   // A CPU device's work is scaled down by default (runner.h): said, with a GPU's values.
   if (!doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu)
-    out << bullet << "scaled for a CPU device: n " << doc.outcome.n << ", warm-up "
+    out << bullet << "scaled for a CPU device: n " << sizes << ", warm-up "
         << doc.config.warmup << ", batches of " << doc.config.reps << ", "
         << fmt("%.3g", doc.outcome.max_time_s) << " s per point, settling "
         << fmt("%.0f", doc.config.settle_ms) << " ms (a GPU's defaults: " << kDefaultGpuN << ", "
@@ -308,7 +313,8 @@ std::string summaries(const RunDocument& doc, bool md) {
   if (!notes.empty()) out << '\n';
   out << '\n'
       << parity_summary_table(doc.outcome.rows, md) << layout_summary_table(doc.outcome.rows, md)
-      << chain_summary_table(doc.outcome.rows, md) << host_cost_table(doc.outcome.host, md)
+      << size_curve_table(doc.outcome.rows, md) << chain_summary_table(doc.outcome.rows, md)
+      << host_cost_table(doc.outcome.host, md) << calibration_table(doc.outcome.calibration, md)
       << dispatch_cost_tables(doc.outcome.dispatch_costs, md);
   return out.str();
 }

@@ -292,6 +292,21 @@ std::optional<std::uint32_t> old_copy_family(const RunFile& run) {
   return static_cast<std::uint32_t>(std::stoul(family));
 }
 
+// A run with several sizes (--n list) has rows that differ in n alone: every row's label then
+// names its n, as the run's own output did (ResultRow::n_in_label).
+void label_sizes(std::vector<ResultRow>& rows) {
+  std::map<std::string, std::uint32_t> n_of;
+  bool sized = false;
+  for (const ResultRow& r : rows) {
+    ResultRow any_n = r;
+    any_n.n = 0;
+    const auto [it, fresh] = n_of.emplace(row_identity(any_n), r.n);
+    sized = sized || (!fresh && it->second != r.n);
+  }
+  if (sized)
+    for (ResultRow& r : rows) r.n_in_label = true;
+}
+
 void read_rows(const JsonIn& doc, RunFile& run) {
   const JsonIn results = doc.at("results").array();
   std::map<std::string, std::size_t> seen;
@@ -315,6 +330,7 @@ void read_rows(const JsonIn& doc, RunFile& run) {
       row.fail("repeats results[" + std::to_string(it->second) + "] (same " +
                names.substr(0, names.size() - 2) + " and params)");
   }
+  label_sizes(run.rows);
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 #include "run_summary.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
+#include "dims.h"
 #include "parity.h"
 #include "verdicts.h"
 
@@ -41,6 +45,34 @@ std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows)
     }
   }
   return out;
+}
+
+std::vector<SizeCurveRow> size_curves(const std::vector<ResultRow>& rows) {
+  std::vector<SizeCurveRow> curves;
+  std::map<std::string, std::size_t> index;  // the identity with n aside -> curves
+  for (const ResultRow& r : rows) {
+    if (r.status != Status::ok || !(r.gbps_useful > 0.0)) continue;
+    ResultRow any_n = r;
+    any_n.n = 0;
+    const auto [it, fresh] = index.emplace(row_identity(any_n), curves.size());
+    if (fresh) curves.push_back({r, {}, 0, 0.0, 0});
+    SizeCurveRow& c = curves[it->second];
+    c.gbps.emplace_back(r.n, r.gbps_useful);
+    if (r.n > c.point.n) c.point = r;
+  }
+  curves.erase(std::remove_if(curves.begin(), curves.end(),
+                              [](const SizeCurveRow& c) { return c.gbps.size() < 2; }),
+               curves.end());
+  for (SizeCurveRow& c : curves) {
+    std::sort(c.gbps.begin(), c.gbps.end());
+    std::tie(c.plateau_n, c.plateau_gbps) = c.gbps.back();
+    for (const auto& [n, gbps] : c.gbps)
+      if (gbps >= kPlateauFraction * c.plateau_gbps) {
+        c.n_at_fraction = n;
+        break;
+      }
+  }
+  return curves;
 }
 
 }  // namespace cuvk

@@ -4,8 +4,10 @@
 // verdicts with intervals are parity's. Computed once here; the run printer and writer format them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lanes.h"
@@ -31,7 +33,21 @@ struct LayoutSummaryRow {
   Lane lane;                  // of both rows (lanes.h: API, binding...)
 };
 
+// One point and lane measured at several sizes (--n list, issue 33): its useful GB/s at each n
+// (ok rows, rising n), the plateau (the GB/s at the largest n measured) and the smallest n that
+// reaches kPlateauFraction of it.
+struct SizeCurveRow {
+  ResultRow point;  // the largest n's row: its point and lane dimensions (n aside)
+  std::vector<std::pair<std::uint32_t, double>> gbps;  // (n, median useful GB/s)
+  std::uint32_t plateau_n = 0;
+  double plateau_gbps = 0.0;
+  std::uint32_t n_at_fraction = 0;  // smallest n with GB/s >= kPlateauFraction x plateau
+};
+constexpr double kPlateauFraction = 0.9;
+
 std::vector<ParitySummaryRow> parity_summary(const std::vector<ResultRow>& rows);
+// The points and lanes with ok rows at two sizes or more, in the order of their first row.
+std::vector<SizeCurveRow> size_curves(const std::vector<ResultRow>& rows);
 std::vector<LayoutSummaryRow> layout_summary(const std::vector<ResultRow>& rows);
 
 }  // namespace cuvk

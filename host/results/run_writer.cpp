@@ -81,6 +81,7 @@ json settings_json(const RunDocument& doc) {
       {"apis", apis},
       {"n", doc.outcome.n},
       {"n_rule", doc.outcome.n_rule},
+      {"sizes", doc.outcome.sizes},
       {"reps", c.reps},
       {"warmup", c.warmup},
       {"block_sizes", c.block_sizes},
@@ -124,6 +125,31 @@ json host_json(const std::vector<HostCostSummary>& hosts) {
   return host;
 }
 
+// Per API: the empty dispatch's GPU time and the timer (issue 33), keyed by API name.
+json calibration_json(const std::vector<Calibration>& calibration) {
+  json c = json::object();
+  for (const Calibration& k : calibration) {
+    const Summary& s = k.empty_dispatch_ms;
+    c[api_name(k.api)] = {
+        {"empty_dispatch_ms",
+         {{"median", s.median},
+          {"min", s.min},
+          {"max", s.max},
+          {"q1", s.q1},
+          {"q3", s.q3},
+          {"rel_spread", s.rel_spread},
+          {"ci_low", s.ci_low},
+          {"ci_high", s.ci_high},
+          {"samples", s.samples}}},
+        {"launch_bound_below_ms", kLaunchBoundFactor * s.median},
+        {"timer_resolution_ns", k.timer.resolution_ns},
+        {"timer_resolution_source", k.timer.source},
+        {"timestamp_valid_bits", k.timer.valid_bits ? json(k.timer.valid_bits) : json(nullptr)},
+        {"observed_step_ns", k.observed_step_ns}};
+  }
+  return c;
+}
+
 json devices_json(const DeviceChoice& choice) {
   return {
       {"cuda", choice.cuda ? device_json(*choice.cuda) : json(nullptr)},
@@ -156,7 +182,21 @@ json summary_tables_json(const std::vector<ResultRow>& rows) {
     put_point(layouts.back(), kPointLayouts, l.point);  // test, variant, block_size
     put_lane(layouts.back(), "", l.lane, false);        // api, binding...
   }
-  return {{"parity", parity}, {"layouts", layouts}};
+  json curves = json::array();
+  for (const SizeCurveRow& c : size_curves(rows)) {
+    json sizes = json::array();
+    for (const auto& [n, gbps] : c.gbps) sizes.push_back({{"n", n}, {"gbps_useful", gbps}});
+    curves.push_back({{"plateau_n", c.plateau_n},
+                      {"plateau_gbps_useful", c.plateau_gbps},
+                      {"plateau_fraction", kPlateauFraction},
+                      {"n_at_fraction", c.n_at_fraction},
+                      {"sizes", sizes}});
+    ResultRow point = c.point;
+    point.n_in_label = false;  // the curve is every n: its label names the point alone
+    put_point(curves.back(), kPointSummaryJson, point);
+    put_lane(curves.back(), "", Lane::of(point), false);
+  }
+  return {{"parity", parity}, {"layouts", layouts}, {"size_curves", curves}};
 }
 
 }  // namespace
@@ -200,6 +240,7 @@ json run_json(const RunDocument& doc) {
               {"settings", settings_json(doc)},
               {"measurement", measurement_json(doc.outcome)},
               {"host", host_json(doc.outcome.host)},
+              {"calibration", calibration_json(doc.outcome.calibration)},
               {"devices", devices_json(doc.choice)},
               {"node", node_json(doc.node)},
               {"results", results},

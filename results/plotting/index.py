@@ -4,7 +4,7 @@ Input: a JSON manifest written by cuvk:
     {"dir": DIR, "drawn_by": "cuvk <revision>", "tolerance": 0.03,
      "runs": [{"file": "h100.json", "parity": <the "parity" object of cuvk.parity/1>}, ...]}
 `runs` are the run files cuvk indexes (DIR/*.json); the folder's subfolders are searched here for
-block-size sweeps, copy-engine size sweeps and `cuvk trace` files of `copy` (*.json, *.json.gz).
+block-size sweeps, copy-engine size sweeps, runs with several sizes (--n lists) and `cuvk trace` files of `copy` (*.json, *.json.gz).
 Output: DIR/plots/ holds exactly the figures drawn now and figures.json, their list (file, title,
 one-sentence caption, sources with sha256 and cuvk revision), which cuvk turns into README.md.
 """
@@ -17,6 +17,7 @@ import sys
 from .common import RUN_SCHEMA, TRACE_SCHEMA, Source, figure_record, gpu_order, read_json, schema_of
 from .finding_figures import (block_size_figure, copy_engine_figure, is_block_sweep, is_engine_sweep)
 from .run_figures import layouts_figure, parity_figure, sweeps_figure
+from .size_figures import is_size_sweep, size_curve_figure
 from .trace_figures import lanes as trace_lanes, residency_figure, trace_figure
 
 FIGURES_SCHEMA = "cuvk.figures/1"
@@ -84,6 +85,7 @@ def draw_all(manifest, out_dir):
         src = by_rel.get(r["file"])
         if src is not None:
             indexed.append((src, r.get("parity") or {}))
+    size_sweeps = [s for s in runs if usable(is_size_sweep, s)]
     block_sweeps = [s for s in runs if usable(is_block_sweep, s)]
     engine_sweeps = [s for s in runs if usable(is_engine_sweep, s)]
     traces = [t for t in traces if usable(trace_ok, t)]
@@ -115,6 +117,9 @@ def draw_all(manifest, out_dir):
     for t in copy_traces:
         if {l.get("api") for l in trace_lanes(t.doc)} >= {"cuda", "vulkan"}:
             draw(trace_name(t.rel), trace_figure, t)
+    for s in size_sweeps:  # issue 33: every run with several sizes, one figure each
+        stem = s.rel[:-len(".json.gz")] if s.rel.endswith(".json.gz") else s.rel[:-len(".json")]
+        draw("sizes." + stem.replace("/", ".") + ".png", size_curve_figure, s)
     if run_gpus:
         cols = [(g, primary[g][0]) for g in run_gpus]
         draw("offsets.png", lambda out, by: sweeps_figure(cols, out, by, "offsets"))

@@ -198,11 +198,12 @@ inline std::uint32_t launch_threads(const Plan& plan) {
   return plan.launch_threads ? plan.launch_threads : plan.params.n;
 }
 
-// A row for `job` on `lane`, everything known before it runs filled in.
-ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, std::uint32_t n);
+// A row for `job` on `lane`, everything known before it runs filled in; `sized`: the run has
+// several sizes, so the row's point label names its n (ResultRow::n_in_label).
+ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool sized);
 // Each row the run will stream, its identity only (RunOutcome::planned), in run order.
 std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
-                                    const RunConfig& cfg, std::uint32_t n);
+                                    const RunConfig& cfg, bool sized);
 
 // Warm-up and timed batches until the stopping rule says enough (runner_lane.cpp).
 void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
@@ -211,9 +212,9 @@ void measure(Backend& b, const Launch& launch, const Launch* before, const RunCo
 // ---- chains of dependent dispatches (runner_chain.cpp) ----
 
 // The points of test `t` in this run: at each of its own sizes (TestCase::sizes, cpu_sizes where
-// no device is a GPU) where --n was not given, else at n.
-std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg, std::uint32_t n,
-                               bool on_gpu);
+// no device is a GPU) where --n was not given, else at each of the run's sizes.
+std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg,
+                               const std::vector<std::uint32_t>& run_sizes, bool on_gpu);
 // The sizes of the tests that ran at their own (test_points), for the head's n rule: "; chain at
 // its own sizes 4096, 65536"; "" where none did.
 std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg);
@@ -245,6 +246,14 @@ void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes
 // run_lane for a pair's point.
 void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
                    ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+
+// Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times
+// (runner_calibration.cpp, as is calibrate).
+void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t max_x,
+                       std::uint32_t max_y, RunOutcome& out);
+// Each API's empty-dispatch time and timer (RunOutcome::calibration), before the first point.
+void calibrate(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t max_x,
+               std::uint32_t max_y, RunOutcome& out);
 
 // One lane of one point: correctness run and verification, then the timed repetitions. Any
 // failure becomes the row's status and reason; an interrupt leaves it unavailable, "interrupted".
