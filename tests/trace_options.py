@@ -3,7 +3,8 @@
 
 1. its options are run's: every option of `cuvk trace` but the test, --output and --plot is an
    option of `cuvk run` with the same value type and meaning (only the stated default differs where
-   trace takes the first value: --layouts, --variants, the sweep axes), from `cuvk help --markdown`;
+   trace takes the first value: --layouts, --variants, the sweep axes; run's meaning may go on
+   where trace's ends: --n takes a list in run alone), from `cuvk help --markdown`;
 2. it rejects what run rejects, with the same one `error:` line and exit code;
 3. its point comes from run's plan: a traced `read_offset --offsets 7` runs at offset 7 (the
    kernel's output verified against offset 7's reference, the launch's parameter block and the
@@ -57,7 +58,9 @@ def check_options():
             fail("trace's %s is not an option of run" % opt)
         if run[opt][0] != trace[opt][0]:
             fail("%s: value %s in run, %s in trace" % (opt, run[opt][0], trace[opt][0]))
-        if without_default(run[opt][1]) != without_default(trace[opt][1]):
+        # The same meaning, or run's goes on where trace's ends: run takes more (--n: a list of
+        # sizes, which trace refuses with one line).
+        if not without_default(run[opt][1]).startswith(without_default(trace[opt][1])):
             fail("%s means '%s' in run, '%s' in trace" % (opt, run[opt][1], trace[opt][1]))
 
 

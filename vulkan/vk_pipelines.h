@@ -26,8 +26,12 @@ constexpr std::uint32_t kBdaPushConstantBytes = sizeof(CuvkBdaPush);  // params 
 constexpr std::uint32_t kBindingsPerSet = 2;       // CUVK_BINDING_IN, CUVK_BINDING_OUT
 constexpr std::uint32_t kTraceBindingsPerSet = 3;  // and CUVK_BINDING_TRACE (traced twins)
 constexpr std::uint32_t kTraceBdaPushConstantBytes = sizeof(CuvkTraceBdaPush);
-constexpr std::uint32_t kSetsPerRun = 2;  // the launch and its before_each launch
-// Descriptors a run's sets may hold: a traced or run-time launch and its before_each launch.
+// The sets one run() allocates: the launch and its before_each launch, or a chain's distinct
+// steps (kChainDistinctSteps: step 0 and the two that alternate) and its before_each launch.
+// NVIDIA's driver holds the pool to maxSets (VK_ERROR_OUT_OF_POOL_MEMORY past it); lavapipe does not.
+constexpr std::uint32_t kChainDistinctSteps = 3;
+constexpr std::uint32_t kSetsPerRun = kChainDistinctSteps + 1;
+// Descriptors a run's sets may hold: kSetsPerRun sets of a traced or run-time launch's bindings.
 constexpr std::uint32_t kDescriptorsPerRun = (kTraceBindingsPerSet + kMaxModuleBuffers) * kSetsPerRun;
 
 static_assert(CUVK_BINDING_IN == 0 && CUVK_BINDING_OUT == 1 && CUVK_BINDING_TRACE == 2,

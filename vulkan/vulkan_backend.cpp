@@ -295,7 +295,7 @@ std::vector<double> VulkanBackend::run_chain(const Launch& launch, const RunOpti
     throw Error("Vulkan run: " + why);
   const std::uint32_t k = launch.chain.steps;
   std::vector<vk::ResolvedLaunch> resolved;
-  for (std::uint32_t i = 0; i < k && i < 3; ++i)
+  for (std::uint32_t i = 0; i < k && i < vk::kChainDistinctSteps; ++i)
     resolved.push_back(resolve(chain_step(launch, i), "chain step"));
   if (opt.before_each != nullptr)
     resolved.push_back(resolve(*opt.before_each, "before_each launch"));
