@@ -69,19 +69,8 @@ void Timer::record_chain(VkCommandBuffer cb, const ChainWork& w, std::uint32_t f
 std::vector<double> Timer::run_chain(const ChainWork& w, int reps) {
   const auto k = static_cast<std::uint32_t>(w.steps.size());
   if (k == 0) throw Error("Vulkan chain of no steps");
-  VkCommandPoolCreateInfo pool_info{};
-  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  pool_info.queueFamilyIndex = queue_.family;
-  VkCommandPool raw_pool = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
-  const vk::CommandPool pool(&context_.table, device(), raw_pool);
-  std::vector<VkCommandBuffer> cbs(per_step(w.submission) ? k : 1);
-  VkCommandBufferAllocateInfo cb_info{};
-  cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  cb_info.commandPool = raw_pool;
-  cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cb_info.commandBufferCount = static_cast<std::uint32_t>(cbs.size());
-  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, cbs.data());
+  std::vector<VkCommandBuffer> cbs;
+  const vk::CommandPool pool = own_pool(cbs, per_step(w.submission) ? k : 1);
   const auto record_all = [&] {
     if (cbs.size() == 1)
       record_chain(cbs[0], w, 0, k - 1);
@@ -94,7 +83,7 @@ std::vector<double> Timer::run_chain(const ChainWork& w, int reps) {
   std::uint64_t stamps[kQueriesPerRep] = {};
   for (int rep = 0; rep < reps; ++rep) {
     if (w.submission == Submission::rerecorded) {
-      CUVK_VK(vk().vkResetCommandPool, device(), raw_pool, 0);
+      CUVK_VK(vk().vkResetCommandPool, device(), pool.get(), 0);
       record_all();
     }
     for (std::size_t i = 0; i < cbs.size(); ++i) {

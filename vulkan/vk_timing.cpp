@@ -116,20 +116,27 @@ HostCostSamples Timer::host_cost(const ResolvedLaunch& r, int samples) {
 
 // submit_us: a second pool holds the command buffer recorded once and resubmitted (begin() resets
 // the first pool). Each submission is waited for before the next, so no simultaneous use.
-void Timer::submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost) {
+vk::CommandPool Timer::own_pool(std::vector<VkCommandBuffer>& buffers, std::uint32_t count) {
   VkCommandPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pool_info.queueFamilyIndex = queue_.family;
   VkCommandPool raw_pool = VK_NULL_HANDLE;
   CUVK_VK(vk().vkCreateCommandPool, device(), &pool_info, nullptr, &raw_pool);
-  const vk::CommandPool pool(&context_.table, device(), raw_pool);
+  vk::CommandPool pool(&context_.table, device(), raw_pool);
+  buffers.assign(count, VK_NULL_HANDLE);
   VkCommandBufferAllocateInfo cb_info{};
   cb_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   cb_info.commandPool = raw_pool;
   cb_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cb_info.commandBufferCount = 1;
-  VkCommandBuffer recorded = VK_NULL_HANDLE;
-  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, &recorded);
+  cb_info.commandBufferCount = count;
+  CUVK_VK(vk().vkAllocateCommandBuffers, device(), &cb_info, buffers.data());
+  return pool;
+}
+
+void Timer::submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost) {
+  std::vector<VkCommandBuffer> buffers;
+  const vk::CommandPool pool = own_pool(buffers, 1);
+  VkCommandBuffer recorded = buffers[0];
   commands_.begin(recorded, 0);
   record_launch(vk(), recorded, r);
   CUVK_VK(vk().vkEndCommandBuffer, recorded);

@@ -68,6 +68,9 @@ class Timer {
   void record_chain(VkCommandBuffer cb, const ChainWork& w, std::uint32_t first,
                     std::uint32_t last);
   void submit_recorded_once(const ResolvedLaunch& r, int samples, HostCostSamples& cost);
+  // A command pool of its own on the timer's queue family and `count` primary command buffers
+  // from it (begin() resets commands_'s pool, so work recorded once lives here).
+  vk::CommandPool own_pool(std::vector<VkCommandBuffer>& buffers, std::uint32_t count);
 
   const DeviceContext& context_;
   TimedQueue queue_;
