@@ -58,8 +58,8 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
   return out;
 }
 
-// A `cuvk parity`, `cuvk report`, `cuvk report --fleet` or `cuvk trace` JSON file (schema
-// cuvk.parity/N, cuvk.report/N, cuvk.fleet/N or cuvk.trace/N). Anything else, unreadable files
+// A `cuvk parity`, `cuvk report`, `cuvk report --fleet`, `cuvk trace` or `cuvk explain` JSON file
+// (schema cuvk.parity/N, cuvk.report/N, cuvk.fleet/N, cuvk.trace/N or cuvk.explain/N). Anything else, unreadable files
 // included, is left to the results reader.
 bool is_derived_report(const std::string& path) {
   std::string text;
@@ -72,7 +72,8 @@ bool is_derived_report(const std::string& path) {
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
   return schema.rfind("cuvk.parity/", 0) == 0 || schema.rfind("cuvk.report/", 0) == 0 ||
-         schema.rfind("cuvk.fleet/", 0) == 0 || schema.rfind("cuvk.trace/", 0) == 0;
+         schema.rfind("cuvk.fleet/", 0) == 0 || schema.rfind("cuvk.trace/", 0) == 0 ||
+         schema.rfind("cuvk.explain/", 0) == 0;
 }
 
 std::vector<Figure> read_figures(const std::string& path);

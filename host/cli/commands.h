@@ -20,6 +20,7 @@ Command add_list_command(CLI::App& app);
 Command add_devices_command(CLI::App& app);
 Command add_inspect_command(CLI::App& app);  // host/cli/cmd_inspect.cpp
 Command add_parity_command(CLI::App& app, const std::string& command_line);
+Command add_explain_command(CLI::App& app, const std::string& command_line);  // cmd_explain.cpp
 Command add_report_command(CLI::App& app);
 Command add_trace_command(CLI::App& app, const std::string& command_line);  // cmd_trace.cpp
 Command add_help_command(CLI::App& app);  // cmd_help.cpp: every --help, or the Markdown reference

@@ -132,6 +132,67 @@ json counters_json(const RowCounters& c) {
   return j;
 }
 
+namespace {
+
+double read_number(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+SampledCounters read_sampled(const json& j) {
+  SampledCounters s;
+  auto count = [&](const char* key) {
+    const double v = read_number(j, key);
+    return std::isfinite(v) && v >= 0 ? static_cast<std::uint64_t>(v) : 0;
+  };
+  s.interval_ns = count("interval_ns");
+  s.samples = count("samples");
+  s.busy_samples = count("busy_samples");
+  s.dropped_samples = count("dropped_samples");
+  s.dispatches = static_cast<std::uint32_t>(count("dispatches"));
+  s.batch_gpu_ms = read_number(j, "batch_gpu_ms");
+  s.busy_ms = read_number(j, "busy_ms");
+  s.dram_read_bytes_per_dispatch = read_number(j, "dram_read_bytes_per_dispatch");
+  s.dram_write_bytes_per_dispatch = read_number(j, "dram_write_bytes_per_dispatch");
+  s.dram_read_gbps = read_number(j, "dram_read_gbps");
+  s.dram_write_gbps = read_number(j, "dram_write_gbps");
+  s.dram_pct = read_number(j, "dram_pct_of_peak");
+  s.sm_throughput_pct = read_number(j, "sm_throughput_pct");
+  s.sm_active_pct = read_number(j, "sm_active_pct");
+  s.warps_per_sm = read_number(j, "warps_per_sm");
+  s.ctas_per_sm = read_number(j, "ctas_per_sm");
+  s.ctas_launched_per_dispatch = read_number(j, "ctas_launched_per_dispatch");
+  s.smem_kib_per_sm = read_number(j, "smem_kib_per_sm");
+  s.registers_per_sm = read_number(j, "registers_per_sm");
+  s.inst_per_dispatch = read_number(j, "inst_per_dispatch");
+  return s;
+}
+
+std::string unavailable_of(const json& j) {
+  const auto it = j.find("unavailable");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "not recorded";
+}
+
+}  // namespace
+
+std::optional<RowCounters> read_counters(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  RowCounters c;
+  const auto sampled = j.find("sampled");
+  if (sampled != j.end() && sampled->is_object() && !sampled->contains("unavailable"))
+    c.sampled = read_sampled(*sampled);
+  else
+    c.sampled_unavailable =
+        sampled != j.end() && sampled->is_object() ? unavailable_of(*sampled) : "not recorded";
+  const auto kernel = j.find("kernel");
+  c.kernel_unavailable =
+      kernel != j.end() && kernel->is_object() && !kernel->contains("unavailable")
+          ? "not read back (explain reads the sampled counters)"
+      : kernel != j.end() && kernel->is_object() ? unavailable_of(*kernel)
+                                                 : "not recorded";
+  return c;
+}
+
 json counters_settings_json(const RunConfig& cfg, const RunOutcome& out) {
   if (!cfg.counters) return {{"enabled", false}};
   json pm = json::array();

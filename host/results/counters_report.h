@@ -3,6 +3,7 @@
 // (results/SCHEMA.md, "counters").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ std::vector<std::size_t> counter_widths();
 
 // A row's counters: {"kernel": {...} | {"unavailable": reason}, "sampled": {...} | {...}}.
 nlohmann::json counters_json(const RowCounters& c);
+// The reader's side, lenient (an informative field): the sampled counters' figures (not their
+// series) where written, else why not; the per-kernel counters are not read back. nullopt where
+// `j` is not an object.
+std::optional<RowCounters> read_counters(const nlohmann::json& j);
 // The run's counter settings: enabled, source, metrics, sampling interval, and what they cost.
 nlohmann::json counters_settings_json(const RunConfig& cfg, const RunOutcome& out);
 // The host seconds of the phase "counters" (0 where none ran).

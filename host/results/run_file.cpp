@@ -263,9 +263,12 @@ std::vector<RowField> timing_fields() {
        [](const ResultRow& r) {
          return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);
        }},
-      {"counters", Need::informative,  // `cuvk run --counters` only
+      {"counters", Need::optional,  // `cuvk run --counters` only; read leniently (explain)
        [](const ResultRow& r) {
          return r.counters ? counters_json(*r.counters) : json(json::value_t::discarded);
+       },
+       [](const JsonIn& in, ResultRow& r) {  // lenient: `cuvk explain` reads the sampled figures
+         if (in.present()) r.counters = read_counters(in.value());
        }},
       group("clocks", Need::informative,
             {{"start", Need::informative,

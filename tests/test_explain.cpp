@@ -1,0 +1,203 @@
+// `cuvk explain` (issue 38): the ranking rules on synthetic measurements (docs/EXPLAIN.md), the
+// counter evidence read from a recorded H100 run (results/h100/counters/why_blocks.json), the
+// machine-code evidence from recorded SASS (results/h100/inspect_update_xy.txt), and the command
+// end to end on lavapipe (no CUDA there: it says it could not compare).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "explain.h"
+#include "explain_printer.h"
+#include "parity.h"
+#include "run_reader.h"
+#include "sass_compare.h"
+
+namespace cuvk {
+namespace {
+
+RatioCi ratio(double r, double half = 0.002) {
+  return {r, r - half, r + half};
+}
+
+explain::Case copy_scalar_case() {  // FINDINGS 1 on the H100, block 256
+  explain::Case c;
+  c.label = "copy scalar";
+  c.ratio = ratio(1.072);
+  c.verdict = Verdict::slower;
+  c.experiments = {{"binding", "bda", ratio(1.070)},
+                   {"launch rate", "the grid-stride variant", ratio(1.025)}};
+  c.evidence = {
+      {"launch rate", "CTAs launched per us", "", 1067, 1003, "", std::nullopt, "", false},
+      {"instructions", "instructions per dispatch", "", 3.98e7, 3.98e7, "", std::nullopt, ""}};
+  return c;
+}
+
+TEST(ExplainShare, AnExperimentThatClosesPartOfTheGapGetsThatShare) {
+  const auto s = explain::experiment_share(ratio(1.10), ratio(1.04));
+  ASSERT_TRUE(s);
+  EXPECT_NEAR(*s, 0.6, 1e-9);
+  EXPECT_NEAR(*explain::experiment_share(ratio(1.10), ratio(0.98)), 1.0, 1e-9);  // clamped
+  EXPECT_NEAR(*explain::experiment_share(ratio(0.90), ratio(0.95)), 0.5, 1e-9);  // Vulkan faster
+}
+
+TEST(ExplainShare, NoShareWhereTheExperimentMovesTheRatioLessThanItsIntervals) {
+  EXPECT_FALSE(explain::experiment_share(ratio(1.10), ratio(1.099)));  // within the noise
+  EXPECT_FALSE(explain::experiment_share(ratio(1.10), ratio(1.20)));   // wider gap
+  EXPECT_FALSE(explain::experiment_share(ratio(1.0, 0), ratio(0.9)));  // no gap at all
+  EXPECT_FALSE(explain::experiment_share(ratio(1.10, 0.04), ratio(1.05, 0.04)));  // wide CIs
+}
+
+TEST(ExplainRank, OneFindingPerCauseSharesFirstThenEvidenceThenRuledOut) {
+  const std::vector<explain::Finding> f = explain::rank(copy_scalar_case());
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].title, "launch rate");  // the grid-stride experiment and the counters together
+  EXPECT_EQ(f[0].kind, explain::Kind::share);
+  EXPECT_NEAR(*f[0].share, (1.072 - 1.025) / 0.072, 1e-9);
+  EXPECT_NE(f[0].measurement.find("grid-stride"), std::string::npos) << f[0].measurement;
+  EXPECT_NE(f[0].measurement.find("-6.0%"), std::string::npos) << f[0].measurement;
+  EXPECT_EQ(f[1].title, "instructions");
+  EXPECT_EQ(f[1].kind, explain::Kind::evidence);
+  EXPECT_EQ(f[2].title, "binding");
+  EXPECT_EQ(f[2].kind, explain::Kind::ruled_out);
+  // (1 - 0.65) x 0.072 = 0.025 is inside the 3% tolerance: no "not explained" line.
+}
+
+TEST(ExplainRank, TheResidualIsPrintedWhereNothingAccountsForTheGap) {
+  explain::Case c;  // read_offset 32 (FINDINGS 1, 5): the counters show only the launch rate
+  c.ratio = ratio(1.09);
+  c.experiments = {{"binding", "bda", ratio(1.091)}};
+  c.evidence = {
+      {"launch rate", "CTAs launched per us", "", 1000, 958, "", std::nullopt, "", false},
+      {"DRAM traffic", "DRAM bytes per dispatch", "B", 5.4e8, 5.4e8, "", std::nullopt, ""}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].title, "launch rate");
+  EXPECT_EQ(f.back().kind, explain::Kind::residual);
+  EXPECT_NEAR(*f.back().share, 1.0, 1e-9);
+  EXPECT_NE(f.back().measurement.find("1.090"), std::string::npos) << f.back().measurement;
+}
+
+TEST(ExplainRank, AModelShareRanksWithTheExperiments) {
+  explain::Case c;
+  c.ratio = ratio(1.20);
+  c.experiments = {{"block size", "block 1024", ratio(1.15)}};  // share 0.25
+  c.evidence = {
+      {"DRAM traffic", "DRAM bytes per dispatch", "B", 1e9, 1.16e9, "", 0.8, "DRAM-bound"}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  EXPECT_EQ(f[0].title, "DRAM traffic");
+  EXPECT_NEAR(*f[0].share, 0.8, 1e-9);
+  EXPECT_EQ(f[1].title, "block size");
+  ASSERT_EQ(f.size(), 3u);  // (1 - 0.8) x 0.2 = 0.04 is above the 3% tolerance
+  EXPECT_EQ(f[2].kind, explain::Kind::residual);
+}
+
+TEST(ExplainRank, AResidualAboveTheToleranceIsPrintedWithItsShare) {
+  explain::Case c;
+  c.ratio = ratio(1.30);
+  c.experiments = {{"launch rate", "the grid-stride variant", ratio(1.15)}};  // half the gap
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1].kind, explain::Kind::residual);
+  EXPECT_NEAR(*f[1].share, 0.5, 1e-9);
+}
+
+std::string source_file(const std::string& relative) {
+  std::ifstream in(std::string(CUVK_SOURCE_DIR) + "/" + relative);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ExplainCounters, LaunchRateAndResidencyFromARecordedH100Run) {
+  const RunFile run =
+      read_results(std::string(CUVK_SOURCE_DIR) + "/results/h100/counters/why_blocks.json");
+  const ParityResult p = compare_apis(run.rows, kDefaultTolerance);
+  const ParityLine* line = nullptr;
+  for (const ParityLine& l : p.lines)
+    if (l.point.variant == "scalar" && l.point.block_size == 256 && l.vulkan &&
+        l.vulkan->binding == Binding::descriptor && l.state == PairState::compared)
+      line = &l;
+  ASSERT_NE(line, nullptr);
+  std::string why;
+  const std::vector<explain::Evidence> e =
+      explain::counter_evidence(*line->cuda, *line->vulkan, why);
+  ASSERT_EQ(e.size(), 3u) << why;
+  EXPECT_EQ(e[0].cause, "launch rate");
+  // FINDINGS 5 (counters): 1129/us on CUDA, 1046/us on Vulkan at block 256 (-7%).
+  EXPECT_NEAR(e[0].cuda, 1129, 1);
+  EXPECT_NEAR(e[0].vulkan, 1046, 1);
+  EXPECT_NE(e[0].detail.find("CTAs resident per SM"), std::string::npos);
+  EXPECT_EQ(e[2].cause, "DRAM traffic");
+  EXPECT_NEAR(e[2].cuda, 537e6, 5e6);  // 2 x 256 MiB moved
+  EXPECT_FALSE(e[2].model_share);      // 50% of peak: not DRAM-bound, no model share
+  const explain::Case c{"copy scalar", line->ratio, line->verdict, kDefaultTolerance, {}, e, {}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  EXPECT_EQ(f.front().title, "launch rate");
+  // Vulkan runs 10.5% fewer instructions (35.7M against 39.8M): not a cause of its slower time.
+  const auto inst = std::find_if(
+      f.begin(), f.end(), [](const explain::Finding& x) { return x.title == "instructions"; });
+  ASSERT_NE(inst, f.end());
+  EXPECT_EQ(inst->kind, explain::Kind::ruled_out) << inst->measurement;
+  EXPECT_EQ(f.back().kind, explain::Kind::residual);  // no experiment ran: the gap is left
+}
+
+TEST(ExplainCounters, ARowWithoutCountersSaysSo) {
+  ResultRow a, b;
+  std::string why;
+  EXPECT_TRUE(explain::counter_evidence(a, b, why).empty());
+  EXPECT_NE(why.find("--counters"), std::string::npos) << why;
+}
+
+// One listing of `cuvk inspect`'s output: the lines after `header` up to the next "--- ".
+std::string listing(const std::string& text, const std::string& header) {
+  const std::size_t at = text.find(header);
+  if (at == std::string::npos) return "";
+  const std::size_t from = text.find('\n', at) + 1;
+  return text.substr(from, text.find("\n--- ", from) - from);
+}
+
+TEST(ExplainMachineCode, RecordedSassOfUpdateXyAosNamesTheGuardedStores) {
+  const std::string text = source_file("results/h100/inspect_update_xy.txt");
+  inspect::KernelInspection k;
+  k.cuda.sass.text = listing(text, "--- update_xy_aos: CUDA SASS (sm_90) ---");
+  k.cuda.sass_summary = inspect::summarize_sass(k.cuda.sass.text);
+  inspect::VulkanSide v;
+  v.sass.text = listing(text, "--- update_xy_aos: Vulkan SASS (descriptor), block 256 ---");
+  v.sass_summary = inspect::summarize_sass(v.sass.text);
+  v.sass_differences = inspect::sass_differences(k.cuda.sass_summary, v.sass_summary);
+  k.vulkan.push_back(v);
+  std::string why;
+  const auto e = explain::machine_code_evidence(k, why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_EQ(e->cuda, 24);    // inspect_update_xy.txt: "SASS instructions CUDA SASS 24"
+  EXPECT_EQ(e->vulkan, 27);  // "Vulkan SASS (descriptor) 27"
+  EXPECT_NE(e->detail.find("guarded EXIT/BRA 2"), std::string::npos) << e->detail;
+  EXPECT_NE(e->detail.find("predicated loads/stores 2"), std::string::npos) << e->detail;
+  k.vulkan.front().sass.text.clear();
+  EXPECT_FALSE(explain::machine_code_evidence(k, why));
+  EXPECT_NE(why.find("Vulkan SASS"), std::string::npos);
+}
+
+TEST(ExplainPrinter, TableMarkdownAndJsonCarryTheRankedFindings) {
+  explain::Report r;
+  r.run = "test run";
+  r.cases.push_back(copy_scalar_case());
+  r.cases.back().not_run = {"machine code: no cuobjdump"};
+  const std::string table = format_explain(r, Format::table);
+  EXPECT_NE(table.find("grid-stride variant"), std::string::npos) << table;
+  EXPECT_NE(table.find("launch rate"), std::string::npos) << table;
+  EXPECT_NE(table.find("65%"), std::string::npos) << table;
+  EXPECT_NE(table.find("not run: machine code: no cuobjdump"), std::string::npos);
+  EXPECT_LT(table.find("launch rate"), table.find("instructions"));
+  EXPECT_NE(format_explain(r, Format::md).find("| 1 | launch rate"), std::string::npos);
+  const auto j = nlohmann::json::parse(format_explain(r, Format::json));
+  EXPECT_EQ(j["schema"], kExplainSchema);
+  EXPECT_EQ(j["cases"][0]["findings"][0]["title"], "launch rate");
+  EXPECT_TRUE(j["cases"][0]["findings"][1]["share"].is_null());
+}
+
+}  // namespace
+}  // namespace cuvk
