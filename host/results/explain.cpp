@@ -21,6 +21,11 @@ std::string pct(double fraction) {
   return buf;
 }
 
+// A value as the report prints it: whole numbers without decimals, large ones rounded.
+std::string value(double v) {
+  return num(v, std::fabs(v) >= 100 || v == std::floor(v) ? 0 : 2);
+}
+
 double half_width(const RatioCi& r) {
   return std::max(0.0, (r.high - r.low) / 2.0);
 }
@@ -45,9 +50,14 @@ Finding evidence_finding(const Case& c, const Evidence& e) {
   const double gap = c.ratio.ratio - 1.0;
   const bool against = (e.more_is_slower ? rel : -rel) * gap < 0.0;
   const std::string unit = e.unit.empty() ? "" : " " + e.unit;
-  f.measurement = e.name + ": CUDA " + num(e.cuda, e.cuda >= 100 ? 0 : 2) + unit + ", Vulkan " +
-                  num(e.vulkan, e.vulkan >= 100 ? 0 : 2) + unit + " (" + pct(rel) + ")";
+  f.measurement = e.name + ": CUDA " + value(e.cuda) + unit + ", Vulkan " + value(e.vulkan) + unit +
+                  " (" + pct(rel) + ")";
   if (!e.detail.empty()) f.measurement += "; " + e.detail;
+  if (f.distance < kEqualWithin) {
+    f.kind = Kind::ruled_out;
+    f.measurement += " (equal within 1%)";
+    return f;
+  }
   if (against) {
     f.kind = Kind::ruled_out;
     f.measurement += " (points the other way: it cannot account for the gap)";

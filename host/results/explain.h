@@ -38,6 +38,10 @@ struct Experiment {
   RatioCi ratio;
 };
 
+// Evidence whose two values are this close (|Vulkan / CUDA - 1|) says nothing either way: ruled
+// out.
+constexpr double kEqualWithin = 0.01;
+
 // One quantity measured on both APIs for the point (a counter, a machine-code count).
 struct Evidence {
   std::string cause;  // "launch rate", "instructions", "DRAM traffic", "machine code"
