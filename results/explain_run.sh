@@ -35,3 +35,5 @@ point read_offset_32 --tests read_offset --offsets 32
 point update_xy_aos_scalar --tests update_xy --layouts aos --variants scalar
 point update_xy_soa_vec2 --tests update_xy --layouts soa --variants vec2
 point stride_2 --tests stride --strides 2
+# A pair slower on Vulkan for a known reason (FINDINGS 2 as a pair): explain must name the binding.
+point xy_update_pair --pair "${XY_UPDATE:-examples/xy_update/xy_update.toml}"
