@@ -4,14 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "cuda_backend.h"
+#include "cuda_buffer.h"
 #include "cuda_chain.h"
 #include "cuda_check.h"
+#include "cuda_transfers.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
 #include "timestamps.h"
@@ -38,17 +41,7 @@ __global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t 
     dst[i] = word;
 }
 
-class CudaBuffer final : public DeviceBuffer {
- public:
-  explicit CudaBuffer(std::size_t bytes) : DeviceBuffer(bytes) {
-    CUVK_CUDA_CHECK(cudaMalloc(&ptr_, bytes == 0 ? 4 : bytes));
-  }
-  ~CudaBuffer() override { cudaFree(ptr_); }
-  void* ptr() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
+using cuda::CudaBuffer;
 
 // Host memory pinned with cudaHostRegister: cudaMemcpy then copies it by DMA, no bounce buffer.
 class PinnedHost final : public HostRegistration {
@@ -226,6 +219,12 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
  protected:
   Capability* capability(std::type_index type) override {
+    if (type == typeid(HostTransfers) || type == typeid(PeerCopies)) {
+      ensure_usable();
+      if (!transfers_) transfers_ = std::make_unique<cuda::Transfers>(info_.index, timeout_s_);
+      if (type == typeid(PeerCopies)) return static_cast<PeerCopies*>(transfers_.get());
+      return static_cast<HostTransfers*>(transfers_.get());
+    }
     return offer<Traces, KernelResourceReports>(this, type);
   }
 
@@ -293,6 +292,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
   std::map<std::string, ModuleKernel> modules_;
   cudaStream_t stream_ = nullptr;
   std::vector<std::pair<std::string, double>> startup_;
+  std::unique_ptr<cuda::Transfers> transfers_;  // HostTransfers, PeerCopies: made when first asked
 };
 
 std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {
