@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "devices.h"
 #include "error.h"
+#include "gpu_health.h"
 #include "json_check.h"  // printable
 #include "node_p2p.h"
 #include "p2p_output.h"
@@ -118,6 +119,7 @@ void probe(Opened& o) {
   for (std::size_t i = 0; i < o.devices.size(); ++i)
     for (std::size_t j = 0; j < o.devices.size(); ++j) {
       if (i == j) continue;
+      if (j < i && o.devices[i].label == o.devices[j].label) continue;  // a loopback: once
       Backend* a = o.devices[i].backend[Api::cuda];
       Backend* b = o.devices[j].backend[Api::cuda];
       const std::string key = "GPU " + o.devices[i].label + " -> GPU " + o.devices[j].label;
@@ -126,7 +128,10 @@ void probe(Opened& o) {
         continue;
       }
       const std::string why = b->find<PeerCopies>()->peer_unavailable(*a);
-      o.probe.pairs.emplace_back(key, "CUDA peer access: " + (why.empty() ? "yes" : "no, " + why));
+      o.probe.pairs.emplace_back(key, "CUDA peer access (" + o.devices[j].label + " reads " +
+                                          o.devices[i].label + "): " +
+                                          (why.empty() ? "yes" : "no, " + why));
+      if (a != b) o.probe.pairs.emplace_back(key, "NVML: " + read_gpu_link(a->info().uuid, b->info().uuid));
     }
 }
 
