@@ -2,6 +2,7 @@
 // APIs with parity, and CUDA's peer copies as the node's capability. docs/MEASURING.md,
 // "GPU to GPU". Exit codes: 0 every row verified; 1 a row failed verification; 2 bad usage;
 // 3 environment (no device could open).
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -103,7 +104,10 @@ void open_device(Opened& o, const DeviceInventory& inv, int index, const Backend
 }
 
 void probe(Opened& o) {
-  for (const P2pDevice& d : o.devices)
+  std::vector<std::string> seen;
+  for (const P2pDevice& d : o.devices) {
+    if (std::find(seen.begin(), seen.end(), d.label) != seen.end()) continue;  // a loopback
+    seen.push_back(d.label);
     for (const Api api : kApis) {
       const std::string key = "GPU " + d.label + " " + api_name(api);
       if (!d.backend[api]) {
@@ -116,6 +120,7 @@ void probe(Opened& o) {
         if (k == "device_group" || k == "external_memory_host") v += "; " + k + ": " + val;
       o.probe.devices.emplace_back(key, v);
     }
+  }
   for (std::size_t i = 0; i < o.devices.size(); ++i)
     for (std::size_t j = 0; j < o.devices.size(); ++j) {
       if (i == j) continue;
