@@ -47,7 +47,9 @@ using cuda::CudaBuffer;
 class PinnedHost final : public HostRegistration {
  public:
   PinnedHost(void* data, std::size_t bytes) : data_(data) {
-    const cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+    // Portable: pinned for every device's context, so that a copy staged through it between two
+    // GPUs (`cuvk p2p`) is DMA on both; a range can be registered only once per process.
+    const cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterPortable);
     if (err == cudaSuccess) return;
     // A refusal is the caller's to handle (transfers then go unpinned); it must not stay this
     // thread's last error, which the next launch's cudaGetLastError() check would report.

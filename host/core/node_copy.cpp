@@ -17,9 +17,13 @@ StagingArea::StagingArea(std::size_t chunk_bytes, const std::vector<Backend*>& b
   data_ = std::aligned_alloc(kHostRegisterAlign, 2 * chunk_bytes);
   if (data_ == nullptr) throw std::bad_alloc();
   std::vector<const Backend*> done;
+  bool cuda_pinned = false;
   for (Backend* b : backends) {
     if (std::find(done.begin(), done.end(), b) != done.end()) continue;  // a loopback: once
     done.push_back(b);
+    // CUDA pins a range once per process, for every device (cudaHostRegisterPortable); Vulkan
+    // imports it into each device.
+    if (b->info().api == Api::cuda && cuda_pinned) continue;
     std::unique_ptr<HostRegistration> r;
     std::string why;
     try {
@@ -36,6 +40,7 @@ StagingArea::StagingArea(std::size_t chunk_bytes, const std::vector<Backend*>& b
                                           : "")
                                    : why);
     }
+    if (r && b->info().api == Api::cuda) cuda_pinned = true;
     if (r) registrations_.push_back(std::move(r));
   }
 }

@@ -26,7 +26,8 @@ inline constexpr std::size_t kStagedChunkBytes = std::size_t{8} << 20;
 using ChunkHook = std::function<void(std::size_t chunk, void* host, std::size_t bytes)>;
 
 // Two host chunks of `chunk_bytes`, 2 MiB aligned, registered with each distinct backend given
-// (CUDA pins them, Vulkan imports them with VK_EXT_external_memory_host).
+// (CUDA pins them once, for every device: cudaHostRegisterPortable; Vulkan imports them into
+// each device with VK_EXT_external_memory_host).
 class StagingArea {
  public:
   StagingArea(std::size_t chunk_bytes, const std::vector<Backend*>& backends);
