@@ -3,7 +3,9 @@
 // "GPU to GPU". Exit codes: 0 every row verified; 1 a row failed verification; 2 bad usage;
 // 3 environment (no device could open).
 #include <algorithm>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -14,9 +16,10 @@
 #include "devices.h"
 #include "error.h"
 #include "gpu_health.h"
-#include "json_check.h"  // printable
+#include "json_check.h"  // printable, one_line
 #include "node_p2p.h"
 #include "p2p_output.h"
+#include "plotter.h"
 #include "runner.h"  // kMaxReps, kMaxWarmup
 #include "verdicts.h"
 
@@ -27,7 +30,7 @@ struct P2pArgs {
   std::string device = kAllDevices;
   std::string sizes = "64k,1M,64M,1G";
   int reps = 20, warmup = 2;
-  std::string format = "table", output, tolerance = "3";
+  std::string format = "table", output, tolerance = "3", plot;
   bool validation = false;
 };
 
@@ -62,6 +65,33 @@ std::vector<int> parse_p2p_devices(const std::string& spec, const DeviceInventor
   return out;
 }
 
+// --plot's format, from its name: the plotter writes PNG, SVG or PDF.
+std::string plot_extension(const std::string& path) {
+  const std::size_t dot = path.find_last_of('.');
+  const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+  if (ext == ".png" || ext == ".svg" || ext == ".pdf") return ext;
+  throw UsageError("--plot " + printable(path) + ": name a .png, .svg or .pdf file");
+}
+
+// --plot: the report's JSON drawn by the plotter (results/plotting/p2p_figures.py); "" when
+// drawn, else why it was skipped (no python3 with matplotlib).
+std::string draw_p2p(const std::string& path, const std::string& json) {
+  const Plotter plotter;
+  if (!plotter.usable()) return plotter.skipped();
+  const std::string source = plotter.folder() + "/p2p.json";
+  const std::string figure = plotter.folder() + "/figure" + plot_extension(path);
+  std::ofstream(source, std::ios::binary) << json;
+  std::string out;
+  const int status =
+      plotter.run({"p2p", source, figure, "--name", "cuvk p2p", "--drawn-by", plotter_name()}, out);
+  std::ifstream f(figure, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (status != 0) throw Error("--plot: " + plotter_failure(status, out));
+  if (bytes.empty()) throw Error("--plot: " + plotter_missing("the figure", out));
+  write_output_file(path, bytes, "--plot");
+  return "";
+}
+
 void check_args(const P2pArgs& a) {
   parse_p2p_sizes(a.sizes);
   if (a.format != "table" && a.format != "md" && a.format != "json")
@@ -72,6 +102,7 @@ void check_args(const P2pArgs& a) {
     throw UsageError("--warmup " + std::to_string(a.warmup) + ": expected 0 to " +
                      std::to_string(kMaxWarmup));
   parse_tolerance(a.tolerance);
+  if (!a.plot.empty()) plot_extension(a.plot);
   if (a.device != kAllDevices) parse_uint_list(a.device, "--device", 65);
 }
 
@@ -143,6 +174,7 @@ void probe(Opened& o) {
 int p2p_command(const P2pArgs& a) {
   check_args(a);
   if (!a.output.empty()) check_writable(a.output);
+  if (!a.plot.empty()) check_writable(a.plot, "--plot");
   BackendOptions opts;
   if (a.validation) {
     opts.validation = true;
@@ -178,6 +210,14 @@ int p2p_command(const P2pArgs& a) {
     write_output_file(a.output, text);
     std::cout << "wrote " << printable(a.output) << '\n';
   }
+  if (!a.plot.empty()) {
+    const std::string skipped = draw_p2p(a.plot, format_p2p(report, Format::json));
+    if (!skipped.empty()) {
+      std::cerr << "error: --plot skipped: " << one_line(skipped, kMaxErrorLine) << '\n';
+      return kExitEnvironment;
+    }
+    std::cout << "wrote " << printable(a.plot) << '\n';
+  }
   for (const P2pRow& r : report.rows)
     if (r.state == "failed") return kExitFailed;
   return kExitOk;
@@ -202,6 +242,9 @@ Command add_p2p_command(CLI::App& app) {
   sub->add_option("--output", a->output, "write the output here instead of stdout");
   sub->add_option("--tolerance", a->tolerance, "parity: SAME within this percentage")
       ->capture_default_str();
+  sub->add_option("--plot", a->plot,
+                  "draw GB/s per direction by size, a panel per pair (.png, .svg or .pdf) with "
+                  "matplotlib; skipped (exit 3) without python3-matplotlib");
   sub->add_flag("--validation", a->validation,
                 "Vulkan validation layer on (tests; never for results)");
   return {sub, [a] { return p2p_command(*a); }, [a] { check_args(*a); }};

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "build_info.h"
 #include "json_check.h"  // printable
 #include "verdicts.h"
 
@@ -128,7 +129,8 @@ std::string format_text(const P2pReport& r, bool md) {
 
 std::string format_json(const P2pReport& r) {
   nlohmann::json j;
-  j["kind"] = "cuvk p2p";
+  j["schema"] = "cuvk.p2p/1";
+  j["provenance"] = {{"cuvk_version", build::kVersion}, {"git_revision", build::kGitRevision}};
   j["timing"] = "host wall clock around the whole transfer";
   j["warmup"] = r.warmup;
   j["reps"] = r.reps;
