@@ -132,10 +132,20 @@ P2pRow vulkan_peer_row(P2pRow row, const P2pDevice& a, const P2pDevice& b) {
   if (A == nullptr || B == nullptr)
     return unavailable(row, "Vulkan: " + (A ? b.why : a.why)[Api::vulkan]);
   if (A == B) return unavailable(row, "Vulkan: a loopback (the same GPU twice); staged copy only");
-  return unavailable(row, "Vulkan: no direct path between GPUs " + a.label + " and " + b.label +
-                              " (device groups: GPU " + a.label + " " +
-                              property(*A, "device_group") + "; GPU " + b.label + " " +
-                              property(*B, "device_group") + "); staged copy only");
+  const std::string ga = property(*A, "device_group"), gb = property(*B, "device_group");
+  // "group 0 of 4, 1 GPU in it (...)": the same group only where that head names it for both
+  // and it holds more than one GPU.
+  const std::string head_a = ga.substr(0, ga.find(',')), head_b = gb.substr(0, gb.find(','));
+  const bool shared = head_a == head_b && head_a.rfind("group ", 0) == 0 &&
+                      ga.find(", 1 GPU in it") == std::string::npos;
+  const std::string groups =
+      " (device groups: GPU " + a.label + " " + ga + "; GPU " + b.label + " " + gb + ")";
+  if (shared)
+    return unavailable(row, "Vulkan: GPUs " + a.label + " and " + b.label + " share a device " +
+                                "group" + groups + ", but cuvk does not copy through device " +
+                                "groups; staged copy only");
+  return unavailable(row, "Vulkan: no device group spans GPUs " + a.label + " and " + b.label +
+                              groups + "; staged copy only");
 }
 
 P2pRow run_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pConfig& c) {
