@@ -4,14 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "cuda_backend.h"
+#include "cuda_buffer.h"
 #include "cuda_chain.h"
 #include "cuda_check.h"
+#include "cuda_transfers.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
 #include "timestamps.h"
@@ -38,23 +41,15 @@ __global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t 
     dst[i] = word;
 }
 
-class CudaBuffer final : public DeviceBuffer {
- public:
-  explicit CudaBuffer(std::size_t bytes) : DeviceBuffer(bytes) {
-    CUVK_CUDA_CHECK(cudaMalloc(&ptr_, bytes == 0 ? 4 : bytes));
-  }
-  ~CudaBuffer() override { cudaFree(ptr_); }
-  void* ptr() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
+using cuda::CudaBuffer;
 
 // Host memory pinned with cudaHostRegister: cudaMemcpy then copies it by DMA, no bounce buffer.
 class PinnedHost final : public HostRegistration {
  public:
   PinnedHost(void* data, std::size_t bytes) : data_(data) {
-    const cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+    // Portable: pinned for every device's context, so that a copy staged through it between two
+    // GPUs (`cuvk p2p`) is DMA on both; a range can be registered only once per process.
+    const cudaError_t err = cudaHostRegister(data, bytes, cudaHostRegisterPortable);
     if (err == cudaSuccess) return;
     // A refusal is the caller's to handle (transfers then go unpinned); it must not stay this
     // thread's last error, which the next launch's cudaGetLastError() check would report.
@@ -226,6 +221,12 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
  protected:
   Capability* capability(std::type_index type) override {
+    if (type == typeid(HostTransfers) || type == typeid(PeerCopies)) {
+      ensure_usable();
+      if (!transfers_) transfers_ = std::make_unique<cuda::Transfers>(info_.index, timeout_s_);
+      if (type == typeid(PeerCopies)) return static_cast<PeerCopies*>(transfers_.get());
+      return static_cast<HostTransfers*>(transfers_.get());
+    }
     return offer<Traces, KernelResourceReports>(this, type);
   }
 
@@ -293,6 +294,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
   std::map<std::string, ModuleKernel> modules_;
   cudaStream_t stream_ = nullptr;
   std::vector<std::pair<std::string, double>> startup_;
+  std::unique_ptr<cuda::Transfers> transfers_;  // HostTransfers, PeerCopies: made when first asked
 };
 
 std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {

@@ -18,6 +18,15 @@ int nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice* d) {
   *d = &g_device;
   return 0;
 }
+// `cuvk p2p`'s link probe: two boards behind one host bridge, P2P reads but no NVLink.
+int nvmlDeviceGetTopologyCommonAncestor(nvmlDevice, nvmlDevice, int* level) {
+  *level = 30;
+  return 0;
+}
+int nvmlDeviceGetP2PStatus(nvmlDevice, nvmlDevice, int index, int* status) {
+  *status = index == 0 ? 0 : 4;  // read ok; NVLink: not supported
+  return 0;
+}
 int nvmlDeviceGetTotalEccErrors(nvmlDevice, int type, int counter, unsigned long long* n) {
   *n = type == 1 ? (counter == 1 ? 7 : 2) : 11;  // uncorrected: 2 volatile, 7 aggregate
   return 0;

@@ -60,5 +60,21 @@ TEST(GpuHealth, TheHostThreadKnowsWhereItRuns) {
   EXPECT_EQ(pci_numa_node("not a pci address"), -1);
 }
 
+// `cuvk p2p`'s probe of how two GPUs are linked, through the stand-in NVML; and its absence said.
+TEST(GpuHealth, TheLinkBetweenTwoGpusIsReadFromNvml) {
+  setenv("CUVK_NVML_LIB", FAKE_NVML_PATH, 1);
+  EXPECT_EQ(read_gpu_link(uuid_of(0x12), uuid_of(0x34)),
+            "common ancestor: a PCIe host bridge; P2P read: ok; P2P over NVLink: not available "
+            "(status 4)");
+  Uuid dead{};
+  dead[0] = 0xde;
+  dead[1] = 0xad;
+  EXPECT_NE(read_gpu_link(uuid_of(0x12), dead).find("NVML has no device with UUID GPU-dead"),
+            std::string::npos);
+  setenv("CUVK_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
+  EXPECT_EQ(read_gpu_link(uuid_of(0x12), uuid_of(0x34)), "NVML (libnvidia-ml.so.1) not found");
+  unsetenv("CUVK_NVML_LIB");
+}
+
 }  // namespace
 }  // namespace cuvk

@@ -64,6 +64,7 @@ class Allocator {
   // Budget minus usage of the device-local heaps (VK_EXT_memory_budget), else their size.
   std::uint64_t free_memory_bytes() const;
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return facts_.memory; }
+  const VolkDeviceTable& table() const { return context_->table; }
 
  private:
   const VolkDeviceTable& vk() const { return context_->table; }

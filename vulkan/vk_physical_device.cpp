@@ -251,4 +251,25 @@ PhysicalFacts describe(VkPhysicalDevice physical, int index) {
   return facts;
 }
 
+std::string describe_device_group(VkInstance instance, VkPhysicalDevice physical) {
+  if (vkEnumeratePhysicalDeviceGroups == nullptr) return "unknown (no Vulkan 1.1 instance)";
+  std::uint32_t count = 0;
+  if (vkEnumeratePhysicalDeviceGroups(instance, &count, nullptr) != VK_SUCCESS)
+    return "unknown (vkEnumeratePhysicalDeviceGroups failed)";
+  std::vector<VkPhysicalDeviceGroupProperties> groups(count);
+  for (auto& g : groups) g.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES;
+  if (vkEnumeratePhysicalDeviceGroups(instance, &count, groups.data()) != VK_SUCCESS)
+    return "unknown (vkEnumeratePhysicalDeviceGroups failed)";
+  std::string sizes, mine = "in no group";
+  for (std::uint32_t g = 0; g < count; ++g) {
+    const std::uint32_t n = groups[g].physicalDeviceCount;
+    sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
+    for (std::uint32_t d = 0; d < n; ++d)
+      if (groups[g].physicalDevices[d] == physical)
+        mine = "group " + std::to_string(g) + " of " + std::to_string(count) + ", " +
+               std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + " in it";
+  }
+  return mine + " (groups: " + sizes + " GPUs)";
+}
+
 }  // namespace cuvk::vk

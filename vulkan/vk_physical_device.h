@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "backend.h"
@@ -44,5 +45,9 @@ struct PhysicalFacts {
 // Device `index` of the instance's enumeration, described. Needs an instance (volk's
 // instance-level pointers loaded).
 PhysicalFacts describe(VkPhysicalDevice physical, int index);
+
+// The device groups the driver reports (vkEnumeratePhysicalDeviceGroups) and the one holding
+// `physical`, in words: "group 1 of 4, 1 GPU in it (groups: 1,1,1,1 GPUs)".
+std::string describe_device_group(VkInstance instance, VkPhysicalDevice physical);
 
 }  // namespace cuvk::vk

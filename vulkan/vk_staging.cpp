@@ -106,6 +106,11 @@ const ImportedHost* Staging::imported_for(const void* p, std::size_t bytes,
   return nullptr;
 }
 
+VkBuffer Staging::imported_buffer(const void* p, std::size_t bytes, VkDeviceSize& offset) const {
+  const ImportedHost* h = imported_for(p, bytes, offset);
+  return h != nullptr ? h->buffer() : VK_NULL_HANDLE;
+}
+
 void Staging::ensure_staging() {
   if (staging_.buffer) return;
   BoundBuffer bound = allocator_.make_buffer(

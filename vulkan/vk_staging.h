@@ -40,6 +40,8 @@ class Staging {
   // several threads at once (the runner registers two arrays side by side) and beside transfers.
   std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes);
   void forget(const ImportedHost* imported);  // by ~ImportedHost
+  // The imported buffer holding [p, p + bytes) and p's offset in it; VK_NULL_HANDLE if none.
+  VkBuffer imported_buffer(const void* p, std::size_t bytes, VkDeviceSize& offset) const;
 
  private:
   // The imported buffer holding [p, p + bytes) and p's offset in it; null if none.

@@ -58,6 +58,7 @@
 #include "vk_pipeline_statistics.h"
 #include "vk_pipelines.h"
 #include "vk_queue_families.h"
+#include "vk_host_transfers.h"
 #include "vk_staging.h"
 #include "vk_timing.h"
 
@@ -134,6 +135,7 @@ class VulkanBackend final : public Backend,
 
  protected:
   Capability* capability(std::type_index type) override {
+    if (type == typeid(HostTransfers)) return host_transfers();
     return offer<Traces, ExecutableReports, PipelineCache>(this, type);
   }
 
@@ -159,6 +161,17 @@ class VulkanBackend final : public Backend,
   vk::Allocator allocator_;
   vk::Staging staging_;                 // staging buffer, made at the first transfer
   std::vector<CopyQueue> copy_queues_;  // the other copy families' queues (Launch::queue_family)
+  std::unique_ptr<vk::AsyncTransfers> transfers_;  // HostTransfers, made when first asked for
+  std::uint64_t timeout_ns_ = vk::kFenceTimeoutNs;
+  // HostTransfers where host memory can be imported (VK_EXT_external_memory_host), else null.
+  HostTransfers* host_transfers() {
+    if (!features_.host_import) return nullptr;
+    if (!transfers_)
+      transfers_ = std::make_unique<vk::AsyncTransfers>(*context_, facts_.compute_family,
+                                                        info_.name, allocator_, staging_,
+                                                        timeout_ns_);
+    return transfers_.get();
+  }
 
  public:
   // Every physical device of this backend's instance, described (vulkan_devices_of).
@@ -185,10 +198,16 @@ VulkanBackend::VulkanBackend(vk::OpenedDevice opened, double timeout_s)
       allocator_(context_, facts_, features_.bda),
       staging_(*context_, allocator_, commands_, features_.host_import) {
   open_copy_queues();
+  info_.properties.emplace_back("device_group",
+                                vk::describe_device_group(context_->instance.get(), context_->physical));
+  info_.properties.emplace_back("external_memory_host",
+                                features_.host_import ? "enabled (VK_EXT_external_memory_host)"
+                                                      : "not offered");
   startup_.emplace_back("device", vk::ms_since(opened.device_start));  // with pools and layouts
   if (!(timeout_s > 0.0) || timeout_s > 1e9) throw Error("timeout must be positive seconds");
   const auto timeout_ns = static_cast<std::uint64_t>(timeout_s * 1e9);
   commands_.set_timeout_ns(timeout_ns);
+  timeout_ns_ = timeout_ns;
   for (CopyQueue& q : copy_queues_) q.commands->set_timeout_ns(timeout_ns);
 }
 

@@ -288,6 +288,7 @@ std::unique_ptr<CliApp> make_cli_app(const std::string& cmdline) {
       add_devices_command(app),         add_inspect_command(app),
       add_parity_command(app, cmdline), add_explain_command(app, cmdline),
       add_report_command(app),          add_trace_command(app, cmdline),
+      add_p2p_command(app),
       add_help_command(app),  // help: last, it walks the rest
   };
   check_option_values(app);

@@ -34,7 +34,8 @@ struct Defaults {
 };
 
 // The options whose default depends on the device (runner.h): a GPU, or a CPU device such as
-// lavapipe. Every command that has one of these options (run, parity, trace) uses these values.
+// lavapipe. Every command that has one of these options (run, parity, trace) uses these values;
+// `p2p`'s --reps and --warmup are its own.
 const std::map<std::string, Defaults>& device_defaults() {
   static const std::map<std::string, Defaults> d = {
       {"--n", {count(kDefaultGpuN), count(kDefaultCpuN)}},
@@ -96,7 +97,9 @@ void option_table(std::ostream& out, CLI::App* app, CLI::App* root) {
   for (CLI::Option* opt : app->get_options()) {
     const std::string name = opt->get_name(false, true);
     std::string gpu = stated_default(as_for_run(root, opt)), cpu = gpu;
-    if (const auto d = device_defaults().find(opt->get_name()); d != device_defaults().end()) {
+    // `p2p` has a --reps and --warmup of its own, the same on every device.
+    if (const auto d = device_defaults().find(opt->get_name());
+        d != device_defaults().end() && app->get_name() != "p2p") {
       gpu = d->second.gpu;
       cpu = d->second.cpu;
     }

@@ -23,6 +23,7 @@ Command add_parity_command(CLI::App& app, const std::string& command_line);
 Command add_explain_command(CLI::App& app, const std::string& command_line);  // cmd_explain.cpp
 Command add_report_command(CLI::App& app);
 Command add_trace_command(CLI::App& app, const std::string& command_line);  // cmd_trace.cpp
+Command add_p2p_command(CLI::App& app);  // cmd_p2p.cpp: GPU to GPU copies
 Command add_help_command(CLI::App& app);  // cmd_help.cpp: every --help, or the Markdown reference
 
 }  // namespace cuvk

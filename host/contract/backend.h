@@ -408,6 +408,39 @@ class PipelineCache : public Capability {
                                                         std::uint32_t block_size) = 0;
 };
 
+// `cuvk p2p`: asynchronous copies between a device buffer and host memory registered with this
+// backend (register_host), in order on one queue/stream. Each returns a ticket; wait(t) blocks
+// until copy t (and every copy issued before it here) has finished, with the backend's timeout.
+class HostTransfers : public Capability {
+ public:
+  static constexpr const char* kLacking = "offers no asynchronous host transfers";
+  // bytes [offset, offset + bytes) of `src` into registered host memory at `dst`.
+  virtual std::uint64_t to_host_async(const DeviceBuffer& src, std::size_t offset, void* dst,
+                                      std::size_t bytes) = 0;
+  // Registered host memory at `src` into bytes [offset, offset + bytes) of `dst`.
+  virtual std::uint64_t from_host_async(const void* src, DeviceBuffer& dst, std::size_t offset,
+                                        std::size_t bytes) = 0;
+  virtual void wait(std::uint64_t ticket) = 0;
+};
+
+// `cuvk p2p`: what this device can do directly with another device of the same API (CUDA peer
+// access). Copies are issued on this device's transfer stream; wait() is HostTransfers::wait.
+class PeerCopies : public Capability {
+ public:
+  static constexpr const char* kLacking = "offers no peer access";
+  // "" when this device can map `peer`'s memory (cudaDeviceCanAccessPeer), else what the
+  // driver said.
+  virtual std::string peer_unavailable(const Backend& peer) const = 0;
+  virtual void enable_peer(const Backend& peer) = 0;  // idempotent; throws where refused
+  // `bytes` of `src` (on `peer`) into `dst` (here) with cudaMemcpyPeerAsync.
+  virtual std::uint64_t copy_from_peer_async(const Backend& peer, const DeviceBuffer& src,
+                                             DeviceBuffer& dst, std::size_t bytes) = 0;
+  // The same by a kernel on this device reading `src` over the link (peer access enabled).
+  virtual std::uint64_t read_from_peer_async(const Backend& peer, const DeviceBuffer& src,
+                                             DeviceBuffer& dst, std::size_t bytes) = 0;
+  virtual void wait_peer(std::uint64_t ticket) = 0;
+};
+
 // For a backend's capability(): `self` as the first of Cs that `type` names, else null.
 template <class... Cs, class B>
 Capability* offer(B* self, std::type_index type) {

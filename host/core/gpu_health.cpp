@@ -141,6 +141,47 @@ std::string reasons_text(const Nvml& nvml, nvmlDevice d) {
 
 }  // namespace
 
+namespace {
+
+const char* topology_level(int level) {
+  switch (level) {
+    case 0: return "internal (same board)";
+    case 10: return "one PCIe switch";
+    case 20: return "several PCIe switches";
+    case 30: return "a PCIe host bridge";
+    case 40: return "the NUMA node (across host bridges)";
+    case 50: return "the system (across NUMA nodes)";
+    default: return "unknown";
+  }
+}
+
+// nvmlDeviceGetP2PStatus for capability `index` (0 read, 2 NVLink): "ok" or NVML's status.
+std::string p2p_status(const Nvml& nvml, nvmlDevice a, nvmlDevice b, int index) {
+  int status = -1;
+  const std::string e = call(nvml, "nvmlDeviceGetP2PStatus", a, b, index, &status);
+  if (!e.empty()) return e;
+  return status == 0 ? "ok" : "not available (status " + std::to_string(status) + ")";
+}
+
+}  // namespace
+
+std::string read_gpu_link(const Uuid& a, const Uuid& b) {
+  std::string why;
+  const Nvml nvml(&why);
+  if (!nvml.ready()) return why;
+  const auto by_uuid =
+      nvml.sym<nvmlReturn (*)(const char*, nvmlDevice*)>("nvmlDeviceGetHandleByUUID");
+  nvmlDevice da = nullptr, db = nullptr;
+  const std::string ia = "GPU-" + format_uuid(a), ib = "GPU-" + format_uuid(b);
+  if (!by_uuid || by_uuid(ia.c_str(), &da) != kOk) return "NVML has no device with UUID " + ia;
+  if (!by_uuid || by_uuid(ib.c_str(), &db) != kOk) return "NVML has no device with UUID " + ib;
+  int level = -1;
+  const std::string e = call(nvml, "nvmlDeviceGetTopologyCommonAncestor", da, db, &level);
+  return "common ancestor: " + (e.empty() ? std::string(topology_level(level)) : e) +
+         "; P2P read: " + p2p_status(nvml, da, db, 0) +
+         "; P2P over NVLink: " + p2p_status(nvml, da, db, 2);
+}
+
 GpuHealth read_gpu_health(const Uuid& uuid) {
   GpuHealth h;
   const Nvml nvml(&h.why);

@@ -22,6 +22,12 @@ struct GpuHealth {
 
 GpuHealth read_gpu_health(const Uuid& uuid);
 
+// How NVML says GPUs `a` and `b` are linked (`cuvk p2p`'s probe), in words: their topology's
+// common ancestor (nvmlDeviceGetTopologyCommonAncestor: internal, single/multiple PCIe switch,
+// host bridge, NUMA node, system) and the P2P status for reads and over NVLink
+// (nvmlDeviceGetP2PStatus); or why NVML cannot say.
+std::string read_gpu_link(const Uuid& a, const Uuid& b);
+
 // The calling thread's CPU and NUMA node (getcpu) and how many CPUs it may run on; -1 unknown.
 struct HostPlacement {
   int cpu = -1;
