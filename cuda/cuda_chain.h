@@ -27,6 +27,9 @@ struct ChainPlan {
   dim3 grid, block;
   CuvkParams params{};
   std::vector<std::pair<const float*, float*>> steps;  // (in, out) of each step, in order
+  // A sequence of run-time launches (Launch::sequence) instead: each issues one launch on the
+  // stream, in order; fn, traced, grid, block, params and steps are then unused (no pdl).
+  std::vector<std::function<void()>> launches;
   Submission submission = Submission::stream;
 };
 
