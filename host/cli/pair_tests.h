@@ -14,10 +14,19 @@
 
 namespace cuvk {
 
+// One kernel of a pair, compiled and checked: the pair itself, or one of its [[step]]s.
+struct PreparedStep {
+  pairs::PairDeclaration view;  // pairs::step_declarations(): the step's cuda, glsl and launch
+  std::string module;           // the kernel its launches name ("pair:saxpy", "pair:scan/add")
+  std::optional<pairs::CompiledCuda> cuda;
+  pairs::CompiledSpirv spirv;
+};
+
 struct PreparedPair {
   pairs::PairDeclaration decl;
-  std::optional<pairs::CompiledCuda> cuda;  // none where NVRTC is unavailable (cuda_note says)
-  pairs::CompiledSpirv spirv;
+  std::vector<PreparedStep> steps;  // one per kernel, in order (one without [[step]])
+  std::optional<pairs::CompiledCuda> cuda;  // steps[0]'s; none where NVRTC is unavailable
+  pairs::CompiledSpirv spirv;               // steps[0]'s
   std::optional<pairs::CompiledSpirv> spirv_bda;
   std::string cuda_note;  // what CUDA rows that cannot run say was done
   std::uint64_t n = 0;     // the size it runs at (pair_n: --n, declared, or scaled for a CPU)
