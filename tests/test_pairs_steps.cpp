@@ -13,7 +13,7 @@ using namespace cuvk::pairs::testing_support;
 
 // Two steps of the fixture's kernel, the second at a fixed block; a reads and writes (init +
 // output), so a state rule is declared.
-const char* kSteps = R"(name = "k"
+const char* kSteps = R"TOML(name = "k"
 useful_bytes = "8 * n"
 repeat = 3
 state = "restore"
@@ -50,7 +50,7 @@ output = true
 name = "n"
 type = "u32"
 value = "n"
-)";
+)TOML";
 
 std::string edit_steps(const std::string& from, const std::string& to) {
   std::string s = kSteps;
