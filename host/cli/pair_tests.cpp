@@ -1,6 +1,7 @@
 // `cuvk run --pair`: declarations -> compiled, checked pairs -> catalogue entries (pair_tests.h).
 #include "pair_tests.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -207,7 +208,12 @@ std::uint64_t cpu_pair_n(const PairDeclaration& d) {
     }
     n /= 2;
   }
-  return n;
+  if (pairs::size_allowed(d, n)) return n;
+  // Declared sizes (n_max allows every smaller n): the largest that fits, else the smallest.
+  std::uint64_t best = *std::min_element(d.sizes.begin(), d.sizes.end());
+  for (const std::uint64_t s : d.sizes)
+    if (s <= n && s > best) best = s;
+  return best;
 }
 
 namespace {
