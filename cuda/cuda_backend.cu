@@ -373,6 +373,7 @@ std::vector<double> CudaBackend::run_sequence(const Launch& launch, const RunOpt
       throw Error("CUDA run: a restore launch must be a copy into a buffer no larger than its source");
   cuda::ChainPlan plan;
   plan.submission = launch.chain.submission;
+  plan.wait = [&](cudaEvent_t stop) { wait_with_deadline(stop, launch.sequence.front().kernel); };
   for (std::uint32_t r = 0; r < launch.repeat; ++r)
     for (std::size_t i = 0; i < k; ++i)
       plan.launches.emplace_back([this, &launch, &modules, i] {
