@@ -333,6 +333,20 @@ assert rows and all(r['status']=='ok' and r['check']=='verified' for r in rows),
     rc=$?
     [ $rc -eq 2 ] || fail "exit $rc, want 2"
     grep -q "^error: .*scan.toml: sizes: --n 1048576 is not a size this pair declares (65536)" "$tmp/err" || fail "no error naming sizes"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line"
+    "$cuvk" run --pair "$root/examples/scan/scan.toml" --n 1k,1M "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "list: exit $rc, want 2"
+    grep -q "^error: .*scan.toml: sizes: none of --n 1024, 1048576 is a size this pair declares (65536)" "$tmp/err" || fail "no error for an empty intersection"
+    # a list runs the sizes within those declared and says which it skips, in one line
+    run_json 0 --pair "$root/examples/scan/scan.toml" --n 1k,64k,1M --vk-binding descriptor --api vulkan
+    grep -q "^note: .*scan.toml: skips --n 1024, 1048576: not among the sizes it declares (sizes: 65536)$" "$tmp/err" || fail "no note naming the skipped sizes"
+    rows "$tmp/r.json" "
+assert rows and all(r['params']['n']==65536 and r['check']=='verified' for r in rows), rows"
+    # several declared sizes: a point each, the size in the label (saxpy declares none: any n)
+    run_json 0 --pair "$root/examples/saxpy/saxpy.toml" --n 1k,4k --vk-binding descriptor --api vulkan
+    rows "$tmp/r.json" "
+assert sorted(r['params']['n'] for r in rows)==[1024,4096], rows"
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

@@ -220,17 +220,35 @@ namespace {
 
 // The n a pair runs at, and how it was chosen: --n; its declared n on a GPU; on a CPU device
 // (lavapipe) cpu_pair_n(), so that a first run there ends in seconds.
+std::string size_text(const std::vector<std::uint64_t>& sizes) {
+  std::string text;
+  for (const std::uint64_t s : sizes) text += (text.empty() ? "" : ", ") + std::to_string(s);
+  return text;
+}
+
+// --n's sizes within those the pair declares; none: DeclarationError naming the field. `skipped`:
+// the note naming the others, or "".
+std::vector<std::uint64_t> run_sizes(const PairDeclaration& d, const std::vector<std::uint32_t>& n,
+                                     std::string& skipped) {
+  std::vector<std::uint64_t> in, out;
+  for (const std::uint32_t s : n) (pairs::size_allowed(d, s) ? in : out).push_back(s);
+  const std::string field = d.n_max ? "n_max" : "sizes";
+  const std::string declared =
+      d.n_max ? "n up to " + std::to_string(d.n_max) : size_text(d.sizes);
+  if (in.empty())
+    throw pairs::DeclarationError(d.file + ": " + field + ": " +
+                                  (n.size() == 1 ? "--n " + size_text(out) + " is not"
+                                                 : "none of --n " + size_text(out) + " is") +
+                                  " a size this pair declares (" + declared + ")");
+  if (!out.empty())
+    skipped = d.file + ": skips --n " + size_text(out) + ": not among the sizes it declares (" +
+              field + ": " + declared + ")";
+  return in;
+}
+
 std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
                                              std::optional<std::uint64_t> n, bool cpu_device) {
   const std::string file = std::filesystem::path(d.file).filename().string();
-  if (n && !pairs::size_allowed(d, *n)) {
-    std::string declared;
-    for (const std::uint64_t s : d.sizes) declared += (declared.empty() ? "" : ", ") + std::to_string(s);
-    throw pairs::DeclarationError(
-        d.file + ": " + (d.n_max ? "n_max" : "sizes") + ": --n " + std::to_string(*n) +
-        " is not a size this pair declares (" +
-        (d.n_max ? "n up to " + std::to_string(d.n_max) : declared) + ")");
-  }
   if (n) return {*n, "--n"};
   if (!cpu_device) return {d.n, "declared in " + file};
   const std::uint64_t small = cpu_pair_n(d);
@@ -255,14 +273,19 @@ PreparedStep prepare_step(const PairDeclaration& view, const std::string& module
 
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n,
+                                                         const std::vector<std::uint32_t>& n,
                                                          bool cpu_device, const RunGrid& grid) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
   for (const std::string& file : files) {
     auto p = std::make_shared<PreparedPair>();
     p->decl = pairs::read_pair_file(file);
-    std::tie(p->n, p->n_rule) = pair_n(p->decl, n, cpu_device);
+    p->sizes = n.empty() ? std::vector<std::uint64_t>{}
+                         : run_sizes(p->decl, n, p->skipped);
+    std::tie(p->n, p->n_rule) = pair_n(
+        p->decl, p->sizes.empty() ? std::nullopt : std::optional<std::uint64_t>(p->sizes[0]),
+        cpu_device);
+    if (p->sizes.empty()) p->sizes = {p->n};
     const std::string nvrtc = pairs::nvrtc_unavailable();
     const std::vector<PairDeclaration> views = pairs::step_declarations(p->decl);
     for (std::size_t k = 0; k < views.size(); ++k)
@@ -289,11 +312,14 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     t.name = p->decl.name;
     t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;
     t.variants = {"scalar"};
+    for (const std::uint64_t s : p->sizes) t.sizes.push_back(static_cast<std::uint32_t>(s));
+    t.cpu_sizes = t.sizes;
+    t.sizes_fixed = true;
     const std::shared_ptr<const PreparedPair> pair = p;
-    t.plan = [pair](const Point&) {
+    t.plan = [pair](const Point& point) {
       Plan plan;
       plan.kernel = module_name(pair->decl);
-      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, pair->n));
+      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, point.n ? point.n : pair->n));
       return plan;
     };
     register_pair_test(std::move(t));

@@ -32,6 +32,8 @@ struct PreparedPair {
   std::uint64_t n = 0;     // the size it runs at (pair_n: --n, declared, or scaled for a CPU)
   std::string n_rule;      // how: "--n", "declared in saxpy.toml", "... scaled down for CPU devices"
   std::string warning;     // pairs::fold_warning's, where the run's launches would fold
+  std::vector<std::uint64_t> sizes;  // the sizes its points run at (n first)
+  std::string skipped;     // "" or the note naming --n's sizes it skips, and why
 };
 
 // What folds a pair's launch into y: the run's block sizes and the devices' largest grid x (the
@@ -48,12 +50,14 @@ inline constexpr std::uint64_t kCpuPairBytes = 8ull << 20;
 std::uint64_t cpu_pair_n(const pairs::PairDeclaration& d);
 
 // Reads, compiles (CUDA for sm_<cuda_arch>; 0: pairs::kDefaultCudaArch, no device) and checks
-// each file; registers each as a test (register_pair_test). `n`: --n, when given; `cpu_device`:
+// each file; registers each as a test (register_pair_test). `cpu_device`:
 // the run's devices are CPU devices only (then cpu_pair_n() without --n). Throws
 // DeclarationError / UsageError naming the file and the field.
+// `n`: --n's sizes (empty: none given); each pair runs at those it declares (sizes, n_max), and
+// PreparedPair::skipped says which it skips; none of them: DeclarationError naming the field.
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n,
+                                                         const std::vector<std::uint32_t>& n,
                                                          bool cpu_device, const RunGrid& grid = {});
 
 // The host's compile time of each pair's side for `api` ("compile pair:saxpy (NVRTC 13.0)", ms):
