@@ -112,6 +112,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
   std::vector<std::pair<std::string, double>> startup_ms() const override { return startup_; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override;
+  std::vector<double> run_sequence(const Launch& launch, const RunOptions& opt);
   std::string submission_unsupported(Submission s) const override {
     ensure_usable();
     return cuda::chain_unsupported(s, info_.index);
@@ -299,6 +300,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
 std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {
   ensure_usable();
+  if (!launch.sequence.empty()) return run_sequence(launch, opt);
   if (launch.chain.steps > 0) {  // cuda_chain.cpp: the steps' buffers resolved here
     cuda::ChainPlan plan;
     plan.fn = find(launch.kernel).fn;
@@ -351,6 +353,41 @@ std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt
     times_ms.push_back(timing::event_interval_ms(ms));  // order checked (timestamps.h)
   }
   return times_ms;
+}
+
+// A sequence of run-time launches (Launch::sequence) through cuda_chain.cpp: each step's module
+// found once, the steps `repeat` times over; the restore copies and the flush before each.
+std::vector<double> CudaBackend::run_sequence(const Launch& launch, const RunOptions& opt) {
+  const std::size_t k = launch.sequence.size();
+  if (k > kMaxSequenceSteps || launch.repeat == 0 || k * launch.repeat > kMaxSequenceLaunches)
+    throw Error("CUDA run: a sequence of " + std::to_string(k) + " steps repeated " +
+                std::to_string(launch.repeat) + " times (1.." + std::to_string(kMaxSequenceSteps) +
+                " steps, 1.." + std::to_string(kMaxSequenceLaunches) + " launches)");
+  std::vector<const ModuleKernel*> modules;
+  for (const Launch& step : launch.sequence) {
+    modules.push_back(find_module(step.kernel));
+    if (modules.back() == nullptr)
+      throw Error("CUDA backend has no run-time kernel named '" + step.kernel + "'");
+  }
+  for (const Launch& copy : launch.restore)
+    if (copy.kernel != kCopyEngine || copy.in == nullptr || copy.out == nullptr ||
+        copy.in->bytes() < copy.out->bytes())
+      throw Error("CUDA run: a restore launch must be a copy into a buffer no larger than its source");
+  cuda::ChainPlan plan;
+  plan.submission = launch.chain.submission;
+  plan.wait = [&](cudaEvent_t stop) { wait_with_deadline(stop, launch.sequence.front().kernel); };
+  for (std::uint32_t r = 0; r < launch.repeat; ++r)
+    for (std::size_t i = 0; i < k; ++i)
+      plan.launches.emplace_back([this, &launch, &modules, i] {
+        enqueue_module(*modules[i], launch.sequence[i]);
+      });
+  const KernelEntry* flush = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+  return cuda::run_chain(stream_, plan, opt.reps, [&] {
+    for (const Launch& copy : launch.restore)
+      CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*copy.out), ptr(*copy.in), copy.out->bytes(),
+                                      cudaMemcpyDeviceToDevice, stream_));
+    if (flush) enqueue(*flush, *opt.before_each);
+  });
 }
 
 void CudaBackend::wait_with_deadline(cudaEvent_t event, const std::string& kernel) {

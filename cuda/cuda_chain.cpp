@@ -82,8 +82,10 @@ void launch_step(cudaStream_t stream, const ChainPlan& p, std::size_t k) {
 }
 
 void launch_steps(cudaStream_t stream, const ChainPlan& p) {
-  for (std::size_t k = 0; k < p.steps.size(); ++k) {
-    launch_step(stream, p, k);
+  const std::size_t count = p.launches.empty() ? p.steps.size() : p.launches.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    if (p.launches.empty()) launch_step(stream, p, k);
+    else p.launches[k]();
     if (p.submission == Submission::wait_each) CUVK_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 }
@@ -114,7 +116,9 @@ std::string chain_unsupported(Submission s, int device) {
 
 std::vector<double> run_chain(cudaStream_t stream, const ChainPlan& plan, int reps,
                               const std::function<void()>& before) {
-  if (plan.steps.empty()) throw Error("CUDA chain of no steps");
+  if (plan.steps.empty() && plan.launches.empty()) throw Error("CUDA chain of no steps");
+  if (!plan.launches.empty() && plan.submission == Submission::pdl)
+    throw Error("CUDA sequence: pdl needs kernels that wait with griddepcontrol (built-in chains)");
   int device = 0;
   CUVK_CUDA_CHECK(cudaGetDevice(&device));
   if (const std::string why = chain_unsupported(plan.submission, device); !why.empty())
@@ -132,7 +136,8 @@ std::vector<double> run_chain(cudaStream_t stream, const ChainPlan& plan, int re
     else
       launch_steps(stream, plan);
     CUVK_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    CUVK_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    if (plan.wait) plan.wait(stop.get());
+    else CUVK_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float ms = 0.0f;
     CUVK_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     spans_ms.push_back(timing::event_interval_ms(ms));

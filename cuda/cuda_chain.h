@@ -27,6 +27,12 @@ struct ChainPlan {
   dim3 grid, block;
   CuvkParams params{};
   std::vector<std::pair<const float*, float*>> steps;  // (in, out) of each step, in order
+  // A sequence of run-time launches (Launch::sequence) instead: each issues one launch on the
+  // stream, in order; fn, traced, grid, block, params and steps are then unused (no pdl).
+  std::vector<std::function<void()>> launches;
+  // How the host waits for a repetition's closing event; empty: cudaEventSynchronize. A sequence
+  // of run-time kernels waits with the backend's deadline (--timeout): a kernel might never end.
+  std::function<void(cudaEvent_t)> wait;
   Submission submission = Submission::stream;
 };
 

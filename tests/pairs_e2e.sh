@@ -4,7 +4,8 @@
 # Usage: pairs_e2e.sh CUVK CASE [TOML]    CASE: right | wrong | oob | forever | mixed | here |
 # example, or issue 31's cases (what `verified` means): half_lanes | half_expected | partial |
 # no_output | timing_only | unchecked | consistent | all_nan | nan_allowed | lanes_disagree | tail |
-# readme
+# readme; issue 34's multi-step pairs: steps_modes | steps_middle | steps_drift | steps_no_state |
+# steps_sizes
 set -u
 cuvk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: a case runs from its folder
 case_=$2
@@ -276,6 +277,76 @@ assert vk, rows
 want='verified' if cuda else 'unchecked'
 assert all(r['check']==want for r in vk+cuda), (want, rows)
 if cuda: assert vk[0]['checked_against']==['cuda'] and cuda[0]['checked_against']==['vulkan descriptor'], rows"
+    ;;
+  # ---- issue 34: multi-step pairs (examples/scan: three kernels; examples/jacobi: two, repeated) ----
+  steps_modes)  # a lane per submission mode, each verified against the expected file (or CUDA)
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    run_json 0 --pair "$root/examples/scan/scan.toml" --vk-binding descriptor
+    rows "$tmp/r.json" "
+vk=[r for r in rows if r['api']=='vulkan']
+assert sorted(r['submission'] for r in vk)==['recorded','rerecorded','submit-each'], vk
+assert all(r['status']=='ok' and r['check']=='verified' for r in vk), vk
+assert all('expected file' in r['checked_against'] for r in vk), vk
+cu=[r for r in rows if r['api']=='cuda']
+assert sorted(r['submission'] for r in cu)==['graph','stream'], cu
+assert all(r['status'] in ('ok','unavailable') for r in cu), cu"
+    ;;
+  steps_middle)  # the middle of three steps wrong: the output after the last step is caught
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    cp "$root"/examples/scan/* "$tmp/"
+    sed -e 's/glsl = { source = "scan_sums.comp" }/glsl = { source = "scan_sums.comp", defines = ["SCAN_BREAK_SUMS"] }/' \
+        -e 's/cuda = { entry = "scan_sums" }/cuda = { entry = "scan_sums", options = ["-DSCAN_BREAK_SUMS"] }/' \
+        "$tmp/scan.toml" >"$tmp/scan_broken.toml"
+    grep -q SCAN_BREAK_SUMS "$tmp/scan_broken.toml" || fail "the edit did not apply"
+    run_json 1 --pair "$tmp/scan_broken.toml" --vk-binding descriptor
+    rows "$tmp/r.json" "
+ran=[r for r in rows if r['status']!='unavailable']
+assert ran and all(r['status']=='failed' and 'elements differ' in r['reason'] and \"buffer 'out'\" in r['reason'] for r in ran), ran"
+    ;;
+  steps_drift)  # an in-place loop declared idempotent drifts: caught after the timed repetitions
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    cp "$root"/examples/jacobi/* "$tmp/"
+    sed -e 's/^state = "restore"/state = "idempotent"/' "$tmp/jacobi.toml" >"$tmp/drift.toml"
+    run_json 1 --pair "$tmp/drift.toml" --vk-binding descriptor --api vulkan
+    rows "$tmp/r.json" "
+ran=[r for r in rows if r['status']!='unavailable']
+assert ran and all(r['status']=='failed' and 'the sequence is not idempotent' in r['reason'] for r in ran), ran
+assert all(r['checked_elements']>0 for r in ran), ran  # verified first: the first run was right"
+    # restore (the example as written) passes the same check
+    run_json 0 --pair "$tmp/jacobi.toml" --vk-binding descriptor --api vulkan
+    rows "$tmp/r.json" "
+assert rows and all(r['status']=='ok' and r['check']=='verified' for r in rows), rows"
+    ;;
+  steps_no_state)  # a sequence that reads and writes a buffer must say what holds between repetitions
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    cp "$root"/examples/jacobi/* "$tmp/"
+    sed -e '/^state = "restore"/d' "$tmp/jacobi.toml" >"$tmp/nostate.toml"
+    "$cuvk" run --pair "$tmp/nostate.toml" "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, want 2"
+    grep -q "^error: .*nostate.toml:[0-9]*: state: missing: buffer 'a' is read" "$tmp/err" || fail "no one-line error naming file and field"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line"
+    ;;
+  steps_sizes)  # --n outside the sizes a pair declares: refused, naming the file and the field
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    "$cuvk" run --pair "$root/examples/scan/scan.toml" --n 1M "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, want 2"
+    grep -q "^error: .*scan.toml: sizes: --n 1048576 is not a size this pair declares (65536)" "$tmp/err" || fail "no error naming sizes"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line"
+    "$cuvk" run --pair "$root/examples/scan/scan.toml" --n 1k,1M "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "list: exit $rc, want 2"
+    grep -q "^error: .*scan.toml: sizes: none of --n 1024, 1048576 is a size this pair declares (65536)" "$tmp/err" || fail "no error for an empty intersection"
+    # a list runs the sizes within those declared and says which it skips, in one line
+    run_json 0 --pair "$root/examples/scan/scan.toml" --n 1k,64k,1M --vk-binding descriptor --api vulkan
+    grep -q "^note: .*scan.toml: skips --n 1024, 1048576: not among the sizes it declares (sizes: 65536)$" "$tmp/err" || fail "no note naming the skipped sizes"
+    rows "$tmp/r.json" "
+assert rows and all(r['params']['n']==65536 and r['check']=='verified' for r in rows), rows"
+    # several declared sizes: a point each, the size in the label (saxpy declares none: any n)
+    run_json 0 --pair "$root/examples/saxpy/saxpy.toml" --n 1k,4k --vk-binding descriptor --api vulkan
+    rows "$tmp/r.json" "
+assert sorted(r['params']['n'] for r in rows)==[1024,4096], rows"
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

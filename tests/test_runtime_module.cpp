@@ -1,6 +1,6 @@
 // Run-time kernels (Backend::load_module, issue 20) on the first Vulkan device (lavapipe in CI)
 // with the validation layer on: buffer views between guard bytes, scalars as push constants,
-// nine buffers, the bda form, and the errors a bad module or launch gets.
+// nine buffers, the bda form, sequences (issue 34), and the errors a bad module or launch gets.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -100,6 +100,56 @@ TEST_F(RuntimeModule_, SaxpyThroughViewsInBothBindings) {
     load = load || what == "load module user_saxpy";
   }
   EXPECT_TRUE(compile && load);
+}
+
+// Issue 34: a sequence of run-time launches (Launch::sequence): saxpy with a = 1 then a = 2,
+// repeated 3 times per repetition, in every Vulkan submission mode. Restored before each
+// repetition, y is 1 + 9x after any number of them; not restored, 4 repetitions make 1 + 36x.
+TEST_F(RuntimeModule_, SequencesRepeatAndRestore) {
+  backend_->load_module(saxpy());
+  const std::uint32_t n = 1000;
+  const std::size_t words = n + 2 * kGuard / 4;
+  auto x = backend_->allocate(words * 4), y = backend_->allocate(words * 4);
+  auto saved = backend_->allocate(words * 4);
+  std::vector<float> hx(words, -7.0f), hy(words, -7.0f);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    hx[kGuard / 4 + i] = static_cast<float>(i);
+    hy[kGuard / 4 + i] = 1.0f;
+  }
+  backend_->upload(*x, hx.data(), words * 4);
+  backend_->upload(*saved, hy.data(), words * 4);
+  for (const Submission mode : {Submission::recorded, Submission::rerecorded, Submission::submit_each})
+    for (const bool restore : {true, false}) {
+      backend_->upload(*y, hy.data(), words * 4);
+      Launch launch;
+      for (const float a : {1.0f, 2.0f}) {
+        Launch step;
+        step.kernel = "user_saxpy";
+        step.geometry = Geometry{64, (n + 63) / 64, 1};
+        step.buffers = {{x.get(), kGuard, n * 4}, {y.get(), kGuard, n * 4}};
+        step.scalars = bytes_of({{&a, 4}, {&n, 4}}, {4, 4});
+        launch.sequence.push_back(step);
+      }
+      launch.repeat = 3;
+      launch.chain.submission = mode;
+      if (restore) {
+        Launch copy;
+        copy.kernel = kCopyEngine;
+        copy.in = saved.get();
+        copy.out = y.get();
+        launch.restore.push_back(copy);
+      }
+      ASSERT_EQ(backend_->run(launch, RunOptions{4, nullptr}).size(), 4u);
+      std::vector<float> got(words);
+      backend_->download(*y, got.data(), words * 4);
+      for (std::uint32_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[kGuard / 4 + i], 1.0f + (restore ? 9.0f : 36.0f) * static_cast<float>(i))
+            << submission_name(mode) << (restore ? " restored" : "") << " element " << i;
+      EXPECT_EQ(got[0], -7.0f);
+    }
+  Launch bad;
+  bad.sequence.resize(kMaxSequenceSteps + 1);
+  EXPECT_THROW(backend_->run(bad, RunOptions{1, nullptr}), Error);
 }
 
 // Issue 36: a run-time kernel's name is its own, whatever it ends in. 'pair:gather_bda' was

@@ -1,4 +1,6 @@
-// Chains of dependent dispatches (Launch::chain, issue 33) in the Vulkan submission modes, timed
+// Chains of dependent dispatches (Launch::chain, issue 33) and sequences of run-time launches
+// (Launch::sequence, issue 34: the same ChainWork, one step per launch, after the restore copies)
+// in the Vulkan submission modes, timed
 // by one timestamp before the first step and one after the last (Timer::run_chain, vk_timing.h):
 //   recorded     one command buffer of the K dispatches, recorded once per call, re-submitted;
 //   rerecorded   the same command buffer recorded again (its pool reset) for every repetition;
@@ -47,6 +49,9 @@ void Timer::record_chain(VkCommandBuffer cb, const ChainWork& w, std::uint32_t f
   if (first == 0) {
     commands_.begin(cb, 0);  // after every earlier submission, with the global barrier
     vk().vkCmdResetQueryPool(cb, query_pool_.get(), 0, kQueriesPerRep);
+    for (const ResolvedLaunch* copy : w.restore) record_launch(vk(), cb, *copy);
+    if (!w.restore.empty())  // the copies land before anything after them reads or writes
+      commands_.serialise(cb, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
     if (w.flush != nullptr) {  // outside the interval, with its barrier
       record_launch(vk(), cb, *w.flush);
       commands_.serialise(cb, static_cast<VkPipelineStageFlags>(w.flush->stage) |

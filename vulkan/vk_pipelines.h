@@ -30,7 +30,9 @@ constexpr std::uint32_t kTraceBdaPushConstantBytes = sizeof(CuvkTraceBdaPush);
 // steps (kChainDistinctSteps: step 0 and the two that alternate) and its before_each launch.
 // NVIDIA's driver holds the pool to maxSets (VK_ERROR_OUT_OF_POOL_MEMORY past it); lavapipe does not.
 constexpr std::uint32_t kChainDistinctSteps = 3;
-constexpr std::uint32_t kSetsPerRun = kChainDistinctSteps + 1;
+// A sequence of run-time launches (Launch::sequence): up to kMaxSequenceSteps distinct steps.
+constexpr std::uint32_t kSetsPerRun =
+    (kMaxSequenceSteps > kChainDistinctSteps ? kMaxSequenceSteps : kChainDistinctSteps) + 1;
 // Descriptors a run's sets may hold: kSetsPerRun sets of a traced or run-time launch's bindings.
 constexpr std::uint32_t kDescriptorsPerRun = (kTraceBindingsPerSet + kMaxModuleBuffers) * kSetsPerRun;
 

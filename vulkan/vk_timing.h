@@ -33,6 +33,8 @@ struct TimedQueue {
 struct ChainWork {
   std::vector<const ResolvedLaunch*> steps;
   const ResolvedLaunch* flush = nullptr;  // before each repetition, outside the interval
+  // Copies before each repetition, before the flush, outside the interval (Launch::restore).
+  std::vector<const ResolvedLaunch*> restore;
   Submission submission = Submission::recorded;
 };
 

@@ -147,6 +147,7 @@ class VulkanBackend final : public Backend,
   void open_copy_queues();
   vk::Timer& timer_for(const Launch& launch, const RunOptions& opt);
   std::vector<double> run_chain(const Launch& launch, const RunOptions& opt);
+  std::vector<double> run_sequence(const Launch& launch, const RunOptions& opt);
 
   // Declaration order is creation order (the device's children after the context) and, reversed,
   // destruction order.
@@ -297,6 +298,7 @@ std::vector<double> VulkanBackend::run(const Launch& launch, const RunOptions& o
     throw Error("Vulkan run: reps must be at least 1, got " + std::to_string(opt.reps));
   }
   vk::Timer& timer = timer_for(launch, opt);
+  if (!launch.sequence.empty()) return run_sequence(launch, opt);
   if (launch.chain.steps > 0) return run_chain(launch, opt);
   std::vector<vk::ResolvedLaunch> resolved;
   resolved.push_back(resolve(launch, "launch"));
@@ -322,6 +324,35 @@ std::vector<double> VulkanBackend::run_chain(const Launch& launch, const RunOpti
   vk::ChainWork work;
   work.submission = launch.chain.submission;
   for (std::uint32_t i = 0; i < k; ++i) work.steps.push_back(&resolved[i == 0 ? 0 : 2 - i % 2]);
+  if (opt.before_each != nullptr) work.flush = &resolved.back();
+  return timer_.run_chain(work, opt.reps);
+}
+
+// The distinct steps, the restore copies and the flush resolved once; each repetition's work is
+// the steps `repeat` times over (Launch::sequence).
+std::vector<double> VulkanBackend::run_sequence(const Launch& launch, const RunOptions& opt) {
+  if (const std::string why = submission_unsupported(launch.chain.submission); !why.empty())
+    throw Error("Vulkan run: " + why);
+  const std::size_t k = launch.sequence.size();
+  if (k > kMaxSequenceSteps || launch.repeat == 0 || k * launch.repeat > kMaxSequenceLaunches)
+    throw Error("Vulkan run: a sequence of " + std::to_string(k) + " steps repeated " +
+                std::to_string(launch.repeat) + " times (1.." +
+                std::to_string(kMaxSequenceSteps) + " steps, 1.." +
+                std::to_string(kMaxSequenceLaunches) + " launches)");
+  std::vector<vk::ResolvedLaunch> resolved;
+  for (const Launch& step : launch.sequence) resolved.push_back(resolve(step, "sequence step"));
+  for (const Launch& copy : launch.restore) {
+    if (copy.kernel != kCopyEngine) throw Error("Vulkan run: a restore launch must be a copy");
+    resolved.push_back(resolve(copy, "restore copy"));
+  }
+  if (opt.before_each != nullptr)
+    resolved.push_back(resolve(*opt.before_each, "before_each launch"));
+  vk::prepare_descriptor_sets(pipelines_, resolved);
+  vk::ChainWork work;
+  work.submission = launch.chain.submission;
+  for (std::uint32_t r = 0; r < launch.repeat; ++r)
+    for (std::size_t i = 0; i < k; ++i) work.steps.push_back(&resolved[i]);
+  for (std::size_t i = 0; i < launch.restore.size(); ++i) work.restore.push_back(&resolved[k + i]);
   if (opt.before_each != nullptr) work.flush = &resolved.back();
   return timer_.run_chain(work, opt.reps);
 }

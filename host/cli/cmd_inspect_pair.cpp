@@ -197,6 +197,10 @@ VulkanSide vulkan_side(Binding b, const pairs::PairDeclaration& d, const Compile
 
 int inspect_pair(const InspectArgs& a) {
   const pairs::PairDeclaration d = pairs::read_pair_file(a.pair);
+  if (!d.steps.empty())  // issue 34: one kernel per inspection, as yet
+    throw UsageError(d.file + ": step: `cuvk inspect --pair` shows one kernel; this pair declares " +
+                     std::to_string(d.steps.size()) +
+                     " [[step]]s (inspect a step as a one-step pair of its own)");
   const std::vector<std::uint32_t> blocks = shown_block_sizes(a, d);
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 

@@ -160,8 +160,6 @@ RunConfig config_of(const RunArgs& a) {
   if (!a.n.empty()) {
     cfg.sizes = parse_size_list(a.n, "--n", kMaxRunPoints);  // validate_config: the product
     cfg.n = cfg.sizes.front();
-    if (cfg.sizes.size() > 1 && !a.pairs.empty())
-      throw UsageError("--n " + a.n + ": a pair runs at one size; give one --n with --pair");
   }
   for (const Axis& axis : axes()) {
     const auto given = a.axis_values.find(axis.name);
@@ -311,12 +309,13 @@ std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const De
                                                       RunConfig& cfg) {
   const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
   auto pairs = prepare_pairs(a.pairs, choice.cuda ? cuda_arch_of(*choice.cuda) : 0,
-                             a.n.empty() ? std::nullopt : std::optional<std::uint64_t>(cfg.n),
-                             cpu_only, run_grid(cfg, choice));
+                             a.n.empty() ? std::vector<std::uint32_t>{} : cfg.sizes, cpu_only,
+                             run_grid(cfg, choice));
   std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
   for (const auto& p : pairs) {
     cfg.tests.push_back(p->decl.name);
     if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
+    if (!p->skipped.empty()) std::cerr << "note: " << printable(p->skipped) << '\n';
     for (const auto& [what, path] : pair_input_files(*p))
       inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
   }

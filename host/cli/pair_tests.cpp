@@ -1,6 +1,7 @@
 // `cuvk run --pair`: declarations -> compiled, checked pairs -> catalogue entries (pair_tests.h).
 #include "pair_tests.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -89,6 +90,27 @@ std::vector<std::uint8_t> initial_contents(const PairDeclaration& d, const pairs
   return out;
 }
 
+// The launch at a block size by `decl`'s [launch] (or a step's: pairs::step_declarations).
+std::function<UserLaunch(std::uint32_t)> launch_rule(std::shared_ptr<const PairDeclaration> decl,
+                                                     std::uint64_t n) {
+  return [decl, n](std::uint32_t block) {
+    const PairDeclaration& dd = *decl;
+    UserLaunch l;
+    if (dd.launch.grid.empty()) {  // no shape: a pair of [[step]]s (each step has its own)
+      if (!dd.launch.threads.empty())
+        l.threads = eval(dd, dd.launch.threads, n, block, "launch.threads");
+    } else {
+      const std::uint64_t gx = eval(dd, dd.launch.grid[0], n, block, "launch.grid[0]");
+      const std::uint64_t gy =
+          dd.launch.grid.size() > 1 ? eval(dd, dd.launch.grid[1], n, block, "launch.grid[1]") : 1;
+      l.grid = std::make_pair(gx, gy);
+    }
+    l.shared_bytes = eval(dd, dd.launch.shared_bytes, n, block, "launch.shared_bytes");
+    l.useful_bytes = eval(dd, dd.useful_bytes, n, block, "useful_bytes");
+    return l;
+  };
+}
+
 UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   const PairDeclaration& d = p.decl;
   UserPlan u;
@@ -118,21 +140,20 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   u.notes[Api::cuda] = p.cuda_note;
   u.not_built[Api::cuda] = !p.cuda;  // Vulkan: its SPIR-V, or the run stopped at the compile error
   const auto decl = std::make_shared<PairDeclaration>(d);
-  u.launch = [decl, n](std::uint32_t block) {
-    const PairDeclaration& dd = *decl;
-    UserLaunch l;
-    if (dd.launch.grid.empty()) {
-      l.threads = eval(dd, dd.launch.threads, n, block, "launch.threads");
-    } else {
-      const std::uint64_t gx = eval(dd, dd.launch.grid[0], n, block, "launch.grid[0]");
-      const std::uint64_t gy =
-          dd.launch.grid.size() > 1 ? eval(dd, dd.launch.grid[1], n, block, "launch.grid[1]") : 1;
-      l.grid = std::make_pair(gx, gy);
+  u.launch = launch_rule(decl, n);
+  if (pairs::is_sequence(d)) {
+    for (std::size_t k = 0; k < p.steps.size(); ++k) {
+      const PreparedStep& step = p.steps[k];
+      UserStep us;
+      us.kernel = step.module;
+      us.name = d.steps.empty() ? "" : step.view.file.substr(d.file.size() + 2);
+      us.block = d.steps.empty() ? 0 : d.steps[k].block;
+      us.launch = launch_rule(std::make_shared<PairDeclaration>(step.view), n);
+      u.steps.push_back(std::move(us));
     }
-    l.shared_bytes = eval(dd, dd.launch.shared_bytes, n, block, "launch.shared_bytes");
-    l.useful_bytes = eval(dd, dd.useful_bytes, n, block, "useful_bytes");
-    return l;
-  };
+    u.repeat = d.repeat;
+    u.state = static_cast<UserState>(d.state);
+  }
   const std::vector<UserBuffer> buffers = u.buffers;
   u.contents = [decl, buffers](std::uint64_t run_seed) {
     UserContents c;
@@ -187,13 +208,44 @@ std::uint64_t cpu_pair_n(const PairDeclaration& d) {
     }
     n /= 2;
   }
-  return n;
+  if (pairs::size_allowed(d, n)) return n;
+  // Declared sizes (n_max allows every smaller n): the largest that fits, else the smallest.
+  std::uint64_t best = *std::min_element(d.sizes.begin(), d.sizes.end());
+  for (const std::uint64_t s : d.sizes)
+    if (s <= n && s > best) best = s;
+  return best;
 }
 
 namespace {
 
 // The n a pair runs at, and how it was chosen: --n; its declared n on a GPU; on a CPU device
 // (lavapipe) cpu_pair_n(), so that a first run there ends in seconds.
+std::string size_text(const std::vector<std::uint64_t>& sizes) {
+  std::string text;
+  for (const std::uint64_t s : sizes) text += (text.empty() ? "" : ", ") + std::to_string(s);
+  return text;
+}
+
+// --n's sizes within those the pair declares; none: DeclarationError naming the field. `skipped`:
+// the note naming the others, or "".
+std::vector<std::uint64_t> run_sizes(const PairDeclaration& d, const std::vector<std::uint32_t>& n,
+                                     std::string& skipped) {
+  std::vector<std::uint64_t> in, out;
+  for (const std::uint32_t s : n) (pairs::size_allowed(d, s) ? in : out).push_back(s);
+  const std::string field = d.n_max ? "n_max" : "sizes";
+  const std::string declared =
+      d.n_max ? "n up to " + std::to_string(d.n_max) : size_text(d.sizes);
+  if (in.empty())
+    throw pairs::DeclarationError(d.file + ": " + field + ": " +
+                                  (n.size() == 1 ? "--n " + size_text(out) + " is not"
+                                                 : "none of --n " + size_text(out) + " is") +
+                                  " a size this pair declares (" + declared + ")");
+  if (!out.empty())
+    skipped = d.file + ": skips --n " + size_text(out) + ": not among the sizes it declares (" +
+              field + ": " + declared + ")";
+  return in;
+}
+
 std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
                                              std::optional<std::uint64_t> n, bool cpu_device) {
   const std::string file = std::filesystem::path(d.file).filename().string();
@@ -205,41 +257,69 @@ std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
                      std::to_string(kCpuPairBytes >> 20) + " MiB of buffers"};
 }
 
+// One kernel compiled (GLSL; CUDA where NVRTC loads) and its interfaces checked.
+PreparedStep prepare_step(const PairDeclaration& view, const std::string& module,
+                          const std::string& nvrtc_unavailable, int arch) {
+  PreparedStep s;
+  s.view = view;
+  s.module = module;
+  s.spirv = pairs::compile_glsl(view, Binding::descriptor);
+  if (nvrtc_unavailable.empty()) s.cuda = pairs::compile_cuda(view, arch);
+  pairs::check_interfaces(view, s.cuda ? &*s.cuda : nullptr, &s.spirv);
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n,
+                                                         const std::vector<std::uint32_t>& n,
                                                          bool cpu_device, const RunGrid& grid) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
   for (const std::string& file : files) {
     auto p = std::make_shared<PreparedPair>();
     p->decl = pairs::read_pair_file(file);
-    std::tie(p->n, p->n_rule) = pair_n(p->decl, n, cpu_device);
-    p->spirv = pairs::compile_glsl(p->decl, Binding::descriptor);
+    p->sizes = n.empty() ? std::vector<std::uint64_t>{}
+                         : run_sizes(p->decl, n, p->skipped);
+    std::tie(p->n, p->n_rule) = pair_n(
+        p->decl, p->sizes.empty() ? std::nullopt : std::optional<std::uint64_t>(p->sizes[0]),
+        cpu_device);
+    if (p->sizes.empty()) p->sizes = {p->n};
+    const std::string nvrtc = pairs::nvrtc_unavailable();
+    const std::vector<PairDeclaration> views = pairs::step_declarations(p->decl);
+    for (std::size_t k = 0; k < views.size(); ++k)
+      p->steps.push_back(prepare_step(
+          views[k],
+          module_name(p->decl) + (p->decl.steps.empty() ? "" : "/" + p->decl.steps[k].name),
+          nvrtc, arch));
+    p->spirv = p->steps[0].spirv;
+    p->cuda = p->steps[0].cuda;
     if (pairs::supports_bda(p->decl)) p->spirv_bda = pairs::compile_glsl(p->decl, Binding::bda);
-    if (const std::string why = pairs::nvrtc_unavailable(); !why.empty()) {
-      p->cuda_note = "not compiled (" + why + ")";
+    if (!nvrtc.empty()) {
+      p->cuda_note = "not compiled (" + nvrtc + ")";
     } else {
-      p->cuda = pairs::compile_cuda(p->decl, arch);
       p->cuda_note = "compiled for sm_" + std::to_string(arch) + " by " + p->cuda->compiler +
                      (cuda_arch > 0 ? "" : " (no CUDA device: its default architecture)");
     }
-    pairs::check_interfaces(p->decl, p->cuda ? &*p->cuda : nullptr, &p->spirv);
     if (p->spirv_bda) pairs::check_interfaces(p->decl, nullptr, &*p->spirv_bda);
-    for (const pairs::CompiledSpirv* s : {&p->spirv, p->spirv_bda ? &*p->spirv_bda : nullptr})
-      if (s && p->warning.empty())
-        p->warning = pairs::fold_warning(p->decl, *s, p->n, grid.block_sizes, grid.max_grid_x);
+    for (const PreparedStep& s : p->steps)
+      if (p->warning.empty())
+        p->warning = pairs::fold_warning(s.view, s.spirv, p->n, grid.block_sizes, grid.max_grid_x);
+    if (p->spirv_bda && p->warning.empty())
+      p->warning = pairs::fold_warning(p->decl, *p->spirv_bda, p->n, grid.block_sizes, grid.max_grid_x);
     TestCase t;
     t.name = p->decl.name;
     t.description = p->decl.description.empty() ? "kernel pair " + file : p->decl.description;
     t.variants = {"scalar"};
+    for (const std::uint64_t s : p->sizes) t.sizes.push_back(static_cast<std::uint32_t>(s));
+    t.cpu_sizes = t.sizes;
+    t.sizes_fixed = true;
     const std::shared_ptr<const PreparedPair> pair = p;
-    t.plan = [pair](const Point&) {
+    t.plan = [pair](const Point& point) {
       Plan plan;
       plan.kernel = module_name(pair->decl);
-      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, pair->n));
+      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, point.n ? point.n : pair->n));
       return plan;
     };
     register_pair_test(std::move(t));
@@ -251,14 +331,15 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
 namespace {
 
 std::vector<std::pair<std::string, double>> compile_ms(const PreparedPair& p, Api api) {
+  std::vector<std::pair<std::string, double>> ms;
+  for (const PreparedStep& s : p.steps) {
+    if (api == Api::cuda && s.cuda)
+      ms.emplace_back("compile " + s.module + " (" + s.cuda->compiler + ")", s.cuda->compile_ms);
+    if (api == Api::vulkan)
+      ms.emplace_back("compile " + s.module + " (" + s.spirv.compiler + ")", s.spirv.compile_ms);
+  }
+  if (api == Api::cuda) return ms;
   const std::string name = module_name(p.decl);
-  if (api == Api::cuda)
-    return p.cuda ? std::vector<std::pair<std::string, double>>{{"compile " + name + " (" +
-                                                                     p.cuda->compiler + ")",
-                                                                 p.cuda->compile_ms}}
-                  : std::vector<std::pair<std::string, double>>{};
-  std::vector<std::pair<std::string, double>> ms = {
-      {"compile " + name + " (" + p.spirv.compiler + ")", p.spirv.compile_ms}};
   if (p.spirv_bda)
     ms.emplace_back("compile " + name + " bda (" + p.spirv_bda->compiler + ")",
                     p.spirv_bda->compile_ms);
@@ -284,14 +365,21 @@ std::vector<std::pair<std::string, std::string>> pair_input_files(const Prepared
       {"glsl.spirv", d.glsl.spirv},
       {"glsl.bda_source", d.glsl.bda_source},
       {"glsl.bda_spirv", d.glsl.bda_spirv}};
+  for (std::size_t k = 0; k < d.steps.size(); ++k) {
+    const std::string step = "step[" + std::to_string(k) + "].";
+    files.emplace_back(step + "cuda.source", d.steps[k].cuda.source);
+    files.emplace_back(step + "glsl.source", d.steps[k].glsl.source);
+    files.emplace_back(step + "glsl.spirv", d.steps[k].glsl.spirv);
+  }
   for (const pairs::BufferDecl& b : d.buffers) {
     if (b.init.kind == pairs::InitKind::file)
       files.emplace_back("buffer '" + b.name + "' file", b.init.file);
     files.emplace_back("buffer '" + b.name + "' expected", b.expected);
   }
-  for (const pairs::CompiledSpirv* spv : {&pair.spirv, pair.spirv_bda ? &*pair.spirv_bda : nullptr})
-    if (spv != nullptr)
-      for (const std::string& inc : spv->includes) files.emplace_back("a GLSL #include", inc);
+  for (const PreparedStep& s : pair.steps)
+    for (const std::string& inc : s.spirv.includes) files.emplace_back("a GLSL #include", inc);
+  if (pair.spirv_bda)
+    for (const std::string& inc : pair.spirv_bda->includes) files.emplace_back("a GLSL #include", inc);
   std::vector<std::pair<std::string, std::string>> out;
   for (auto& f : files)
     if (!f.second.empty()) out.push_back(std::move(f));
@@ -300,27 +388,30 @@ std::vector<std::pair<std::string, std::string>> pair_input_files(const Prepared
 
 void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend* cuda,
                 Backend* vulkan) {
-  for (const auto& p : pairs) {
-    RuntimeModule m;
-    m.name = module_name(p->decl);
-    m.buffers = static_cast<std::uint32_t>(p->decl.buffers.size());
-    for (const pairs::ScalarDecl& s : p->decl.scalars) m.scalar_sizes.push_back(pairs::scalar_bytes(s.type));
-    if (cuda && p->cuda) {
-      RuntimeModule c = m;
-      c.entry = p->cuda->lowered_name;
-      c.cuda_image = p->cuda->cubin;
-      c.compile_ms = compile_ms(*p, Api::cuda);
-      cuda->load_module(c);
+  for (const auto& p : pairs)
+    for (std::size_t k = 0; k < p->steps.size(); ++k) {  // one module per kernel
+      const PreparedStep& step = p->steps[k];
+      RuntimeModule m;
+      m.name = step.module;
+      m.buffers = static_cast<std::uint32_t>(p->decl.buffers.size());
+      for (const pairs::ScalarDecl& s : p->decl.scalars)
+        m.scalar_sizes.push_back(pairs::scalar_bytes(s.type));
+      if (cuda && step.cuda) {
+        RuntimeModule c = m;
+        c.entry = step.cuda->lowered_name;
+        c.cuda_image = step.cuda->cubin;
+        if (k == 0) c.compile_ms = compile_ms(*p, Api::cuda);
+        cuda->load_module(c);
+      }
+      if (vulkan) {
+        RuntimeModule v = m;
+        v.entry = step.spirv.entry;
+        v.spirv = step.spirv.words;
+        if (p->spirv_bda && k == 0) v.spirv_bda = p->spirv_bda->words;
+        if (k == 0) v.compile_ms = compile_ms(*p, Api::vulkan);
+        vulkan->load_module(v);
+      }
     }
-    if (vulkan) {
-      RuntimeModule v = m;
-      v.entry = p->spirv.entry;
-      v.spirv = p->spirv.words;
-      if (p->spirv_bda) v.spirv_bda = p->spirv_bda->words;
-      v.compile_ms = compile_ms(*p, Api::vulkan);
-      vulkan->load_module(v);
-    }
-  }
 }
 
 }  // namespace cuvk

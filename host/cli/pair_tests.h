@@ -14,15 +14,26 @@
 
 namespace cuvk {
 
+// One kernel of a pair, compiled and checked: the pair itself, or one of its [[step]]s.
+struct PreparedStep {
+  pairs::PairDeclaration view;  // pairs::step_declarations(): the step's cuda, glsl and launch
+  std::string module;           // the kernel its launches name ("pair:saxpy", "pair:scan/add")
+  std::optional<pairs::CompiledCuda> cuda;
+  pairs::CompiledSpirv spirv;
+};
+
 struct PreparedPair {
   pairs::PairDeclaration decl;
-  std::optional<pairs::CompiledCuda> cuda;  // none where NVRTC is unavailable (cuda_note says)
-  pairs::CompiledSpirv spirv;
+  std::vector<PreparedStep> steps;  // one per kernel, in order (one without [[step]])
+  std::optional<pairs::CompiledCuda> cuda;  // steps[0]'s; none where NVRTC is unavailable
+  pairs::CompiledSpirv spirv;               // steps[0]'s
   std::optional<pairs::CompiledSpirv> spirv_bda;
   std::string cuda_note;  // what CUDA rows that cannot run say was done
   std::uint64_t n = 0;     // the size it runs at (pair_n: --n, declared, or scaled for a CPU)
   std::string n_rule;      // how: "--n", "declared in saxpy.toml", "... scaled down for CPU devices"
   std::string warning;     // pairs::fold_warning's, where the run's launches would fold
+  std::vector<std::uint64_t> sizes;  // the sizes its points run at (n first)
+  std::string skipped;     // "" or the note naming --n's sizes it skips, and why
 };
 
 // What folds a pair's launch into y: the run's block sizes and the devices' largest grid x (the
@@ -39,12 +50,14 @@ inline constexpr std::uint64_t kCpuPairBytes = 8ull << 20;
 std::uint64_t cpu_pair_n(const pairs::PairDeclaration& d);
 
 // Reads, compiles (CUDA for sm_<cuda_arch>; 0: pairs::kDefaultCudaArch, no device) and checks
-// each file; registers each as a test (register_pair_test). `n`: --n, when given; `cpu_device`:
+// each file; registers each as a test (register_pair_test). `cpu_device`:
 // the run's devices are CPU devices only (then cpu_pair_n() without --n). Throws
 // DeclarationError / UsageError naming the file and the field.
+// `n`: --n's sizes (empty: none given); each pair runs at those it declares (sizes, n_max), and
+// PreparedPair::skipped says which it skips; none of them: DeclarationError naming the field.
 std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::string>& files,
                                                          int cuda_arch,
-                                                         std::optional<std::uint64_t> n,
+                                                         const std::vector<std::uint32_t>& n,
                                                          bool cpu_device, const RunGrid& grid = {});
 
 // The host's compile time of each pair's side for `api` ("compile pair:saxpy (NVRTC 13.0)", ms):

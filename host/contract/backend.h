@@ -180,7 +180,22 @@ struct Launch {
   // With chain.steps > 0 each repetition is the whole chain, and run() returns its GPU span: from
   // before the first step to after the last (built-in kernels only).
   Chain chain{};
+  // A sequence of run-time launches (issue 34, a multi-step kernel pair): when not empty, each
+  // repetition runs the `sequence` `repeat` times in order, submitted as chain.submission says
+  // (CUDA: stream, graph, wait_each; Vulkan: recorded, rerecorded, submit_each, wait_each), with
+  // stream order (CUDA) or a compute-to-compute barrier (Vulkan) between consecutive launches, and
+  // run() returns the GPU span of the whole repetition. `kernel` and the fields above it are then
+  // unused. `restore`: copy-engine launches (kCopyEngine) that run before every repetition, before
+  // RunOptions::before_each, outside the timed span (the pair's inputs put back).
+  std::vector<Launch> sequence{};
+  std::uint32_t repeat = 1;
+  std::vector<Launch> restore{};
 };
+
+// Launches a sequence may hold (distinct steps; Launch::repeat repeats them).
+inline constexpr std::uint32_t kMaxSequenceSteps = 8;
+// Launches one repetition of a sequence may issue (steps x repeat).
+inline constexpr std::uint64_t kMaxSequenceLaunches = 1u << 16;
 
 // Step `k` of `launch`'s chain as a plain launch: its input and output buffers (Chain).
 Launch chain_step(const Launch& launch, std::uint32_t k);

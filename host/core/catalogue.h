@@ -69,6 +69,9 @@ struct TestCase {
   // Problem sizes the test runs at when --n is not given (empty: the run's n), on a GPU and on a
   // CPU device (lavapipe, where each step costs the host's cores).
   std::vector<std::uint32_t> sizes{}, cpu_sizes{};
+  // A kernel pair's: its sizes above are the ones it runs at with or without --n (the run's
+  // sizes within those the pair declares: prepare_pairs), never the run's own.
+  bool sizes_fixed = false;
   // Selected only where named (--tests chain), never by default or by "all".
   bool named_only = false;
 };

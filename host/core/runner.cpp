@@ -151,7 +151,12 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
     if (!a.backend) continue;
     std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
     for (const Job& j : jobs)  // a pair's side that was not built runs no lane (run_lane)
-      if (!j.plan.user || !j.plan.user->not_built[a.api]) required.push_back(j.plan.kernel);
+      if (!j.plan.user || !j.plan.user->not_built[a.api]) {
+        if (j.plan.user && !j.plan.user->steps.empty())  // a sequence: each step's module
+          for (const UserStep& s : j.plan.user->steps) required.push_back(s.kernel);
+        else
+          required.push_back(j.plan.kernel);
+      }
     if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
       throw UsageError("n = " + std::to_string(n) + " needs " + std::to_string(need_bytes) +
                        " bytes of " + api_name(a.api) + " device memory; " +

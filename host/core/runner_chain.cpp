@@ -23,7 +23,8 @@ const std::vector<Submission>& api_submissions(Api api) {
 std::vector<Point> test_points(const TestCase& t, const RunConfig& cfg,
                                const std::vector<std::uint32_t>& run_sizes, bool on_gpu) {
   const std::vector<std::uint32_t>& own = on_gpu ? t.sizes : t.cpu_sizes;
-  const std::vector<std::uint32_t>& sizes = cfg.n == 0 && !own.empty() ? own : run_sizes;
+  const std::vector<std::uint32_t>& sizes =
+      (cfg.n == 0 || t.sizes_fixed) && !own.empty() ? own : run_sizes;
   std::vector<Point> points;  // each point at every size, its sizes next to each other
   for (const Point& p : points_of(t, 0, cfg.axis_values, cfg.layouts, cfg.variants))
     for (const std::uint32_t n : sizes) {

@@ -200,7 +200,9 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool si
   row.binding = lane.binding;
   row.n = job.point.n;
   // The size in the label where the run has several, or the test its own (the chain's).
-  row.n_in_label = (sized || !job.test->sizes.empty()) && !job.plan.user;
+  // A pair: where it runs at several sizes (--n, issue 34).
+  row.n_in_label = job.plan.user ? job.test->sizes.size() > 1
+                                 : sized || !job.test->sizes.empty();
   row.submission = lane.submission;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;

@@ -73,8 +73,10 @@ std::string tolerance_text(const UserBuffer& b, double worst) {
 }
 
 std::string lane_name(const Lane& lane) {
-  return lane.state->api == Api::cuda ? std::string("cuda")
-                                      : std::string("vulkan ") + binding_name(lane.binding);
+  const std::string mode = lane.submission ? std::string(" ") + submission_name(*lane.submission) : "";
+  return (lane.state->api == Api::cuda ? std::string("cuda")
+                                       : std::string("vulkan ") + binding_name(lane.binding)) +
+         mode;
 }
 
 std::string count_text(std::uint64_t k, std::uint64_t n) {
@@ -180,12 +182,79 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
 
 // "cuda", "vulkan descriptor", "vulkan bda": a row's lane as checked_against names it.
 std::string lane_name_of(const ResultRow& r) {
-  return r.api == Api::cuda ? std::string("cuda")
-                            : std::string(api_name(r.api)) + " " + binding_name(r.binding);
+  const std::string mode = r.submission ? std::string(" ") + submission_name(*r.submission) : "";
+  return (r.api == Api::cuda ? std::string("cuda")
+                             : std::string(api_name(r.api)) + " " + binding_name(r.binding)) +
+         mode;
 }
 
 bool names_api(const std::string& against, Api api) {
   return against.rfind(api_name(api), 0) == 0;
+}
+
+// A multi-step pair's launch (issue 34): its steps at the row's block size over the lane's
+// buffers, repeated, in the lane's submission mode; with state = restore a saved copy of every
+// buffer that starts with contents (uploaded beside it) and the copies that put it back.
+void add_sequence(const UserPlan& u, const Lane& lane, const ResultRow& row, Backend& b,
+                  const std::vector<std::vector<std::uint8_t>>& images,
+                  std::vector<std::unique_ptr<DeviceBuffer>>& owned, Launch& launch) {
+  const DeviceInfo& info = b.info();
+  for (const UserStep& step : u.steps) {
+    Launch s = launch;
+    s.kernel = step.kernel;
+    s.geometry = user_geometry(u, row.block_size, info.max_grid_x, info.max_grid_y,
+                               info.max_block_size, &step);
+    s.shared_bytes = static_cast<std::uint32_t>(step.launch(s.geometry.block_size).shared_bytes);
+    launch.sequence.push_back(std::move(s));
+  }
+  launch.repeat = u.repeat;
+  launch.chain.submission = *lane.submission;
+  if (u.state != UserState::restore) return;
+  const std::size_t buffers = u.buffers.size();
+  for (std::size_t i = 0; i < buffers; ++i) {
+    if (u.buffers[i].poisoned) continue;
+    owned.push_back(b.allocate(images[i].size()));
+    b.upload(*owned.back(), images[i].data(), images[i].size());
+    Launch copy;
+    copy.kernel = kCopyEngine;
+    copy.in = owned.back().get();
+    copy.out = owned[i].get();
+    launch.restore.push_back(std::move(copy));
+  }
+}
+
+// After the timed repetitions of a sequence with a state rule: every output as the correctness
+// run left it (restore: put back each time; idempotent: repeating changes nothing), else the row
+// fails saying which buffer drifted.
+void check_state(const UserPlan& u, Backend& b,
+                 const std::vector<std::unique_ptr<DeviceBuffer>>& owned,
+                 const std::vector<std::vector<std::uint8_t>>& got, ResultRow& row) {
+  if (u.state == UserState::none || row.status != Status::ok) return;
+  for (std::size_t i = 0; i < u.buffers.size(); ++i) {
+    const UserBuffer& buf = u.buffers[i];
+    if (!buf.output) continue;
+    std::vector<std::uint8_t> now(got[i].size());
+    b.download(*owned[i], now.data(), now.size());
+    std::uint64_t differ = 0, first = 0;
+    for (std::uint64_t e = 0; e < buf.count; ++e) {
+      const std::uint64_t at = kGuardBytes + e * buf.element_bytes;
+      if (std::memcmp(now.data() + at, got[i].data() + at, buf.element_bytes) == 0) continue;
+      if (differ++ == 0) first = e;
+    }
+    if (differ == 0) continue;
+    row.status = Status::failed;
+    row.first_bad_index = first;
+    row.mismatches += differ;
+    row.reason = "buffer '" + buf.name + "': " + count_text(differ, buf.count) +
+                 " elements differ after the timed repetitions from after the first run, first "
+                 "at index " + std::to_string(first) +
+                 (u.state == UserState::idempotent
+                      ? ": the sequence is not idempotent (state = \"idempotent\"); declare "
+                        "state = \"restore\" to put its inputs back before each repetition"
+                      : ": the inputs were restored before each repetition, so the sequence is "
+                        "not deterministic");
+    return;
+  }
 }
 
 }  // namespace
@@ -196,25 +265,29 @@ std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg)
 }
 
 Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,
-                       std::uint32_t max_y, std::uint32_t max_block) {
+                       std::uint32_t max_y, std::uint32_t max_block, const UserStep* step) {
+  if (!step && !u.steps.empty()) step = &u.steps[0];
+  if (step && step->block) block = step->block;
+  const std::string file = step && !step->name.empty() ? u.file + ": " + step->name : u.file;
   if (block == 0 || block > max_block)
-    throw UsageError(u.file + ": launch.block_sizes: " + std::to_string(block) +
-                     " threads per block; the devices allow 1.." + std::to_string(max_block));
-  const UserLaunch l = u.launch(block);
+    throw UsageError(file + (step && step->block ? ": launch.block: " : ": launch.block_sizes: ") +
+                     std::to_string(block) + " threads per block; the devices allow 1.." +
+                     std::to_string(max_block));
+  const UserLaunch l = step ? step->launch(block) : u.launch(block);
   if (!l.grid) {
     if (l.threads == 0 || l.threads > std::numeric_limits<std::uint32_t>::max())
-      throw UsageError(u.file + ": launch.threads: " + std::to_string(l.threads) +
+      throw UsageError(file + ": launch.threads: " + std::to_string(l.threads) +
                        " threads (1..4294967295)");
     const std::uint64_t groups = (l.threads + block - 1) / block;
     if (groups > std::uint64_t{max_x} * max_y)
-      throw UsageError(u.file + ": launch.threads: " + std::to_string(l.threads) + " threads need " +
+      throw UsageError(file + ": launch.threads: " + std::to_string(l.threads) + " threads need " +
                        std::to_string(groups) + " blocks of " + std::to_string(block) +
                        "; the devices allow " + std::to_string(std::uint64_t{max_x} * max_y));
     return launch_geometry(static_cast<std::uint32_t>(l.threads), block, max_x, max_y);
   }
   const auto [gx, gy] = *l.grid;
   if (gx == 0 || gy == 0 || gx > max_x || gy > max_y)
-    throw UsageError(u.file + ": launch.grid: [" + std::to_string(gx) + ", " + std::to_string(gy) +
+    throw UsageError(file + ": launch.grid: [" + std::to_string(gx) + ", " + std::to_string(gy) +
                      "] blocks; the devices allow 1.." + std::to_string(max_x) + " x 1.." +
                      std::to_string(max_y));
   return Geometry{block, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
@@ -234,7 +307,13 @@ std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t
                        std::to_string(max_buffer) + " bytes per buffer");
     total += allocation_bytes(b);
   }
-  for (std::uint32_t block : blocks) user_geometry(u, block, max_x, max_y, max_block);
+  for (std::uint32_t block : blocks) {
+    user_geometry(u, block, max_x, max_y, max_block);
+    for (const UserStep& step : u.steps) user_geometry(u, block, max_x, max_y, max_block, &step);
+  }
+  // Restore (issue 34): a saved copy of every buffer that starts with contents.
+  if (u.state == UserState::restore)
+    for (const UserBuffer& b : u.buffers) total += b.poisoned ? 0 : allocation_bytes(b);
   return total;
 }
 
@@ -304,14 +383,16 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
     launch.shared_bytes = static_cast<std::uint32_t>(u.launch(row.block_size).shared_bytes);
     {
       PhaseTimer t(out.phase_s, "upload");
+      std::vector<std::vector<std::uint8_t>> images;
       for (std::size_t i = 0; i < u.buffers.size(); ++i) {
         const UserBuffer& buf = u.buffers[i];
         owned.push_back(b.allocate(allocation_bytes(buf)));
-        const std::vector<std::uint8_t> image = guarded_image(
-            buf, in.user.initial[i], lane_poison_word(lane.state->api, lane.binding));
-        b.upload(*owned.back(), image.data(), image.size());
+        images.push_back(guarded_image(buf, in.user.initial[i],
+                                       lane_poison_word(lane.state->api, lane.binding)));
+        b.upload(*owned.back(), images.back().data(), images.back().size());
         launch.buffers.push_back({owned.back().get(), kGuardBytes, buf.bytes()});
       }
+      if (!u.steps.empty()) add_sequence(u, lane, row, b, images, owned, launch);
     }
     {
       PhaseTimer t(out.phase_s, "correctness run");
@@ -330,6 +411,7 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
       if (!verify_outputs(lane, u, got, in, row)) return;
     }
     measure(b, launch, cfg.l2 == L2Mode::cold ? &a.flush : nullptr, cfg, clocks, out, row);
+    check_state(u, b, owned, got, row);
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();

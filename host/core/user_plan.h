@@ -56,6 +56,18 @@ struct UserContents {
   std::vector<std::vector<std::uint8_t>> initial, expected;
 };
 
+// One kernel of a multi-step pair (issue 34): the module its launches name, its launch rule (as
+// UserPlan::launch) and its fixed block size (0: the row's).
+struct UserStep {
+  std::string kernel;
+  std::string name;  // "step[1] 'sums'" in errors
+  std::uint32_t block = 0;
+  std::function<UserLaunch(std::uint32_t block)> launch;
+};
+
+// What holds between timed repetitions of a sequence (pairs::StateRule, docs/PAIRS.md "State").
+enum class UserState { none, restore, idempotent };
+
 struct UserPlan {
   std::string file;  // the declaration file: errors name it
   std::uint64_t n = 0;  // the problem size: the declaration's, or --n
@@ -77,6 +89,11 @@ struct UserPlan {
   // The launch at a block size; throws UsageError naming the file and the field.
   std::function<UserLaunch(std::uint32_t block)> launch;
   std::function<UserContents(std::uint64_t run_seed)> contents;
+  // A sequence (issue 34; pairs::is_sequence): the steps in order, run `repeat` times per timed
+  // repetition as Launch::sequence, in the lane's submission mode. Empty: one launch, as before.
+  std::vector<UserStep> steps;
+  std::uint32_t repeat = 1;
+  UserState state = UserState::none;
 };
 
 // The outputs of every lane of a point that passed so far, per block size: each later lane's

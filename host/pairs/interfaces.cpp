@@ -208,6 +208,7 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
   const std::size_t want = decl.scalars.size() + (bda ? decl.buffers.size() : 0);
   const spirv::Type* s = push ? m.type(push->struct_type) : nullptr;
   const std::size_t have = s ? s->members.size() : 0;
+  if (have == 0 && decl.step_view) return;  // a step that reads no scalar may declare no block
   if (have != want)
     spirv_fail(decl, binding,
                "the push-constant block has " + std::to_string(have) +
@@ -266,6 +267,7 @@ void check_descriptors(const PairDeclaration& decl, const spirv::Module& m, Bind
     at[bind] = &b;
   }
   for (std::size_t i = 0; i < at.size() && binding == Binding::descriptor; ++i) {
+    if (!at[i] && decl.step_view) continue;  // a step's shader declares the buffers it uses
     if (!at[i])
       spirv_fail(decl, binding,
                  buffer_label(decl, i) + ": the shader has no storage buffer at set 0, binding " +

@@ -137,6 +137,26 @@ struct GlslDecl {
   std::vector<std::string> bda_defines;
 };
 
+// One kernel of a multi-step pair (issue 34, `[[step]]`): its CUDA entry (source and options
+// default to the pair's [cuda] ones), its GLSL shader (descriptor binding only) and its launch.
+// Every step takes the pair's buffers and scalars by the binding convention above; a step's
+// shader may leave out the storage buffers it does not use (those it declares are type-checked).
+struct StepDecl {
+  std::string name;
+  CudaDecl cuda;
+  GlslDecl glsl;
+  LaunchDecl launch;   // its block_sizes are unused: the pair's [launch] block_sizes apply
+  std::uint32_t block = 0;  // `launch.block`: a fixed block size for this step; 0: the row's
+  int line = 0;        // where its [[step]] table starts
+};
+
+// What holds between timed repetitions of a sequence (docs/PAIRS.md, "State"): none (a one-step
+// pair as before: nothing declared), restore (every buffer with a declared init is put back from
+// a saved device copy before each repetition, outside the timing), idempotent (checked: the
+// outputs after the timed repetitions must equal those after the first run).
+enum class StateRule { none, restore, idempotent };
+const char* state_rule_name(StateRule rule);  // "none", "restore", "idempotent"
+
 struct PairDeclaration {
   std::string name;            // the row's test name
   std::string description;     // optional
@@ -151,7 +171,30 @@ struct PairDeclaration {
   std::vector<BufferDecl> buffers;  // at least 1, at most kMaxBuffers
   std::vector<ScalarDecl> scalars;
   LaunchDecl launch;
+  // Issue 34: the kernels in order (empty: one step, the [cuda], [glsl] and [launch] above), how
+  // many times each timed repetition runs the whole sequence, and the state rule (required where a
+  // sequence has an output buffer with a declared init: it is read and written).
+  std::vector<StepDecl> steps;
+  std::uint32_t repeat = 1;
+  StateRule state = StateRule::none;
+  // The sizes the pair makes sense at: `sizes` (each an n) or `n_max` (every n up to it); both
+  // empty/0: any n. The run's --n values outside them are skipped, and said so.
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t n_max = 0;
+  // Set by step_declarations(): the view of one step, whose shader may leave out the storage
+  // buffers (and the push-constant block) it does not use.
+  bool step_view = false;
 };
+
+// Whether the pair runs as a sequence (Launch::sequence): [[step]] tables, repeat > 1 or a state.
+bool is_sequence(const PairDeclaration& decl);
+// The declarations one per kernel the pair launches: the pair itself where it has no [[step]];
+// else, per step, the pair with that step's cuda, glsl and launch (launch.block_sizes kept from
+// the pair) and `file` reading "<file>: step[k] '<name>'", so every error about the step's
+// compile, interface or launch names the file, the step and the field.
+std::vector<PairDeclaration> step_declarations(const PairDeclaration& decl);
+// Whether `n` is one of the sizes the pair declares (sizes / n_max); true where it declares none.
+bool size_allowed(const PairDeclaration& decl, std::uint64_t n);
 
 inline constexpr std::size_t kMaxBuffers = 32;
 inline constexpr std::size_t kMaxScalars = 32;

@@ -18,17 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxFileBytes = 1u << 20;  // a declaration is small
 
-void read_cuda(const toml::table& root, const std::string& file, const fs::path& dir,
-               PairDeclaration& d) {
-  Fields f(sub_table(root, "cuda", file, true), file, "cuda");
-  d.cuda.source = resolve(f, "source", *f.str("source", true), dir);
-  d.cuda.entry = *f.str("entry", true);
-  if (!is_identifier(d.cuda.entry))
-    f.fail("entry", "'" + d.cuda.entry + "' is not a C identifier", f.line("entry"));
-  d.cuda.options = f.strings("options");
-  f.finish({"source", "entry", "options"});
-}
-
 void check_defines(Fields& f, const std::string& key, const std::vector<std::string>& defines) {
   for (const auto& def : defines) {
     const std::string name = def.substr(0, def.find('='));
@@ -36,38 +25,82 @@ void check_defines(Fields& f, const std::string& key, const std::vector<std::str
   }
 }
 
-void read_glsl(const toml::table& root, const std::string& file, const fs::path& dir,
-               PairDeclaration& d) {
-  Fields f(sub_table(root, "glsl", file, true), file, "glsl");
-  const auto source = f.str("source", false);
-  const auto spirv = f.str("spirv", false);
-  if (source.has_value() == spirv.has_value())
-    f.fail("source", "give exactly one of glsl.source (a .comp file) and glsl.spirv (a .spv file)");
-  if (source) d.glsl.source = resolve(f, "source", *source, dir);
-  if (spirv) d.glsl.spirv = resolve(f, "spirv", *spirv, dir);
-  if (const auto e = f.str("entry", false)) d.glsl.entry = *e;
-  if (!is_identifier(d.glsl.entry))
-    f.fail("entry", "'" + d.glsl.entry + "' is not an identifier", f.line("entry"));
-  d.glsl.defines = f.strings("defines");
-  check_defines(f, "defines", d.glsl.defines);
-  if (spirv && !d.glsl.defines.empty())
-    f.fail("defines", "defines apply to glsl.source, not to a ready glsl.spirv", f.line("defines"));
+void read_bda_fields(Fields& f, const fs::path& dir, GlslDecl& g) {
   const auto bda_source = f.str("bda_source", false);
   const auto bda_spirv = f.str("bda_spirv", false);
   if (bda_source && bda_spirv)
     f.fail("bda_spirv", "give at most one of glsl.bda_source and glsl.bda_spirv",
            f.line("bda_spirv"));
-  if (bda_source) d.glsl.bda_source = resolve(f, "bda_source", *bda_source, dir);
-  if (bda_spirv) d.glsl.bda_spirv = resolve(f, "bda_spirv", *bda_spirv, dir);
-  d.glsl.bda_defines = f.strings("bda_defines");
-  check_defines(f, "bda_defines", d.glsl.bda_defines);
-  if (bda_spirv && !d.glsl.bda_defines.empty())
+  if (bda_source) g.bda_source = resolve(f, "bda_source", *bda_source, dir);
+  if (bda_spirv) g.bda_spirv = resolve(f, "bda_spirv", *bda_spirv, dir);
+  g.bda_defines = f.strings("bda_defines");
+  check_defines(f, "bda_defines", g.bda_defines);
+  if (bda_spirv && !g.bda_defines.empty())
     f.fail("bda_defines", "bda_defines apply to GLSL source, not to glsl.bda_spirv",
            f.line("bda_defines"));
-  if (!d.glsl.bda_defines.empty() && !bda_source && d.glsl.source.empty())
+  if (!g.bda_defines.empty() && !bda_source && g.source.empty())
     f.fail("bda_defines", "needs glsl.source or glsl.bda_source to compile", f.line("bda_defines"));
+}
+
+// The pair's [cuda]: with [[step]] it gives the source (and options) the steps share, no entry.
+void read_cuda(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  const bool steps = root.contains("step");
+  Fields f(sub_table(root, "cuda", file, true), file, "cuda");
+  if (steps && f.has("entry"))
+    f.fail("entry", "with [[step]] each step names its own entry ([step.cuda] entry)",
+           f.line("entry"));
+  read_cuda_fields(f, dir, d.cuda, !steps, nullptr);
+  f.finish({"source", "entry", "options"});
+}
+
+// The pair's [glsl]: absent with [[step]] (each step gives its shader in [step.glsl]).
+void read_glsl(const toml::table& root, const std::string& file, const fs::path& dir,
+               PairDeclaration& d) {
+  if (root.contains("step")) {
+    if (const toml::node* g = root.get("glsl"))
+      throw DeclarationError(file + ":" + std::to_string(line_of(*g)) +
+                             ": glsl: with [[step]] each step gives its shader ([step.glsl] "
+                             "source or spirv); remove the pair's [glsl]");
+    return;
+  }
+  Fields f(sub_table(root, "glsl", file, true), file, "glsl");
+  read_glsl_fields(f, dir, d.glsl, true);
   f.finish({"source", "spirv", "entry", "defines", "bda_source", "bda_spirv", "bda_defines"});
 }
+
+}  // namespace
+
+void read_cuda_fields(Fields& f, const fs::path& dir, CudaDecl& c, bool entry_required,
+                      const CudaDecl* defaults) {
+  const auto source = f.str("source", defaults == nullptr);
+  c.source = source ? resolve(f, "source", *source, dir) : defaults->source;
+  if (const auto entry = f.str("entry", entry_required)) c.entry = *entry;
+  if (!c.entry.empty() && !is_identifier(c.entry))
+    f.fail("entry", "'" + c.entry + "' is not a C identifier", f.line("entry"));
+  c.options = f.has("options") || !defaults ? f.strings("options") : defaults->options;
+}
+
+void read_glsl_fields(Fields& f, const fs::path& dir, GlslDecl& g, bool bda) {
+  const auto source = f.str("source", false);
+  const auto spirv = f.str("spirv", false);
+  if (source.has_value() == spirv.has_value())
+    f.fail("source", "give exactly one of " + f.field("source") + " (a .comp file) and " +
+                         f.field("spirv") + " (a .spv file)");
+  if (source) g.source = resolve(f, "source", *source, dir);
+  if (spirv) g.spirv = resolve(f, "spirv", *spirv, dir);
+  if (const auto e = f.str("entry", false)) g.entry = *e;
+  if (!is_identifier(g.entry))
+    f.fail("entry", "'" + g.entry + "' is not an identifier", f.line("entry"));
+  g.defines = f.strings("defines");
+  check_defines(f, "defines", g.defines);
+  if (spirv && !g.defines.empty())
+    f.fail("defines", "defines apply to " + f.field("source") + ", not to a ready " +
+                          f.field("spirv"), f.line("defines"));
+  if (bda) read_bda_fields(f, dir, g);
+}
+
+namespace {
 
 // toml++ 3.3 (Debian 12) reaches __builtin_unreachable() in is_non_ascii_horizontal_whitespace()
 // for these code points wherever it looks for whitespace (found by fuzz_pair_reader): undefined
@@ -155,20 +188,23 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
   d.useful_bytes = *f.expr_text("useful_bytes", true);
   check_expr(d.useful_bytes, {"n", "block"}, f.where("useful_bytes", f.line("useful_bytes")));
   d.timing_only = f.boolean("timing_only").value_or(false);
-  for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar"}) f.take(t);
+  for (const char* t : {"cuda", "glsl", "launch", "buffer", "scalar", "step"}) f.take(t);
+  read_sequence_keys(f, d);  // repeat, state, sizes, n_max (reader_steps.cpp)
   f.finish({"name", "description", "n", "useful_bytes", "timing_only", "cuda", "glsl", "launch",
-            "buffer", "scalar"});
+            "buffer", "scalar", "step", "repeat", "state", "sizes", "n_max"});
   read_cuda(root, path, dir, d);
   read_glsl(root, path, dir, d);
   read_buffers(root, path, dir, d);
   check_outputs(root, path, d);
   read_scalars(root, path, d);
   read_launch(root, path, d);
+  read_steps(root, path, dir, d);
   validate_expressions(d, [&](const std::string& field) {
     // The line of a root-level field, for expression errors.
     const toml::node* n = root.get(field);
     return n ? line_of(*n) : 0;
   });
+  validate_steps(d);
   return d;
 }
 

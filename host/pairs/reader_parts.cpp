@@ -203,6 +203,8 @@ void read_buffer(const toml::table& t, const std::string& file, const fs::path& 
   d.buffers.push_back(b);
 }
 
+}  // namespace
+
 const toml::array& table_array(const toml::table& root, const std::string& key,
                                const std::string& file, std::size_t max) {
   static const toml::array empty;
@@ -218,7 +220,6 @@ const toml::array& table_array(const toml::table& root, const std::string& key,
   return *a;
 }
 
-}  // namespace
 
 void read_buffers(const toml::table& root, const std::string& file, const fs::path& dir,
                   PairDeclaration& d) {
@@ -266,35 +267,31 @@ void read_scalars(const toml::table& root, const std::string& file, PairDeclarat
   }
 }
 
-void read_launch(const toml::table& root, const std::string& file, PairDeclaration& d) {
-  const toml::table& t = sub_table(root, "launch", file, true);
-  Fields f(t, file, "launch");
-  d.launch.line = line_of(t);
-  const auto threads = f.expr_text("threads", false);
-  const toml::node* grid = f.node("grid");
-  if (threads.has_value() == (grid != nullptr))
-    f.fail("threads",
-           "give exactly one of launch.threads (an expression in n) and launch.grid (blocks in x[, "
-           "y])");
+void read_launch_fields(Fields& f, LaunchDecl& l, bool shape, bool sizes) {
+  const auto threads = shape ? f.expr_text("threads", false) : std::nullopt;
+  const toml::node* grid = shape ? f.node("grid") : nullptr;
+  if (shape && threads.has_value() == (grid != nullptr))
+    f.fail("threads", "give exactly one of " + f.field("threads") + " (an expression in n) and " +
+                          f.field("grid") + " (blocks in x[, y])");
   if (threads) {
-    d.launch.threads = *threads;
-    check_expr(d.launch.threads, {"n", "block"}, f.where("threads", f.line("threads")));
-  } else {
+    l.threads = *threads;
+    check_expr(l.threads, {"n", "block"}, f.where("threads", f.line("threads")));
+  } else if (grid) {
     const toml::array* a = grid->as_array();
     if (!a || a->empty() || a->size() > 2)
       f.fail("grid", "must be an array of 1 or 2 entries (blocks in x, y)", line_of(*grid));
     for (const toml::node& e : *a) {
       if (e.is_integer()) {
-        d.launch.grid.push_back(std::to_string(**e.as_integer()));
+        l.grid.push_back(std::to_string(**e.as_integer()));
       } else if (e.is_string()) {
-        d.launch.grid.push_back(**e.as_string());
+        l.grid.push_back(**e.as_string());
       } else {
         f.fail("grid", "entries must be integers or expression strings", line_of(e));
       }
-      check_expr(d.launch.grid.back(), {"n", "block"}, f.where("grid", line_of(e)));
+      check_expr(l.grid.back(), {"n", "block"}, f.where("grid", line_of(e)));
     }
   }
-  if (const toml::node* bs = f.node("block_sizes")) {
+  if (const toml::node* bs = sizes ? f.node("block_sizes") : nullptr) {
     const toml::array* a = bs->as_array();
     if (!a || a->empty())
       f.fail("block_sizes", "must be a non-empty array of integers", line_of(*bs));
@@ -302,16 +299,28 @@ void read_launch(const toml::table& root, const std::string& file, PairDeclarati
       if (!e.is_integer() || **e.as_integer() < 1 || **e.as_integer() > kMaxBlockSize)
         f.fail("block_sizes", "entries must be integers in [1, 1024]", line_of(e));
       const auto v = static_cast<std::uint32_t>(**e.as_integer());
-      if (std::find(d.launch.block_sizes.begin(), d.launch.block_sizes.end(), v) !=
-          d.launch.block_sizes.end())
+      if (std::find(l.block_sizes.begin(), l.block_sizes.end(), v) != l.block_sizes.end())
         f.fail("block_sizes", std::to_string(v) + " given twice", line_of(e));
-      d.launch.block_sizes.push_back(v);
+      l.block_sizes.push_back(v);
     }
   }
-  if (const auto sb = f.expr_text("shared_bytes", false)) d.launch.shared_bytes = *sb;
-  check_expr(d.launch.shared_bytes, {"n", "block"},
-             f.where("shared_bytes", f.line("shared_bytes")));
-  f.finish({"threads", "grid", "block_sizes", "shared_bytes"});
+  if (!shape) return;
+  if (const auto sb = f.expr_text("shared_bytes", false)) l.shared_bytes = *sb;
+  check_expr(l.shared_bytes, {"n", "block"}, f.where("shared_bytes", f.line("shared_bytes")));
+}
+
+// With [[step]] the pair's [launch] is optional and gives only block_sizes (each step its shape).
+void read_launch(const toml::table& root, const std::string& file, PairDeclaration& d) {
+  const bool steps = root.contains("step");
+  const toml::table& t = sub_table(root, "launch", file, !steps);
+  Fields f(t, file, "launch");
+  d.launch.line = line_of(t);
+  read_launch_fields(f, d.launch, !steps, true);
+  if (steps)
+    f.finish({"block_sizes (with [[step]], each step gives threads or grid and shared_bytes in "
+              "[step.launch])"});
+  else
+    f.finish({"threads", "grid", "block_sizes", "shared_bytes"});
 }
 
 namespace {
@@ -375,21 +384,33 @@ void validate_expressions(const PairDeclaration& d,
   }
   std::vector<std::uint32_t> blocks = d.launch.block_sizes;
   if (blocks.empty()) blocks.push_back(kDefaultBlock);
-  const std::string launch = at(d.file, d.launch.line) + ": launch.";
+  validate_launch(d.launch, blocks, d.n, at(d.file, d.launch.line) + ": launch.");
+  for (std::uint32_t block : blocks)
+    eval_ranged(d.useful_bytes, {{"n", n}, {"block", block}},
+                at(d.file, root_line("useful_bytes")) + ": useful_bytes (at n = " +
+                    std::to_string(d.n) + ", block = " + std::to_string(block) + ")",
+                0, std::numeric_limits<std::int64_t>::max());
+}
+
+void validate_launch(const LaunchDecl& l, const std::vector<std::uint32_t>& blocks,
+                     std::uint64_t n, const std::string& where) {
   for (std::uint32_t block : blocks) {
-    const std::map<std::string, std::int64_t> vars{{"n", n}, {"block", block}};
+    const std::map<std::string, std::int64_t> vars{{"n", static_cast<std::int64_t>(n)},
+                                                   {"block", block}};
     const std::string note =
-        " (at n = " + std::to_string(d.n) + ", block = " + std::to_string(block) + ")";
-    if (!d.launch.threads.empty())
-      eval_ranged(d.launch.threads, vars, launch + "threads" + note, 1, kMaxGrid * kMaxBlockSize);
-    for (std::size_t i = 0; i < d.launch.grid.size(); ++i)
-      eval_ranged(d.launch.grid[i], vars, launch + "grid[" + std::to_string(i) + "]" + note, 1,
-                  kMaxGrid);
-    eval_ranged(d.launch.shared_bytes, vars, launch + "shared_bytes" + note, 0, kMaxSharedBytes);
-    eval_ranged(d.useful_bytes, vars,
-                at(d.file, root_line("useful_bytes")) + ": useful_bytes" + note, 0,
-                std::numeric_limits<std::int64_t>::max());
+        " (at n = " + std::to_string(n) + ", block = " + std::to_string(block) + ")";
+    if (!l.threads.empty())
+      eval_ranged(l.threads, vars, where + "threads" + note, 1, kMaxGrid * kMaxBlockSize);
+    for (std::size_t i = 0; i < l.grid.size(); ++i)
+      eval_ranged(l.grid[i], vars, where + "grid[" + std::to_string(i) + "]" + note, 1, kMaxGrid);
+    eval_ranged(l.shared_bytes, vars, where + "shared_bytes" + note, 0, kMaxSharedBytes);
   }
+}
+
+std::vector<std::uint32_t> check_blocks(const LaunchDecl& l) {
+  std::vector<std::uint32_t> blocks = l.block_sizes;
+  if (blocks.empty()) blocks.push_back(kDefaultBlock);
+  return blocks;
 }
 
 }  // namespace cuvk::pairs

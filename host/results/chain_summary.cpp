@@ -26,7 +26,8 @@ std::string chain_summary_table(const std::vector<ResultRow>& rows, bool markdow
                                               "±CI %", "host us/step", "Vulkan/CUDA"}};
   for (const ApiPair& p : pair_apis(rows)) {
     const ResultRow& any = p.cuda ? *p.cuda : *p.vulkan;
-    if (!any.submission) continue;
+    // A multi-step kernel pair (kernel "pair:<name>") times whole sequences, not steps.
+    if (!any.submission || any.kernel.rfind("pair:", 0) == 0) continue;
     std::vector<std::string> line = {any.test, std::to_string(any.n),
                                      std::to_string(any.block_size)};
     for (const std::optional<ResultRow>* side : {&p.cuda, &p.vulkan})

@@ -179,9 +179,18 @@ inline bool is_engine(const Job& job) {
   return job.plan.kernel == kCopyEngine;
 }
 
+// The submission modes a multi-step pair's sequence has lanes in (docs/PAIRS.md, "Steps").
+inline bool sequence_submission(Submission s) {
+  return s == Submission::stream || s == Submission::graph || s == Submission::recorded ||
+         s == Submission::rerecorded || s == Submission::submit_each;
+}
+
 // Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
+  // A multi-step pair (UserPlan::steps, issue 34): a lane per submission mode it runs in.
+  if (job.plan.user && !job.plan.user->steps.empty())
+    return lane.submission && sequence_submission(*lane.submission);
   if (job.plan.chain_steps > 0 || lane.submission)
     return job.plan.chain_steps > 0 && lane.submission;
   if (lane.family != nullptr) return is_engine(job);
@@ -230,8 +239,11 @@ void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, Resul
 // The block sizes a job runs: the pair's own where it declares them, else the run's sweep.
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg);
 // The pair's launch at `block`; UsageError naming the file and field past the devices' limits.
+// A multi-step pair: `step`'s launch (its fixed block, if any, instead of `block`); without
+// `step`, the first step's (the row's geometry).
 Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,
-                       std::uint32_t max_y, std::uint32_t max_block);
+                       std::uint32_t max_y, std::uint32_t max_block,
+                       const UserStep* step = nullptr);
 // Sizes and grids against the devices, before anything is allocated (UsageError naming the file
 // and field); returns the device bytes one lane allocates, guard bands included.
 std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t>& blocks,

@@ -184,6 +184,27 @@ void read_buffers(const toml::table& root, const std::string& file, const fs::pa
                   PairDeclaration& d);
 void read_scalars(const toml::table& root, const std::string& file, PairDeclaration& d);
 void read_launch(const toml::table& root, const std::string& file, PairDeclaration& d);
+// A launch table's fields: threads or grid and shared_bytes (`shape`), block_sizes (`sizes`).
+// The caller finishes the table (its own keys besides).
+void read_launch_fields(Fields& f, LaunchDecl& launch, bool shape, bool sizes);
+// Evaluates a launch's expressions at n and each of `blocks`; `where` prefixes the field.
+void validate_launch(const LaunchDecl& launch, const std::vector<std::uint32_t>& blocks,
+                     std::uint64_t n, const std::string& where);
+// The block sizes expressions are checked at: the declared ones, else the default block (256).
+std::vector<std::uint32_t> check_blocks(const LaunchDecl& launch);
+// The [cuda] and [glsl] tables' fields (reader.cpp), for the pair's tables and each step's:
+// `entry_required` (cuda); `defaults` gives the source and options a step inherits; `bda`:
+// whether the bda keys are allowed (not in steps).
+void read_cuda_fields(Fields& f, const fs::path& dir, CudaDecl& cuda, bool entry_required,
+                      const CudaDecl* defaults);
+void read_glsl_fields(Fields& f, const fs::path& dir, GlslDecl& glsl, bool bda);
+// [[step]], repeat, state, sizes and n_max (reader_steps.cpp).
+void read_steps(const toml::table& root, const std::string& file, const fs::path& dir,
+                PairDeclaration& d);
+void read_sequence_keys(Fields& root, PairDeclaration& d);
+void validate_steps(const PairDeclaration& d);
+const toml::array& table_array(const toml::table& root, const std::string& key,
+                               const std::string& file, std::size_t max);
 // Checks a buffer's input or expected-output file for `count` elements from its header or size
 // alone (files.cpp); throws DeclarationError naming the file.
 void check_buffer_file(const PairDeclaration& d, const BufferDecl& b, const std::string& path,
