@@ -10,8 +10,10 @@ cuvk=$1
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 rc=0
+# A pair's rows carry counters as built-in rows do (issue 32): saxpy beside the built-in tests.
+pair="$(cd "$(dirname "$0")/.." && pwd)/examples/saxpy/saxpy.toml"
 CUDA_VISIBLE_DEVICES=-1 "$cuvk" run --counters --api vulkan --tests copy,read_offset --offsets 1 \
-  --n 4096 --max-time 0.02 --settle-ms 1 --format json --output "$d/run.json" >"$d/out.txt" 2>&1 ||
+  --pair "$pair" --n 4096 --max-time 0.02 --settle-ms 1 --format json --output "$d/run.json" >"$d/out.txt" 2>&1 ||
   rc=$?
 [ $rc -eq 0 ] || { echo "exit $rc, expected 0"; cat "$d/out.txt"; exit 1; }
 grep -q "meas s/r" "$d/out.txt" || { echo "no counter columns"; cat "$d/out.txt"; exit 1; }
@@ -28,8 +30,8 @@ PY
   echo "ok: counters available here ($(grep -o 'CUPTI on [A-Z0-9]*' "$d/out.txt" | head -1)): every row says what it has"
   exit 0
 fi
-rows=$(grep -cE "^(copy|read_offset) " "$d/out.txt" || true)
-unavail=$(grep -E "^(copy|read_offset) " "$d/out.txt" | grep -c "unavailable: " || true)
+rows=$(grep -cE "^(copy|read_offset|saxpy) " "$d/out.txt" || true)
+unavail=$(grep -E "^(copy|read_offset|saxpy) " "$d/out.txt" | grep -c "unavailable: " || true)
 [ "$rows" -gt 0 ] && [ "$rows" -eq "$unavail" ] || {
   echo "$unavail of $rows rows say unavailable"; cat "$d/out.txt"; exit 1; }
 python3 - "$d/run.json" <<'PY' || exit 1
@@ -37,6 +39,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["settings"]["counters"]
 assert c["enabled"] and c["source"], c
+assert any(r["test"] == "saxpy" for r in d["results"]), "no pair rows"
 for r in d["results"]:
     k = r["counters"]
     assert k["sampled"]["unavailable"], k

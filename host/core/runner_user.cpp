@@ -410,8 +410,19 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
       PhaseTimer t(out.phase_s, "verify");
       if (!verify_outputs(lane, u, got, in, row)) return;
     }
-    measure(b, launch, cfg.l2 == L2Mode::cold ? &a.flush : nullptr, cfg, clocks, out, row);
+    const Launch* flush = cfg.l2 == L2Mode::cold ? &a.flush : nullptr;
+    measure(b, launch, flush, cfg, clocks, out, row);
     check_state(u, b, owned, got, row);
+    if (cfg.counters && row.status == Status::ok) {  // as a built-in row's (issue 32)
+      if (u.steps.empty()) {
+        collect_counters(a, launch, flush, out, row);
+      } else {
+        RowCounters none;
+        none.kernel_unavailable = none.sampled_unavailable =
+            "a pair of steps: the counters attribute a batch of one kernel's dispatches";
+        row.counters = std::move(none);
+      }
+    }
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();
