@@ -35,6 +35,10 @@ struct ExplainArgs {
 
 constexpr const char* kBlockSweep = "64,128,256,512,1024";
 
+// A pair's rows name their module "pair:<name>"; its test is in the catalogue only while a run
+// has it registered, so the catalogue cannot tell a pair from a built-in test.
+bool is_pair(const ResultRow& r) { return r.kernel.rfind("pair:", 0) == 0; }
+
 // The experiment run of one point: the point itself, its grid-stride variant where the test has
 // one, at every block size of the sweep, on the point's Vulkan binding; short, no counters.
 RunArgs experiment_args(const ExplainArgs& e, const ParityLine& line) {
@@ -43,7 +47,7 @@ RunArgs experiment_args(const ExplainArgs& e, const ParityLine& line) {
   a.variants = {p.variant};
   a.layouts.clear();
   a.axis_values.clear();
-  if (const TestCase* t = find_test(p.test)) {
+  if (const TestCase* t = is_pair(p) ? nullptr : find_test(p.test)) {
     a.tests = {p.test};
     a.pairs.clear();
     if (!p.layout.empty()) a.layouts = {p.layout};
@@ -106,7 +110,7 @@ void add_experiments(explain::Case& c, const ParityLine& line, const ParityResul
 // The machine-code evidence of a built-in kernel on the point's binding (cached per kernel).
 void add_machine_code(explain::Case& c, const ParityLine& line, inspect_cli::InspectDevices* devs) {
   const ResultRow& p = line.point;
-  if (!find_test(p.test)) {
+  if (is_pair(p) || !find_test(p.test)) {
     c.not_run.push_back("machine code: a pair's kernels: see `cuvk inspect --pair FILE`");
     return;
   }
