@@ -131,9 +131,9 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   if (run) add_report_options(sub, a);
   sub.add_option("--device", a.device,
                  "CUDA device index or UUID prefix, a list of them (0,2: each in turn), or all "
-                 "(each GPU in turn) "
+                 "(each GPU in turn); a list or all writes one node file (results/SCHEMA.md) "
                  "(default: the first CUDA device that Vulkan also sees, by UUID)");
-  if (run) sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
+  if (run) add_node_options(sub, a);  // --quiet, --concurrent (cmd_run_devices.cpp)
   sub.add_flag("--validation", a.validation,
                "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
   if (run) add_comparison_options(sub, a);
