@@ -54,9 +54,34 @@ TEST(NodeSummary, ParityCountsPerGpu) {
   EXPECT_EQ(s.gpus[1].same, 2u);
   EXPECT_EQ(s.gpus[2].faster, 1u);
   EXPECT_EQ(s.gpus[2].uuid, uuid(2));
-  const std::string text = format_node_summary(s, false);
+  const std::string text = format_node_summary(s, {}, false);
   EXPECT_NE(text.find("Node: 3 GPU(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("GPU 2"), std::string::npos) << text;
+}
+
+TEST(NodeSummary, HealthAndPlacementPerGpu) {
+  json a = gpu_doc(0), b = gpu_doc(1);
+  a["node"] = {{"gpu_health",
+                {{"ecc_uncorrected_volatile", "0"},
+                 {"retired_pages", "2 (single-bit), 0 (double-bit)"},
+                 {"pcie", "gen 4 x8 (maximum gen 5 x16: BELOW ITS MAXIMUM)"},
+                 {"clock_event_reasons", "sw power cap"}}},
+               {"gpu_numa_node", 1},
+               {"host_thread", {{"cpu", 17}, {"numa_node", 0}, {"allowed_cpus", 64}}}};
+  b["node"] = {{"gpu_health", {{"unavailable", "NVML (libnvidia-ml.so.1) not found"}}},
+               {"gpu_numa_node", -1},
+               {"host_thread", {{"cpu", 3}, {"numa_node", 0}, {"allowed_cpus", 64}}}};
+  const std::vector<RunFile> runs = {parse_results(a.dump(), "GPU 0"),
+                                     parse_results(b.dump(), "GPU 1")};
+  const std::string text = format_node_summary(node_summary(runs, kDefaultTolerance), runs, false);
+  const std::size_t at0 = text.find("\nGPU 0 ", text.find("Health (NVML"));
+  ASSERT_NE(at0, std::string::npos) << text;
+  const std::string row0 = text.substr(at0 + 1, text.find('\n', at0 + 1) - at0 - 1);
+  for (const char* want :
+       {"2 (single-bit), 0 (double-bit)", "BELOW ITS MAXIMUM", "sw power cap", "17 / 0", " ok"})
+    EXPECT_NE(row0.find(want), std::string::npos) << want << " in " << row0;
+  EXPECT_NE(text.find("unknown", at0), std::string::npos) << text;  // GPU 1's NUMA node
+  EXPECT_NE(text.find("NVML (libnvidia-ml.so.1) not found", at0), std::string::npos) << text;
 }
 
 TEST(NodeSummary, SiblingRuleNamesTheGpuThatIsOffAmongThree) {

@@ -237,7 +237,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     std::cerr << "error: interrupted: no node file written\n";
     return worse_exit(node.code, interrupted_exit_code(interrupt_signal()));
   }
-  const std::string summary_text = format_node_summary(summary, f == Format::md);
+  const std::string summary_text = format_node_summary(summary, node.runs, f == Format::md);
   head.wall_s = seconds_since_launch();
   const std::string json_text = node_file_json(head, node.entries, node_summary_json(summary))
                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +

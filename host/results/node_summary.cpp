@@ -63,6 +63,46 @@ std::vector<std::vector<std::string>> gpus_table(const NodeSummary& s) {
   return t;
 }
 
+// A field of the run's node view (gpu_health.h, written by run_writer.cpp) as text: "-" absent.
+std::string node_text(const json& node, const char* group, const char* key) {
+  if (!node.is_object() || !node.contains(group)) return "-";
+  const json& g = node[group];
+  if (!g.is_object() || !g.contains(key)) return "-";
+  const json& v = g[key];
+  if (v.is_string()) return printable(v.get<std::string>());
+  if (v.is_number_integer()) return v.get<long long>() < 0 ? "unknown" : v.dump();
+  return "-";
+}
+
+// Per GPU its health from NVML, read after its rows, and the NUMA placement of its GPU and of the
+// host thread that measured it; `unavailable` where NVML did not answer (no GPU: "-").
+std::vector<std::vector<std::string>> health_table(const std::vector<RunFile>& runs,
+                                                   const NodeSummary& s) {
+  std::vector<std::vector<std::string>> t = {
+      {"GPU", "ECC uncorrected (volatile)", "ECC corrected (volatile)", "retired pages",
+       "remapped rows", "PCIe", "clocks MHz", "power W", "clock event reasons", "GPU NUMA",
+       "host thread CPU / NUMA", "NVML"}};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const json& doc = runs[i].doc;
+    const json node = doc.is_object() && doc.contains("node") ? doc["node"] : json();
+    const auto h = [&node](const char* key) { return node_text(node, "gpu_health", key); };
+    const std::string numa =
+        node.is_object() && node.contains("gpu_numa_node") && node["gpu_numa_node"].is_number()
+            ? (node["gpu_numa_node"].get<int>() < 0 ? "unknown" : node["gpu_numa_node"].dump())
+            : "-";
+    t.push_back(
+        {s.gpus[i].run, h("ecc_uncorrected_volatile"), h("ecc_corrected_volatile"),
+         h("retired_pages"), h("remapped_rows"), h("pcie"), h("clocks_mhz"), h("power_w"),
+         h("clock_event_reasons"), numa,
+         node_text(node, "host_thread", "cpu") + " / " +
+             node_text(node, "host_thread", "numa_node"),
+         !node.is_object() || !node.contains("gpu_health") || !node["gpu_health"].is_object()
+             ? "no GPU"
+             : (h("unavailable") == "-" ? "ok" : h("unavailable"))});
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string InterferenceGpu::line() const {
@@ -147,12 +187,15 @@ NodeSummary node_summary(const std::vector<RunFile>& runs, double tolerance) {
   return s;
 }
 
-std::string format_node_summary(const NodeSummary& s, bool md) {
+std::string format_node_summary(const NodeSummary& s, const std::vector<RunFile>& runs, bool md) {
   std::ostringstream out;
   const std::string h = md ? "## " : "";
   out << h << "Node: " << s.gpus.size() << " GPU(s), CUDA vs Vulkan parity per GPU, tolerance "
       << fmt("%g", s.tolerance * 100.0) << "%\n\n"
       << format_text_table(gpus_table(s), md) << "\n";
+  if (runs.size() == s.gpus.size())
+    out << h << "Health (NVML, read after each GPU's rows) and NUMA placement\n\n"
+        << format_text_table(health_table(runs, s), md) << "\n";
   const std::vector<std::string> siblings = s.sibling_lines();
   if (!siblings.empty()) {
     out << h << "GPUs against their siblings (the other GPUs of their model, the fleet's rule)\n\n";

@@ -55,7 +55,10 @@ struct NodeSummary {
 
 NodeSummary node_summary(const std::vector<RunFile>& runs, double tolerance);
 
-std::string format_node_summary(const NodeSummary& s, bool md);
+// The summary's tables (md: Markdown): parity per GPU; each GPU's health (NVML: ECC, retired pages,
+// remapped rows, PCIe, clocks, power, clock event reasons) and NUMA placement from its run's
+// `node` section (`runs`: the summary's runs, in order); the sibling rule; the interference check.
+std::string format_node_summary(const NodeSummary& s, const std::vector<RunFile>& runs, bool md);
 nlohmann::json node_summary_json(const NodeSummary& s);
 
 }  // namespace cuvk
