@@ -34,4 +34,23 @@ rc=0
 [ "$rc" -le 2 ] || { echo "node_run: parity --from exit $rc"; exit 1; }
 "$cuvk" report "$dir/node.json" | grep -q "node.json#gpu0" || { echo "node_run: report"; exit 1; }
 "$cuvk" report --fleet "$dir/node.json" | grep -q "node.json#gpu0" || { echo "node_run: fleet"; exit 1; }
+# Three "GPUs" (lavapipe's one device named three times, through the test-only hook): the sibling
+# rule runs inside the one run, every GPU is a board of the fleet and a section of parity.
+CUVK_TEST_SAME_GPU_AGAIN=1 "$cuvk" run --device 0,0,0 --concurrent "${quick[@]}" --format json \
+  --output "$dir/three.json" >"$dir/out3" 2>&1 || { cat "$dir/out3"; echo "node_run: 3 GPUs"; exit 1; }
+grep -q "^3 GPUs of .*: \(no board is off\|off: GPU\)" "$dir/out3" ||
+  { cat "$dir/out3"; echo "node_run: no sibling rule over 3 GPUs"; exit 1; }
+python3 - "$dir/three.json" <<'PY'
+import json, sys
+node = json.load(open(sys.argv[1]))
+assert [g["index"] for g in node["gpus"]] == [0, 1, 2], node["gpus"]
+assert len(node["summary"]["interference"]) == 3
+assert node["summary"]["siblings"][0].startswith("3 GPUs of "), node["summary"]["siblings"]
+assert all(g["against_siblings"]["siblings"] == 2 for g in node["summary"]["gpus"])
+PY
+[ "$("$cuvk" report --fleet "$dir/three.json" | grep -c 'three.json#gpu[012] ')" -eq 3 ] ||
+  { echo "node_run: the fleet does not list 3 boards"; exit 1; }
+# (each GPU's verdicts under its header; without CUDA, e.g. lavapipe, each GPU's "cannot compare")
+[ "$("$cuvk" parity --from "$dir/three.json" 2>&1 | grep -o 'three.json#gpu[0-9]' | sort -u | wc -l)" -eq 3 ] ||
+  { echo "node_run: parity --from does not show 3 GPUs"; exit 1; }
 echo "node_run: passed"

@@ -1,5 +1,6 @@
 // `cuvk run --device all` or a list (`--device 0,2`, UUID prefixes): every GPU of the node, or
 // every listed GPU, in turn, into one node file (node_file.h) with a node summary (node_summary.h).
+#include <cstdlib>
 #include <iostream>
 
 #include "backends.h"
@@ -57,6 +58,12 @@ std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& li
     const std::optional<DeviceInfo>& d = c.cuda ? c.cuda : c.vulkan;
     if (!d) throw UsageError("--device " + list + ": '" + entry + "' names no device");
     const std::string uuid = format_uuid(d->uuid);
+    // Test-only: lavapipe is one device; CUVK_TEST_SAME_GPU_AGAIN=1 lets a list name it several
+    // times, each entry numbered by its position, so a node of several "GPUs" runs end to end.
+    if (const char* again = std::getenv("CUVK_TEST_SAME_GPU_AGAIN"); again && *again == '1') {
+      t.push_back({static_cast<int>(t.size()), uuid, "Vulkan device (again) " + d->name});
+      continue;
+    }
     for (const Target& other : t)
       if (other.spec == uuid)
         throw UsageError("--device " + list + ": '" + entry +

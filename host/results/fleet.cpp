@@ -316,7 +316,10 @@ FleetInputs read_fleet_inputs(const std::vector<std::string>& paths) {
   std::map<std::string, std::string> seen;
   for (const RunFile& r : in.runs) {
     const std::string key = (r.cuda ? r.cuda->uuid : "") + "|" + (r.vulkan ? r.vulkan->uuid : "") +
-                            "|" + r.date_utc + "|" + r.host + "|" + r.command_line;
+                            "|" + r.date_utc + "|" + r.host + "|" + r.command_line + "|" +
+                            (r.name.rfind("#gpu") == std::string::npos  // a node file's GPU
+                                 ? ""
+                                 : r.name.substr(r.name.rfind("#gpu")));
     const auto [it, fresh] = seen.emplace(key, r.name);
     if (!fresh)
       throw UsageError("--fleet: " + quoted_path(r.name) + " and " + quoted_path(it->second) +
