@@ -377,6 +377,15 @@ TEST(RunDeviceAll, OneNodeFileHereOneGpu) {
   std::remove(out.c_str());
   EXPECT_EQ(cli({"run", "--device", "all", "--format", "csv"}).code,
             cuvk::kExitUsage);  // a CSV holds one GPU's rows
+  // The node file may not overwrite its own baseline (the GPUs' runs are told no --baseline).
+  const std::string base = tmp("node_base.json");
+  std::ofstream(base) << "{}";
+  const Result same = cli({"run", "--device", "all", "--tests", "read_x", "--baseline", base,
+                           "--output", base, "--format", "json"});
+  EXPECT_EQ(same.code, cuvk::kExitUsage);
+  EXPECT_NE(same.err.find("is the same file as the input --baseline"), std::string::npos)
+      << same.err;
+  std::remove(base.c_str());
 }
 
 TEST(RunDeviceAll, TheTogetherPassKeepsTheOptionsButTheParents) {

@@ -136,8 +136,9 @@ void run_one_gpu(const RunArgs& a, const std::string& cmdline, InventoryOnce& de
   entry.index = t.index;
   entry.label = t.label;
   entry.uuid = t.spec;
-  const std::string head = "== " + gpu_name(t) + ": " + printable(t.label) +
-                           (t.spec.empty() ? "" : " [" + t.spec + "]") + " ==\n\n";
+  const std::string title =
+      gpu_name(t) + ": " + printable(t.label) + (t.spec.empty() ? "" : " [" + t.spec + "]");
+  const std::string head = f == Format::md ? "# " + title + "\n\n" : "== " + title + " ==\n\n";
   if (console_shows(a, f)) std::cout << head << std::flush;
   try {
     RunDocument doc = execute_run(one, cmdline, devices);
@@ -224,6 +225,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
                      " with --format csv: a CSV holds one GPU's rows; "
                      "use --format json (one node file of every GPU) or run each GPU alone");
   if (!a.output.empty()) check_writable(a.output);
+  check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
   const double tolerance = parse_tolerance(a.tolerance);
   const std::vector<Target> targets =
       a.device == kAllDevices ? node_targets(devices) : listed_targets(devices, a.device);
