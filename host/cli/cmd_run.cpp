@@ -31,8 +31,6 @@ namespace cuvk {
 namespace {
 
 constexpr double kMaxTimeoutS = 3600.0;  // --timeout
-// Backends whose launch never finished (execute_run), and why: never torn down.
-std::vector<std::string> g_hung;
 
 // The options that choose the points and how they are timed: run's and trace's.
 void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
@@ -295,16 +293,6 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
   };
 }
 
-// A launch that never finished: its device cannot be torn down (that would wait for it), so
-// the backends are left to the process's end, which comes without waiting (run_command).
-void leave_hung(OpenBackends& backends) {
-  for (Api api : kApis)
-    if (std::unique_ptr<Backend>& b = backends.backends[api]; b && !b->hung().empty()) {
-      g_hung.push_back(std::string(api_name(api)) + ": " + b->hung());
-      static_cast<void>(b.release());
-    }
-}
-
 // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work,
 // their tests added to the run; every file they read is an input --output may not overwrite.
 std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const DeviceChoice& choice,
@@ -420,7 +408,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
     // One line: a launch that also hung is said here, since "the rows measured so far are kept"
     // (run_command) is untrue of an interrupted run, which writes no file.
     std::string hung;
-    for (const std::string& h : g_hung) hung += "; " + printable(h);
+    for (const std::string& h : hung_launches()) hung += "; " + printable(h);
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
               << doc.outcome.rows.size() << " rows; no result file written" << hung << '\n';
     return;
@@ -471,9 +459,9 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const int code = run_exit_code(doc, a.require_verified);
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
-  if (!g_hung.empty()) {           // the rows are out; end now, without waiting for the device
+  if (!hung_launches().empty()) {  // the rows are out; end now, without waiting for the device
     if (!doc.outcome.interrupted)  // else emit said it, with the interruption
-      for (const std::string& h : g_hung)
+      for (const std::string& h : hung_launches())
         std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
     std::cout.flush();
     std::cerr.flush();

@@ -135,6 +135,12 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s);
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
                    InventoryOnce& devices, OpenBackends& b);
 
+// A launch that never finished: its device cannot be torn down (that would wait for it), so the
+// backends are left to the process's end, which comes without waiting (run_command, and
+// run_every_device after the node file): leave_hung releases them, recording "<api>: <why>".
+void leave_hung(OpenBackends& b);
+const std::vector<std::string>& hung_launches();  // every one so far, in this process
+
 // ---- cmd_run_devices.cpp: --device all ----
 
 inline constexpr const char* kAllDevices = "all";  // --device all

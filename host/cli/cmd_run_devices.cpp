@@ -257,6 +257,13 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     write_output_file(a.output, f == Format::json ? json_text : node.text + summary_text);
     if (!a.quiet) std::cout << summary_text << "wrote " << printable(a.output) << '\n';
   }
+  if (!hung_launches().empty()) {  // the file is out; end now, without waiting for a device
+    for (const std::string& h : hung_launches())
+      std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(worse_exit(node.code, kExitFailed));
+  }
   return node.code;
 }
 
