@@ -181,7 +181,10 @@ void together_pass(NodeRun& node, NodeSummary& summary, double tolerance) {
   std::cerr << "cuvk: --concurrent: " << devices.size()
             << " GPU(s) at once, one process each (the together pass)\n";
   const std::vector<TogetherRun> together = run_together(devices, names);
-  if (interrupted()) node.interrupted = true;
+  if (interrupted()) {  // the children were told; their runs are incomplete
+    node.interrupted = true;
+    return;
+  }
   for (std::size_t j = 0; j < together.size(); ++j) {
     const TogetherRun& t = together[j];
     if (!t.run) {
@@ -240,11 +243,13 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     run_one_gpu(a, cmdline, devices, targets[k], bases[k], node);
   }
   if (node.runs.empty()) return node.code;  // every GPU failed, each said why
+  if (node.interrupted) return node.code;  // emit said it: no file
   NodeSummary summary = node_summary(node.runs, tolerance);
-  if (a.concurrent && !node.interrupted) together_pass(node, summary, tolerance);
-  if (node.interrupted) {
-    std::cerr << "error: interrupted: no node file written\n";
-    return worse_exit(node.code, interrupted_exit_code(interrupt_signal()));
+  if (a.concurrent) together_pass(node, summary, tolerance);
+  if (node.interrupted) {  // during the together pass
+    std::cerr << "error: interrupted by signal " << interrupt_signal()
+              << " while the GPUs ran together; no node file written\n";
+    return interrupted_exit_code(interrupt_signal());
   }
   const std::string summary_text = format_node_summary(summary, node.runs, f == Format::md);
   head.wall_s = seconds_since_launch();
