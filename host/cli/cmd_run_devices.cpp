@@ -243,7 +243,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     run_one_gpu(a, cmdline, devices, targets[k], bases[k], node);
   }
   if (node.runs.empty()) return node.code;  // every GPU failed, each said why
-  if (node.interrupted) return node.code;  // emit said it: no file
+  if (node.interrupted) return node.code;   // emit said it: no file
   NodeSummary summary = node_summary(node.runs, tolerance);
   if (a.concurrent) together_pass(node, summary, tolerance);
   if (node.interrupted) {  // during the together pass
