@@ -61,7 +61,9 @@ std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& li
     // Test-only: lavapipe is one device; CUVK_TEST_SAME_GPU_AGAIN=1 lets a list name it several
     // times, each entry numbered by its position, so a node of several "GPUs" runs end to end.
     if (const char* again = std::getenv("CUVK_TEST_SAME_GPU_AGAIN"); again && *again == '1') {
-      t.push_back({static_cast<int>(t.size()), uuid, "Vulkan device (again) " + d->name});
+      t.push_back({static_cast<int>(t.size()), uuid,
+                   std::string(c.cuda ? "CUDA" : "Vulkan") + " device " + std::to_string(d->index) +
+                       " (again) " + d->name});
       continue;
     }
     for (const Target& other : t)
