@@ -123,6 +123,14 @@ PY
     grep -q "^error: vulkan: .*the rows measured so far are kept" "$tmp/err" || fail "no error line"
     grep -q "did not finish within 2" "$tmp/out" || fail "row does not say it timed out"
     ;;
+  forever_node)  # issue 35: the same in a node run: the node file is written, then no wait
+    timeout 60 "$cuvk" run --device all --pair "$tmp/forever.toml" --settle-ms 0 --timeout 2 \
+      --format json --output "$tmp/node.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "exit $rc, want 1 (124: it hung)"
+    grep -q "^error: vulkan: .*the rows measured so far are kept" "$tmp/err" || fail "no error line"
+    grep -q '"schema": "cuvk.node/1"' "$tmp/node.json" || fail "no node file"
+    ;;
   mixed)  # a pair next to a built-in test in one run: both rows, one table
     "$cuvk" run --pair "$tmp/right.toml" --tests copy --variants vec4 --n 1000 "${common[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?

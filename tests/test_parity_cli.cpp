@@ -316,23 +316,87 @@ TEST_F(ParityCli, IndexOfAResultsFolder) {
   ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
-TEST(RunDeviceAll, OneRunPerGpuHereOne) {
+// Issue 35: a node file (several GPUs' runs in one file): parity per GPU, and --baseline matched
+// per GPU by UUID (else said).
+TEST_F(ParityCli, NodeFileParityPerGpuAndBaselineByUuid) {
+  auto with_uuid = [](json doc, const std::string& uuid) {
+    doc["devices"]["cuda"]["uuid"] = uuid;
+    doc["devices"]["vulkan"]["uuid"] = uuid;
+    return doc;
+  };
+  const std::string u0 = "00000000-1111-2222-3333-444444444444";
+  const std::string u1 = "11111111-1111-2222-3333-444444444444";
+  const json g0 = with_uuid(two_api_run(1.001), u0), g1 = with_uuid(two_api_run(1.25), u1);
+  const std::string node = tmp("node.json"), one = tmp("one.json"), other = tmp("other.json");
+  save(node, {{"schema", "cuvk.node/1"},
+              {"gpus", json::array({{{"index", 0}, {"run", g0}}, {{"index", 2}, {"run", g1}}})}});
+  save(one, g1);
+  save(other, with_uuid(two_api_run(1.25), "22222222-1111-2222-3333-444444444444"));
+  const Result r = cli({"parity", "--from", node});
+  EXPECT_EQ(r.code, cuvk::kExitDiffers) << r.err;  // GPU 2: Vulkan slower
+  const std::size_t at0 = r.out.find("== " + node + "#gpu0 =="),
+                    at2 = r.out.find("== " + node + "#gpu2 ==");
+  ASSERT_NE(at0, std::string::npos) << r.out;
+  ASSERT_NE(at2, std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(at0, at2 - at0).find("Verdicts: 4 SAME, 0 VULKAN FASTER, 0 VULKAN SLOWER"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Verdicts: 0 SAME, 0 VULKAN FASTER, 4 VULKAN SLOWER", at2),
+            std::string::npos)
+      << r.out;
+  const Result j = cli({"parity", "--from", node, "--format", "json"});
+  EXPECT_EQ(j.code, cuvk::kExitUsage);
+  EXPECT_NE(j.err.find("is a node file of 2 GPUs"), std::string::npos) << j.err;
+  // The baseline's GPU by UUID: GPU 2's run against itself, no note.
+  const Result b = cli({"parity", "--from", one, "--baseline", node});
+  EXPECT_NE(b.out.find(one + " vs baseline " + node + "#gpu2"), std::string::npos) << b.out;
+  EXPECT_EQ(b.err.find("note:"), std::string::npos) << b.err;
+  // No GPU of the baseline has this UUID: the first, said so.
+  const Result n = cli({"parity", "--from", other, "--baseline", node});
+  EXPECT_NE(n.err.find("no GPU of the baseline has UUID 22222222-1111-2222-3333-444444444444: "
+                       "compared with " +
+                       node + "#gpu0 (its first)"),
+            std::string::npos)
+      << n.err;
+  for (const std::string& f : {node, one, other}) std::remove(f.c_str());
+}
+
+TEST(RunDeviceAll, OneNodeFileHereOneGpu) {
   const std::string out = tmp("all.json");
   const Result r = cli(with_quick({"run", "--device", "all", "--tests", "read_x", "--format",
                                    "json", "--output", out, "--quiet"}));
   EXPECT_EQ(r.code, cuvk::kExitOk) << r.err;
-  const std::string gpu0 = tmp("all.gpu0.json");
-  EXPECT_EQ(load(gpu0)["schema"], "cuvk.results/1");
-  std::remove(gpu0.c_str());
-  EXPECT_EQ(cli({"run", "--device", "all", "--format", "json"}).code,
-            cuvk::kExitUsage);  // needs --output
+  const auto node = load(out);
+  EXPECT_EQ(node["schema"], "cuvk.node/1");
+  ASSERT_EQ(node["gpus"].size(), 1u);
+  EXPECT_EQ(node["gpus"][0]["run"]["schema"], "cuvk.results/1");
+  EXPECT_EQ(node["summary"]["gpus"].size(), 1u);
+  // The readers take it: parity reads its one GPU's run (lavapipe: no CUDA to compare with).
+  const Result p = cli({"parity", "--from", out});
+  EXPECT_NE(p.err.find(out + "#gpu0: cannot compare"), std::string::npos) << p.err;
+  std::remove(out.c_str());
+  EXPECT_EQ(cli({"run", "--device", "all", "--format", "csv"}).code,
+            cuvk::kExitUsage);  // a CSV holds one GPU's rows
+  // The node file may not overwrite its own baseline (the GPUs' runs are told no --baseline).
+  const std::string base = tmp("node_base.json");
+  std::ofstream(base) << "{}";
+  const Result same = cli({"run", "--device", "all", "--tests", "read_x", "--baseline", base,
+                           "--output", base, "--format", "json"});
+  EXPECT_EQ(same.code, cuvk::kExitUsage);
+  EXPECT_NE(same.err.find("is the same file as the input --baseline"), std::string::npos)
+      << same.err;
+  std::remove(base.c_str());
 }
 
-TEST(DeviceAll, OutputNamePerGpu) {
-  EXPECT_EQ(cuvk::device_output_path("r.json", 0), "r.gpu0.json");
-  EXPECT_EQ(cuvk::device_output_path("out/h100.json", 3), "out/h100.gpu3.json");
-  EXPECT_EQ(cuvk::device_output_path("run-{gpu}.json", 1), "run-1.json");
-  EXPECT_EQ(cuvk::device_output_path("results", 2), "results.gpu2");
-  EXPECT_EQ(cuvk::device_output_path("a.d/results", 2), "a.d/results.gpu2");
-  EXPECT_EQ(cuvk::device_output_path("", 2), "");
+TEST(RunDeviceAll, TheTogetherPassKeepsTheOptionsButTheParents) {
+  EXPECT_EQ(
+      cuvk::together_args(
+          {"cuvk", "run", "--device", "all", "--tests", "copy", "--concurrent", "--output=r.json",
+           "--format", "md", "--quiet", "--baseline", "b.json", "--n", "1M"},
+          "GPU-1", "/tmp/x/gpu0.json"),
+      (std::vector<std::string>{"cuvk", "run", "--tests", "copy", "--n", "1M", "--device", "GPU-1",
+                                "--format", "json", "--output", "/tmp/x/gpu0.json", "--quiet"}));
+  EXPECT_EQ(cuvk::together_args({"cuvk", "run", "--device=0,1", "--concurrent"}, "", "o.json"),
+            (std::vector<std::string>{"cuvk", "run", "--format", "json", "--output", "o.json",
+                                      "--quiet"}));
 }

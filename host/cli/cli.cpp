@@ -378,7 +378,10 @@ std::string log_of(const std::exception& e) {
 
 namespace {
 
+std::vector<std::string> g_process_args;  // process_args()
+
 int run_cli(int argc, char** argv) {
+  g_process_args.assign(argv, argv + argc);
   const std::unique_ptr<CliApp> cli = make_cli_app(command_line(argc, argv));
   try {
     check_command_name(*cli, argc, argv);
@@ -438,6 +441,10 @@ int run_guarded(int argc, char** argv) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& process_args() {
+  return g_process_args;
+}
 
 void parse_command_line(const std::vector<std::string>& args) {
   std::vector<const char*> argv;

@@ -47,6 +47,10 @@ std::string error_text(const std::string& what, const std::string& suffix = "",
 // Throws CLI::ParseError (also for --help and --version) or UsageError. The fuzzer's entry point.
 void parse_command_line(const std::vector<std::string>& args);
 
+// The command line this process was started with, argv[0] first (cuvk run --concurrent re-runs
+// it, one child per GPU); empty before cli_main parses it.
+const std::vector<std::string>& process_args();
+
 // Shared by the subcommands.
 Format parse_format(const std::string& text);                            // table|md|csv|json
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all

@@ -181,8 +181,8 @@ int write_index(const ReportArgs& a) {
   std::vector<std::string> paths;
   for (const std::string& n : names) paths.push_back(dir + "/" + n);
   in.runs = read_all_results(paths);  // all checked before anything is written
-  for (std::size_t i = 0; i < names.size(); ++i)
-    in.runs[i].name = names[i];  // links relative to dir
+  for (RunFile& r : in.runs)  // links relative to dir (a node file's GPUs: "name#gpu<index>")
+    r.name = r.name.substr(dir.size() + 1);
   for (const std::string& m : files_in(dir, {".md"}))
     if (m == "SCHEMA.md") {
       in.schema_page = true;
@@ -230,7 +230,8 @@ int report_command(const ReportArgs& a) {
   if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
     std::vector<NamedFile> read;  // a folder's files are inputs too
-    for (const RunFile& r : in.runs) read.push_back({"run file", r.name});
+    for (const RunFile& r : in.runs)  // a node file's GPU reads as "file#gpu<index>"
+      read.push_back({"run file", r.name.substr(0, r.name.rfind("#gpu"))});
     for (const FailedTask& f : in.failed) read.push_back({"marker", f.file});
     check_distinct_files({{"--output", a.output}}, read);
     text =

@@ -31,8 +31,6 @@ namespace cuvk {
 namespace {
 
 constexpr double kMaxTimeoutS = 3600.0;  // --timeout
-// Backends whose launch never finished (execute_run), and why: never torn down.
-std::vector<std::string> g_hung;
 
 // The options that choose the points and how they are timed: run's and trace's.
 void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
@@ -131,9 +129,9 @@ void add_run_options(CLI::App& sub, RunArgs& a, RunOptionSet set) {
   if (run) add_report_options(sub, a);
   sub.add_option("--device", a.device,
                  "CUDA device index or UUID prefix, a list of them (0,2: each in turn), or all "
-                 "(each GPU in turn) "
+                 "(each GPU in turn); a list or all writes one node file (results/SCHEMA.md) "
                  "(default: the first CUDA device that Vulkan also sees, by UUID)");
-  if (run) sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
+  if (run) add_node_options(sub, a);  // --quiet, --concurrent (cmd_run_devices.cpp)
   sub.add_flag("--validation", a.validation,
                "enable the Khronos validation layer (debugging only: it changes Vulkan timings)");
   if (run) add_comparison_options(sub, a);
@@ -293,16 +291,6 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
   };
 }
 
-// A launch that never finished: its device cannot be torn down (that would wait for it), so
-// the backends are left to the process's end, which comes without waiting (run_command).
-void leave_hung(OpenBackends& backends) {
-  for (Api api : kApis)
-    if (std::unique_ptr<Backend>& b = backends.backends[api]; b && !b->hung().empty()) {
-      g_hung.push_back(std::string(api_name(api)) + ": " + b->hung());
-      static_cast<void>(b.release());
-    }
-}
-
 // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work,
 // their tests added to the run; every file they read is an input --output may not overwrite.
 std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const DeviceChoice& choice,
@@ -419,7 +407,7 @@ void emit(const RunDocument& doc, const std::string& format, const std::string& 
     // One line: a launch that also hung is said here, since "the rows measured so far are kept"
     // (run_command) is untrue of an interrupted run, which writes no file.
     std::string hung;
-    for (const std::string& h : g_hung) hung += "; " + printable(h);
+    for (const std::string& h : hung_launches()) hung += "; " + printable(h);
     std::cerr << "error: interrupted by signal " << interrupt_signal() << " after "
               << doc.outcome.rows.size() << " rows; no result file written" << hung << '\n';
     return;
@@ -470,9 +458,9 @@ int run_command(const RunArgs& a, const std::string& cmdline, InventoryOnce& dev
   const int code = run_exit_code(doc, a.require_verified);
   const int exit_code =
       base && !doc.outcome.interrupted ? worse_exit(code, emit_baseline(doc, *base, a)) : code;
-  if (!g_hung.empty()) {           // the rows are out; end now, without waiting for the device
+  if (!hung_launches().empty()) {  // the rows are out; end now, without waiting for the device
     if (!doc.outcome.interrupted)  // else emit said it, with the interruption
-      for (const std::string& h : g_hung)
+      for (const std::string& h : hung_launches())
         std::cerr << "error: " << printable(h) << "; the rows measured so far are kept\n";
     std::cout.flush();
     std::cerr.flush();

@@ -45,6 +45,7 @@ struct RunArgs {
   double timeout_s = 120.0;  // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
       columns;         // --columns: the main table's columns (run: rows; parity: verdicts)
+  bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
   bool trace = false;  // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
 };
 
@@ -61,7 +62,8 @@ struct TestCase;  // catalogue.h
 std::vector<std::string> parse_axis(const std::vector<std::string>& names, const std::string& what,
                                     std::vector<std::string> TestCase::*axis);
 // --layouts, --offsets, --strides, --copy-mibs must apply to a selected test (else they would
-// select nothing and be ignored): UsageError naming the selection and the tests that take them.
+// select nothing and be ignored): UsageError naming the selection and the tests that take them;
+// and --concurrent must have a device list (check_node_args).
 void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests);
 
 // The options as a run configuration (values parsed; validate_config judges them).
@@ -133,19 +135,47 @@ BackendOptions vulkan_options(const RunConfig& cfg, double timeout_s);
 void open_backends(const RunConfig& cfg, const BackendOptions& opts, DeviceChoice& choice,
                    InventoryOnce& devices, OpenBackends& b);
 
+// A launch that never finished: its device cannot be torn down (that would wait for it), so the
+// backends are left to the process's end, which comes without waiting (run_command, and
+// run_every_device after the node file): leave_hung releases them, recording "<api>: <why>".
+void leave_hung(OpenBackends& b);
+const std::vector<std::string>& hung_launches();  // every one so far, in this process
+
 // ---- cmd_run_devices.cpp: --device all ----
 
 inline constexpr const char* kAllDevices = "all";  // --device all
 
 // --device all: each CUDA GPU in turn (paired with its Vulkan twin by UUID; without CUDA, each
-// Vulkan GPU; without any GPU, the one automatic device), one result file per GPU.
+// Vulkan GPU; without any GPU, the one automatic device), or each GPU of a list; one node file
+// (node_file.h) holding every GPU's run, and on the console each GPU's table and a node summary.
 int run_every_device(const RunArgs& args, const std::string& command_line, InventoryOnce& devices);
+// run's --quiet and --concurrent (a node run's), and the latter's check (a device list needed;
+// check_selectors_apply calls it).
+void add_node_options(CLI::App& sub, RunArgs& args);
+void check_node_args(const RunArgs& args);
 // Whether --device names several GPUs (`all`, or a comma-separated list): run_every_device's.
 bool is_device_list(const std::string& spec);
 
-// --output for GPU `index` of --device all: "{gpu}" in the name is replaced by the index, else
-// ".gpu<index>" goes before the extension (r.json -> r.gpu0.json, out -> out.gpu0).
-std::string device_output_path(const std::string& output, int index);
+// ---- cmd_run_concurrent.cpp: --concurrent, the together pass ----
+
+// One GPU's run of the together pass: its run (named as `names` said), or why none.
+struct TogetherRun {
+  std::optional<RunFile> run;
+  std::string error;
+  int exit_code = 0;  // the child's (128 + N: ended by signal N)
+};
+
+// Every device of `devices` (a UUID each; "" for the automatic choice) measured at once: one
+// child process per device, this binary again with the command line's options (process_args)
+// save those the parent decides (together_args). Returns when every child has ended.
+std::vector<TogetherRun> run_together(const std::vector<std::string>& devices,
+                                      const std::vector<std::string>& names);
+
+// A child's command line: `args` without --device, --output, --format, --baseline, --columns
+// (with their values), --quiet and --concurrent; then --device DEVICE (unless "") --format json
+// --output OUTPUT --quiet.
+std::vector<std::string> together_args(const std::vector<std::string>& args,
+                                       const std::string& device, const std::string& output);
 
 // ---- cmd_run_baseline.cpp: --baseline, and what parity shares with it ----
 
@@ -155,6 +185,16 @@ std::optional<RunFile> load_baseline(const RunArgs& args, InventoryOnce& devices
 
 // Compares the run with the baseline and prints the comparison (stdout, or stderr when stdout
 // carries the run's JSON/CSV). Returns kExitDiffers when a row is SLOWER, else kExitOk.
+// The devices a run will use, as a run file names them (no rows): what a baseline is checked
+// against.
+RunFile chosen_devices_run(const DeviceChoice& choice);
+
+// The baseline for `now` among a file's runs (a node file holds one per GPU): the one of the same
+// GPU by UUID; else, where the file holds `count` runs (this run's GPU count), the one at
+// `position`; else the first. `note` says which when not by UUID ("" otherwise).
+const RunFile& baseline_for(const std::vector<RunFile>& bases, const RunFile& now,
+                            std::size_t position, std::size_t count, std::string& note);
+
 int emit_baseline(const RunDocument& doc, const RunFile& baseline, const RunArgs& args);
 
 // A run document as the results reader sees it (the one path for live and saved runs).

@@ -27,18 +27,43 @@ std::optional<RunDevice> run_device(const std::optional<DeviceInfo>& d) {
   return r;
 }
 
+std::string board_uuid(const RunFile& r) {
+  if (r.cuda) return r.cuda->uuid;
+  return r.vulkan ? r.vulkan->uuid : std::string();
+}
+
 }  // namespace
 
-std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
-  if (a.baseline.empty()) return std::nullopt;
-  parse_tolerance(a.tolerance);
-  RunFile base = read_results(a.baseline);
-  // Same GPU model as the device this run is about to use: a usage error now, not after the run.
-  const DeviceChoice choice = choose_devices(devices.get(), a.device);
+RunFile chosen_devices_run(const DeviceChoice& choice) {
   RunFile now;
   now.name = "this run";
   now.cuda = run_device(choice.cuda);
   now.vulkan = run_device(choice.vulkan);
+  return now;
+}
+
+const RunFile& baseline_for(const std::vector<RunFile>& bases, const RunFile& now,
+                            std::size_t position, std::size_t count, std::string& note) {
+  note.clear();
+  if (bases.size() == 1) return bases.front();
+  const std::string uuid = board_uuid(now);
+  for (const RunFile& b : bases)
+    if (!uuid.empty() && board_uuid(b) == uuid) return b;
+  const RunFile& b = bases.size() == count && position < count ? bases[position] : bases.front();
+  note = "no GPU of the baseline has UUID " + (uuid.empty() ? "-" : uuid) + ": compared with " +
+         b.name + (bases.size() == count ? " (the same position in the list)" : " (its first)");
+  return b;
+}
+
+std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
+  if (a.baseline.empty()) return std::nullopt;
+  parse_tolerance(a.tolerance);
+  const std::vector<RunFile> bases = read_results_all(a.baseline);  // a node file: its GPUs
+  // Same GPU model as the device this run is about to use: a usage error now, not after the run.
+  const RunFile now = chosen_devices_run(choose_devices(devices.get(), a.device));
+  std::string note;
+  RunFile base = baseline_for(bases, now, 0, 1, note);
+  if (!note.empty()) std::cerr << "note: " << printable(note) << '\n';
   check_same_gpu(now, base);
   return base;
 }

@@ -183,4 +183,20 @@ std::unique_ptr<Backend> InventoryOnce::take_early(Api api, int index,
   return fits ? std::move(b) : nullptr;
 }
 
+namespace {
+std::vector<std::string> g_hung;  // hung_launches()
+}  // namespace
+
+void leave_hung(OpenBackends& backends) {
+  for (Api api : kApis)
+    if (std::unique_ptr<Backend>& b = backends.backends[api]; b && !b->hung().empty()) {
+      g_hung.push_back(std::string(api_name(api)) + ": " + b->hung());
+      static_cast<void>(b.release());
+    }
+}
+
+const std::vector<std::string>& hung_launches() {
+  return g_hung;
+}
+
 }  // namespace cuvk

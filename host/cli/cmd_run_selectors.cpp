@@ -32,6 +32,7 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
 // --strides, --copy-mibs) must apply to a selected test: else it would select nothing and be
 // ignored without a word. A kernel pair has no layouts and sweeps no axis.
 void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
+  check_node_args(a);  // --concurrent needs a device list (cmd_run_devices.cpp)
   std::string selected;
   for (const std::string& t : tests) selected += (selected.empty() ? "" : ", ") + t;
   if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "merge_printer.h"
+#include "node_file.h"
 #include "run_reader.h"
 #include "util.h"
 
@@ -38,7 +39,8 @@ bool is_derived_document(const std::string& path) {
   const json doc = json::parse(read_text(path), nullptr, false);
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string()) return false;
   const std::string schema = doc["schema"].get<std::string>();
-  return schema.rfind("cuvk.", 0) == 0 && schema.rfind(kSchemaFamily, 0) != 0;
+  return schema.rfind("cuvk.", 0) == 0 && schema.rfind(kSchemaFamily, 0) != 0 &&
+         !is_node_document(doc);  // a node file: a run per GPU
 }
 
 // *.json and *.failed plain files directly in `dir`, sorted.
@@ -314,7 +316,10 @@ FleetInputs read_fleet_inputs(const std::vector<std::string>& paths) {
   std::map<std::string, std::string> seen;
   for (const RunFile& r : in.runs) {
     const std::string key = (r.cuda ? r.cuda->uuid : "") + "|" + (r.vulkan ? r.vulkan->uuid : "") +
-                            "|" + r.date_utc + "|" + r.host + "|" + r.command_line;
+                            "|" + r.date_utc + "|" + r.host + "|" + r.command_line + "|" +
+                            (r.name.rfind("#gpu") == std::string::npos  // a node file's GPU
+                                 ? ""
+                                 : r.name.substr(r.name.rfind("#gpu")));
     const auto [it, fresh] = seen.emplace(key, r.name);
     if (!fresh)
       throw UsageError("--fleet: " + quoted_path(r.name) + " and " + quoted_path(it->second) +

@@ -17,6 +17,7 @@
 #include "dims.h"
 #include "error.h"
 #include "lanes.h"
+#include "node_file.h"
 
 namespace cuvk {
 namespace {
@@ -335,17 +336,24 @@ void read_rows(const JsonIn& doc, RunFile& run) {
 
 }  // namespace
 
-RunFile parse_results(const std::string& text, const std::string& name) {
+json parse_results_json(const std::string& text, const std::string& name) {
   const json no_document;
   const JsonIn file(name, no_document);
   check_text(file, text);
+  json doc = parse_json(file, text);
+  if (!doc.is_object())
+    JsonIn(name, doc).fail(std::string("not a cuvk results file: the top level is ") +
+                           type_of(doc) + ", not an object");
+  return doc;
+}
+
+RunFile parse_run_json(json document, const std::string& name) {
   RunFile run;
   run.name = name;
-  run.doc = parse_json(file, text);
+  run.doc = std::move(document);
   const JsonIn doc(name, run.doc);
   if (!run.doc.is_object())
-    doc.fail(std::string("not a cuvk results file: the top level is ") + type_of(run.doc) +
-             ", not an object");
+    doc.fail(std::string("not a cuvk run: ") + type_of(run.doc) + ", not an object");
   run.schema_version = check_schema(doc);
   try {
     read_provenance_and_devices(doc, run);
@@ -354,6 +362,25 @@ RunFile parse_results(const std::string& text, const std::string& name) {
     doc.fail(std::string("unexpected JSON structure: ") + parse_problem(e.what()));
   }
   return run;
+}
+
+RunFile parse_results(const std::string& text, const std::string& name) {
+  json doc = parse_results_json(text, name);
+  if (!is_node_document(doc)) return parse_run_json(std::move(doc), name);
+  std::vector<RunFile> runs = parse_node_runs(doc, name);  // node_file.cpp
+  if (runs.size() != 1)
+    JsonIn(name, doc).fail("a node file of " + std::to_string(runs.size()) +
+                           " GPUs where one run is read (cuvk parity --from, cuvk report and "
+                           "--baseline take it whole; see results/SCHEMA.md)");
+  return std::move(runs.front());
+}
+
+std::vector<RunFile> parse_results_all(const std::string& text, const std::string& name) {
+  json doc = parse_results_json(text, name);
+  if (is_node_document(doc)) return parse_node_runs(doc, name);
+  std::vector<RunFile> one;
+  one.push_back(parse_run_json(std::move(doc), name));
+  return one;
 }
 
 std::string read_input_file(const std::string& path) {
@@ -397,10 +424,19 @@ RunFile read_results(const std::string& path) {
   }
 }
 
+std::vector<RunFile> read_results_all(const std::string& path) {
+  try {
+    return parse_results_all(read_input_file(path), path);
+  } catch (const std::bad_alloc&) {
+    throw Error(path + ": out of host memory while reading it (std::bad_alloc)");
+  }
+}
+
 std::vector<RunFile> read_all_results(const std::vector<std::string>& paths) {
   std::vector<RunFile> runs;
   runs.reserve(paths.size());
-  for (const std::string& p : paths) runs.push_back(read_results(p));
+  for (const std::string& p : paths)
+    for (RunFile& r : read_results_all(p)) runs.push_back(std::move(r));
   return runs;
 }
 

@@ -152,7 +152,9 @@ t 2 "'1e30' is not an integer from 1 to 10000" "$cuvk" run --reps 1e30
 t 2 "not 0" "$cuvk" run --reps 0
 t 2 "'xml'" "$cuvk" report --index "$dir" --format xml
 t 2 "Markdown" "$cuvk" report --index "$dir" --format csv
-t 2 "not a regular file name" "$cuvk" run --device all --output /dev/null
+# Issue 35: a node run writes one file (a device such as /dev/null directly); CSV is refused
+t 2 "a CSV holds one GPU's rows" "$cuvk" run --device all --format csv --output /dev/null
+t 2 "give --device all or a list" "$cuvk" run --concurrent --tests copy
 t 2 "at most 4096" "$cuvk" run --offsets 0-1023 --strides 1-1024 --block-sizes 32,64
 t 2 "own buffer copy" "$cuvk" trace copy --variants engine
 t 2 "not a number" "$cuvk" run --max-time banana
