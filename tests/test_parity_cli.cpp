@@ -368,12 +368,18 @@ TEST(RunDeviceAll, OneNodeFileHereOneGpu) {
   EXPECT_EQ(r.code, cuvk::kExitOk) << r.err;
   const auto node = load(out);
   EXPECT_EQ(node["schema"], "cuvk.node/1");
-  ASSERT_EQ(node["gpus"].size(), 1u);
+  // Every GPU of this machine: lavapipe's one here, both of a 2-GPU machine (tests/gpu.sh).
+  ASSERT_GE(node["gpus"].size(), 1u);
   EXPECT_EQ(node["gpus"][0]["run"]["schema"], "cuvk.results/1");
-  EXPECT_EQ(node["summary"]["gpus"].size(), 1u);
-  // The readers take it: parity reads its one GPU's run (lavapipe: no CUDA to compare with).
+  EXPECT_EQ(node["summary"]["gpus"].size(), node["gpus"].size());
+  // The readers take it: parity reads each GPU's run (lavapipe: no CUDA to compare with).
   const Result p = cli({"parity", "--from", out});
-  EXPECT_NE(p.err.find(out + "#gpu0: cannot compare"), std::string::npos) << p.err;
+  EXPECT_TRUE(p.code == cuvk::kExitOk || p.code == cuvk::kExitDiffers ||
+              p.code == cuvk::kExitNotCompared)
+      << p.err;
+  if (p.code == cuvk::kExitNotCompared) {  // lavapipe: the GPU's run is named by file and index
+    EXPECT_NE(p.err.find(out + "#gpu0: cannot compare"), std::string::npos) << p.err;
+  }
   std::remove(out.c_str());
   EXPECT_EQ(cli({"run", "--device", "all", "--format", "csv"}).code,
             cuvk::kExitUsage);  // a CSV holds one GPU's rows
