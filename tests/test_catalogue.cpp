@@ -174,3 +174,18 @@ TEST(ChainTest, RunsOnlyWhereNamedAtItsOwnSizes) {
   EXPECT_EQ(plan.in_words, 4096u);
   EXPECT_EQ(plan.out_words, 4096u);
 }
+
+// `cuvk explain` runs a pair twice in one process (the run, then the experiment run): the second
+// registration of the same pair name is refused unless the first run's pairs are forgotten.
+TEST(Catalogue, PairTestsForgottenRegisterAgain) {
+  cuvk::TestCase t;
+  t.name = "twice_registered_pair";
+  t.variants = {"scalar"};
+  cuvk::register_pair_test(t);
+  EXPECT_THROW(cuvk::register_pair_test(t), cuvk::UsageError);
+  cuvk::unregister_pair_tests();
+  EXPECT_EQ(cuvk::find_test("twice_registered_pair"), nullptr);
+  EXPECT_NO_THROW(cuvk::register_pair_test(t));
+  cuvk::unregister_pair_tests();
+  EXPECT_NE(cuvk::find_test("copy"), nullptr);  // the built-in tests stay
+}

@@ -290,6 +290,8 @@ const TestCase* find_test(const std::string& name) {
   return nullptr;
 }
 
+void unregister_pair_tests() { pair_tests().clear(); }
+
 void register_pair_test(TestCase test) {
   if (find_test(test.name) != nullptr)
     throw UsageError("pair '" + test.name + "': a test of that name exists already");

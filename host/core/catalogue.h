@@ -102,6 +102,9 @@ const TestCase* find_test(const std::string& name);  // built-in or registered p
 // User kernel pairs registered for this process (`cuvk run --pair`): catalogue entries of their
 // own kind, found by find_test. Throws UsageError when the name is taken.
 void register_pair_test(TestCase test);
+// Forgets every registered pair test: a second run in one process (`cuvk explain`'s experiment
+// run of a pair) registers the pairs of its --pair files again.
+void unregister_pair_tests();
 
 // Kernel name of a point: test[_layout][_variant], the variant omitted when "scalar".
 std::string kernel_name(const std::string& test, const std::string& layout,
