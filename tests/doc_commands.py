@@ -9,14 +9,15 @@ How:
   $OUT is that scratch folder too, so a GPU script's tarball lands where the docs' next command
   looks for it.
 - build/cuvk there is a wrapper around the real binary that scales the measuring commands down
-  (run, parity without --from, trace): --n at most 64k, --reps 3, --warmup 1, --max-time 0.02,
+  (run, parity without --from, trace, explain): --n at most 64k, --reps 3, --warmup 1, --max-time 0.02,
   --settle-ms 1, --copy-mibs 1 and at most two --block-sizes, whatever the docs give. Everything
   else (the options, the files, the exit codes) is what the docs say.
 - `bash .ci/setup.sh` and `ctest --test-dir build --output-on-failure` are not run again: step 1
   of .ci/run runs both exactly as shown.
 - A command passes with exit 0 or 1 (1: a measured difference, e.g. a baseline verdict on noisy
   lavapipe timings), or 2 when its error is the documented "nothing to compare" on a machine
-  without a GPU (`cuvk parity` needs CUDA). Any other exit, a usage error included, fails.
+  without a GPU (`cuvk parity` and `cuvk explain` need CUDA, `cuvk p2p` two GPUs). Any other exit,
+  a usage error included, fails.
 """
 import glob
 import os
@@ -32,12 +33,13 @@ COVERED = {  # run verbatim by .ci/run step 1
     "ctest --test-dir build --output-on-failure": "step 1 of .ci/run",
 }
 SCALED = {"--n": "64k", "--reps": "3", "--warmup": "1", "--max-time": "0.02", "--settle-ms": "1"}
-NOT_COMPARED = re.compile(r"cannot compare|could be compared|nothing to compare|unavailable")
+NOT_COMPARED = re.compile(
+    r"cannot compare|could be compared|nothing to compare|unavailable|needs two GPUs")
 
 
 def shim(real, args):
     """The wrapper's work: the real cuvk with the measuring options scaled down."""
-    if not args or args[0] not in ("run", "parity", "trace") or "--from" in args:
+    if not args or args[0] not in ("run", "parity", "trace", "explain") or "--from" in args:
         os.execv(real, [real] + args)
     out, i = [args[0]], 1
     while i < len(args):
