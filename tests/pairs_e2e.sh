@@ -131,6 +131,21 @@ PY
     grep -q "^error: vulkan: .*the rows measured so far are kept" "$tmp/err" || fail "no error line"
     grep -q '"schema": "cuvk.node/1"' "$tmp/node.json" || fail "no node file"
     ;;
+  node_pair)  # issue 35: a pair on every GPU of a node run (here the one device twice, the test
+              # hook): each GPU's run registers the pair again (was: exit 2, "a test of that
+              # name exists already", on every machine with two GPUs)
+    CUVK_TEST_SAME_GPU_AGAIN=1 "$cuvk" run --device 0,0 --pair "$tmp/right.toml" "${common[@]}" \
+      --format json --output "$tmp/node.json" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "exit $rc, want 0"
+    python3 - "$tmp/node.json" <<'PY' || fail "node file"
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d["schema"]=="cuvk.node/1" and len(d["gpus"])==2, d.keys()
+for g in d["gpus"]:
+  assert any(r["test"]=="axpy_right" and r["status"]=="ok" for r in g["run"]["results"]), g.keys()
+PY
+    ;;
   mixed)  # a pair next to a built-in test in one run: both rows, one table
     "$cuvk" run --pair "$tmp/right.toml" --tests copy --variants vec4 --n 1000 "${common[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?

@@ -160,7 +160,6 @@ explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const Parit
   if (e.no_experiments) {
     c.not_run.push_back("experiments: --no-experiments");
   } else {
-    if (is_pair(line.point)) unregister_pair_tests();  // the experiment run registers them again
     const RunDocument doc = execute_run(experiment_args(e, line), cmdline, devices);
     if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
     add_experiments(c, line, compare_apis(doc.outcome.rows, base.tolerance));

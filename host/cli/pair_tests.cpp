@@ -277,6 +277,9 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
                                                          bool cpu_device, const RunGrid& grid) {
   std::vector<std::shared_ptr<PreparedPair>> out;
   const int arch = cuda_arch > 0 ? cuda_arch : pairs::kDefaultCudaArch;
+  // Each run registers its pairs afresh: a second run in one process (`--device all`, GPU after
+  // GPU; `cuvk explain`'s experiment run) would otherwise meet its own pairs already registered.
+  unregister_pair_tests();
   for (const std::string& file : files) {
     auto p = std::make_shared<PreparedPair>();
     p->decl = pairs::read_pair_file(file);
