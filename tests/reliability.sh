@@ -238,9 +238,11 @@ d = json.dumps(d).replace("\"n\": 123456789", "\"n\": 123456789, \"n\": 1")'
     expect_error 2 "glsl.source: '.*big.comp' is larger than the 16 MiB cap \\(20971520 bytes\\)" \
       "$cuvk" run --pair "$dir/big.toml" --settle-ms 0
     # SIGTERM while a launch hangs: one line, no result file, and not "the rows ... are kept".
-    "$cuvk" run --pair "$dir/forever.toml" --settle-ms 0 --timeout 4 >"$dir/out" 2>"$dir/err" &
+    # Vulkan alone: a GPU machine's CUDA context can take seconds to open (5 s on the 2-GPU H200
+    # machines), and the signal must come while the launch hangs, not before it.
+    "$cuvk" run --pair "$dir/forever.toml" --api vulkan --settle-ms 0 --timeout 5 >"$dir/out" 2>"$dir/err" &
     pid=$!
-    sleep 2
+    sleep 2.5
     kill -s TERM "$pid"
     got=0
     wait "$pid" || got=$?
