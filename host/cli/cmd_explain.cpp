@@ -210,9 +210,9 @@ int explain_command(const ExplainArgs& e, const std::string& cmdline) {
   } else {
     write_output_file(a.output, text);
     if (!a.quiet)
-      std::cout << format_explain(report, Format::table) << "wrote " << a.output << '\n';
+      std::cout << format_explain(report, Format::table) << "wrote " << printable(a.output) << '\n';
   }
-  return report.cases.empty() ? kExitOk : kExitFailed;
+  return report.cases.empty() ? kExitOk : kExitDiffers;  // as parity: a difference found
 }
 
 }  // namespace
