@@ -37,7 +37,9 @@ constexpr const char* kBlockSweep = "64,128,256,512,1024";
 
 // A pair's rows name their module "pair:<name>"; its test is in the catalogue only while a run
 // has it registered, so the catalogue cannot tell a pair from a built-in test.
-bool is_pair(const ResultRow& r) { return r.kernel.rfind("pair:", 0) == 0; }
+bool is_pair(const ResultRow& r) {
+  return r.kernel.rfind("pair:", 0) == 0;
+}
 
 // The experiment run of one point: the point itself, its grid-stride variant where the test has
 // one, at every block size of the sweep, on the point's Vulkan binding; short, no counters.
