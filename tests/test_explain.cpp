@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "explain.h"
 #include "explain_printer.h"
 #include "parity.h"
@@ -107,6 +109,37 @@ TEST(ExplainRank, AResidualAboveTheToleranceIsPrintedWithItsShare) {
   EXPECT_NEAR(*f[1].share, 0.5, 1e-9);
 }
 
+// update_xy soa vec2 on the H200 (results/h200/explain/update_xy_soa_vec2.json): a block size
+// closes 69% of the gap, but it is a remedy, not a cause: the instructions rank before it.
+TEST(ExplainRank, ABlockSizeIsARemedyRankedAfterTheCausesEvidence) {
+  explain::Case c;
+  c.ratio = ratio(1.082);
+  c.experiments = {{"binding", "bda", ratio(0.993)}, {"block size", "block 64", ratio(1.026)}};
+  c.evidence = {
+      {"instructions", "instructions per dispatch", "", 31457280, 34603008, "", std::nullopt, ""}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].title, "binding");
+  EXPECT_EQ(f[1].title, "instructions");
+  EXPECT_EQ(f[2].title, "block size");
+  EXPECT_EQ(f[2].kind, explain::Kind::remedy);
+  EXPECT_NEAR(*f[2].share, (1.082 - 1.026) / 0.082, 1e-9);
+  EXPECT_STREQ(explain::kind_name(f[2].kind), "remedy");
+}
+
+TEST(ExplainRank, ARemedyDoesNotShrinkTheResidual) {
+  explain::Case c;  // copy scalar at block 128: block 1024 closes it, the causes only 40%
+  c.ratio = ratio(1.20);
+  c.experiments = {{"block size", "block 1024", ratio(1.0)},
+                   {"launch rate", "the grid-stride variant", ratio(1.12)}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].title, "launch rate");
+  EXPECT_EQ(f[1].title, "block size");
+  EXPECT_EQ(f[2].kind, explain::Kind::residual);
+  EXPECT_NEAR(*f[2].share, 0.6, 1e-9);
+}
+
 std::string source_file(const std::string& relative) {
   std::ifstream in(std::string(CUVK_SOURCE_DIR) + "/" + relative);
   std::ostringstream s;
@@ -200,6 +233,63 @@ TEST(ExplainPrinter, TableMarkdownAndJsonCarryTheRankedFindings) {
   EXPECT_EQ(j["schema"], kExplainSchema);
   EXPECT_EQ(j["cases"][0]["findings"][0]["title"], "launch rate");
   EXPECT_TRUE(j["cases"][0]["findings"][1]["share"].is_null());
+}
+
+}  // namespace
+}  // namespace cuvk
+
+namespace cuvk {
+namespace {
+
+// A lane's summary as `cuvk trace --output` wrote it (results/SCHEMA.md, cuvk.trace/1).
+TraceSummary recorded_summary(const nlohmann::json& lane) {
+  const nlohmann::json& j = lane.at("summary");
+  TraceSummary s;
+  s.blocks = j.at("blocks").get<std::size_t>();
+  s.launch_rate_per_us = j.at("launch_rate_blocks_per_us").get<double>();
+  s.resident_mean = j.at("resident_per_sm_mean").get<double>();
+  s.refills = j.at("refills").get<std::size_t>();
+  if (!j.at("refill_median_ns").is_null())
+    s.refill_median_ns = j.at("refill_median_ns").get<double>();
+  s.tail_95_ns = j.at("tail_95_ns").get<double>();
+  return s;
+}
+
+// FINDINGS 1 on the H100, copy scalar at block 128 (results/h100/traces/copy_128.json.gz):
+// Vulkan starts 1154 blocks per us where CUDA starts 1657; that is launch-rate evidence in the
+// gap's direction, ranked first where no experiment ran.
+TEST(ExplainTrace, ARecordedCopyTraceIsLaunchRateEvidence) {
+  const std::string path = std::string(CUVK_SOURCE_DIR) + "/results/h100/traces/copy_128.json.gz";
+  std::FILE* pipe = popen(("gzip -dc '" + path + "'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string text;
+  char buf[1 << 16];
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, got);
+  ASSERT_EQ(pclose(pipe), 0) << path;
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  std::optional<TraceSummary> cuda, vulkan;
+  for (const nlohmann::json& lane : doc.at("lanes")) {
+    if (lane.at("api") == "cuda") cuda = recorded_summary(lane);
+    if (lane.at("api") == "vulkan" && lane.at("binding") == "descriptor")
+      vulkan = recorded_summary(lane);
+  }
+  ASSERT_TRUE(cuda && vulkan);
+  const explain::Evidence e = explain::trace_evidence(*cuda, *vulkan);
+  EXPECT_NEAR(e.cuda, 1656.6, 0.1);
+  EXPECT_NEAR(e.vulkan, 1153.6, 0.1);
+  EXPECT_NE(e.detail.find("blocks resident per SM 7.7 / 5.6"), std::string::npos) << e.detail;
+  explain::Case c;
+  c.ratio = ratio(1.17);
+  c.evidence = {e};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].title, "launch rate");
+  EXPECT_EQ(f[0].kind, explain::Kind::evidence);
+  EXPECT_NE(f[0].measurement.find("blocks started per us (trace): CUDA 1657, Vulkan 1154 (-30.4%)"),
+            std::string::npos)
+      << f[0].measurement;
+  c.ratio = ratio(0.85);  // were Vulkan the faster, the slower launch rate could not explain it
+  EXPECT_EQ(explain::rank(c)[0].kind, explain::Kind::ruled_out);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "interrupt.h"
 #include "output_file.h"
 #include "parity.h"
+#include "trace_file.h"
 
 namespace cuvk {
 namespace {
@@ -109,6 +110,41 @@ void add_experiments(explain::Case& c, const ParityLine& line, const ParityResul
                              best_block->ratio});
 }
 
+// The launch rate from both APIs' dispatch traces of the point (cuvk trace's runner: each API's
+// traced twin of the kernel at the point's block size and binding); built-in kernels only.
+void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
+               const std::string& cmdline, InventoryOnce& devices) {
+  const ResultRow& p = line.point;
+  if (is_pair(p) || !find_test(p.test)) {
+    c.not_run.push_back(
+        "trace: a pair's kernels are the user's source, which cuvk does not instrument with "
+        "timestamp writes (the counters' launch rate stands in)");
+    return;
+  }
+  RunArgs a = experiment_args(e, line);
+  a.variants = {p.variant};
+  a.block_sizes = std::to_string(p.block_size);
+  a.trace = true;
+  const RunDocument doc = execute_run(a, cmdline, devices);
+  if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+  const TraceDocument t = trace_document(doc);
+  const TraceLane *cuda = nullptr, *vulkan = nullptr;
+  std::string why;
+  for (const TraceLane& l : t.lanes) {
+    if (l.api == Api::vulkan && l.binding != line.vulkan->binding) continue;
+    if (!l.unavailable.empty() || !lane_ok(l)) {
+      why += (why.empty() ? "" : "; ") + std::string(api_name(l.api)) + ": " +
+             (l.unavailable.empty() ? "wrong output or trace records" : l.unavailable);
+      continue;
+    }
+    (l.api == Api::cuda ? cuda : vulkan) = &l;
+  }
+  if (cuda && vulkan)
+    c.evidence.push_back(explain::trace_evidence(cuda->summary, vulkan->summary));
+  else
+    c.not_run.push_back("trace: " + (why.empty() ? std::string("no trace lane ran") : why));
+}
+
 // The machine-code evidence of a built-in kernel on the point's binding (cached per kernel).
 void add_machine_code(explain::Case& c, const ParityLine& line, inspect_cli::InspectDevices* devs) {
   const ResultRow& p = line.point;
@@ -165,6 +201,7 @@ explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const Parit
     const RunDocument doc = execute_run(experiment_args(e, line), cmdline, devices);
     if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
     add_experiments(c, line, compare_apis(doc.outcome.rows, base.tolerance));
+    add_trace(c, e, line, cmdline, devices);
   }
   add_machine_code(c, line, devs);
   return c;

@@ -35,7 +35,7 @@ Finding experiment_finding(const Case& c, const Experiment& e) {
   f.title = e.cause;
   f.distance = std::fabs(c.ratio.ratio - e.ratio.ratio);
   f.share = experiment_share(c.ratio, e.ratio);
-  f.kind = f.share ? Kind::share : Kind::ruled_out;
+  f.kind = !f.share ? Kind::ruled_out : is_remedy(e.cause) ? Kind::remedy : Kind::share;
   f.measurement = e.change + ": Vulkan/CUDA " + num(c.ratio.ratio) + " -> " + num(e.ratio.ratio) +
                   " " + interval_text(e.ratio);
   if (!f.share) f.measurement += " (the gap stays)";
@@ -71,13 +71,13 @@ Finding evidence_finding(const Case& c, const Evidence& e) {
   return f;
 }
 
-// Shares by share, then evidence by distance, then ruled-out experiments by distance.
+// Causes' shares by share, then evidence by distance, then remedies by share, then ruled-out
+// experiments by distance.
 bool ranks_before(const Finding& a, const Finding& b) {
-  auto order = [](Kind k) {
-    return k == Kind::share ? 0 : k == Kind::evidence ? 1 : k == Kind::ruled_out ? 2 : 3;
-  };
+  auto order = [](Kind k) { return static_cast<int>(k); };  // the enum's order is the ranking's
   if (order(a.kind) != order(b.kind)) return order(a.kind) < order(b.kind);
-  if (a.kind == Kind::share && *a.share != *b.share) return *a.share > *b.share;
+  if ((a.kind == Kind::share || a.kind == Kind::remedy) && *a.share != *b.share)
+    return *a.share > *b.share;
   return a.distance > b.distance;
 }
 
@@ -93,7 +93,8 @@ std::vector<Finding> by_cause(std::vector<Finding> items) {
       continue;
     }
     if (f.share) same->share = std::max(same->share.value_or(0.0), *f.share);
-    if (f.kind == Kind::share || (f.kind == Kind::evidence && same->kind == Kind::ruled_out))
+    if (f.kind == Kind::share || f.kind == Kind::remedy ||
+        (f.kind == Kind::evidence && same->kind == Kind::ruled_out))
       same->kind = f.kind;
     same->distance = std::max(same->distance, f.distance);
     same->measurement += "; " + f.measurement;
@@ -146,12 +147,18 @@ const char* kind_name(Kind k) {
       return "share";
     case Kind::evidence:
       return "evidence";
+    case Kind::remedy:
+      return "remedy";
     case Kind::ruled_out:
       return "ruled out";
     case Kind::residual:
       return "not explained";
   }
   return "?";
+}
+
+bool is_remedy(const std::string& cause) {
+  return cause == "block size";
 }
 
 std::optional<double> experiment_share(const RatioCi& point, const RatioCi& experiment) {
@@ -171,7 +178,7 @@ std::vector<Finding> rank(const Case& c) {
   std::stable_sort(out.begin(), out.end(), ranks_before);
   double best = 0.0;
   for (const Finding& f : out)
-    if (f.share) best = std::max(best, *f.share);
+    if (f.share && f.kind == Kind::share) best = std::max(best, *f.share);
   const double gap = c.ratio.ratio - 1.0;
   const double residual = (1.0 - best) * gap;  // in ratio units, signed like the gap
   if (std::fabs(residual) > c.tolerance) {
@@ -229,6 +236,26 @@ std::vector<Evidence> counter_evidence(const ResultRow& cuda, const ResultRow& v
   }
   out.push_back(dram);
   return out;
+}
+
+Evidence trace_evidence(const TraceSummary& cuda, const TraceSummary& vulkan) {
+  std::string detail =
+      "blocks resident per SM " + num(cuda.resident_mean, 1) + " / " + num(vulkan.resident_mean, 1);
+  if (cuda.refills > 0 && vulkan.refills > 0)
+    detail += ", refill median " + num(cuda.refill_median_ns, 0) + " / " +
+              num(vulkan.refill_median_ns, 0) + " ns";
+  detail += ", tail " + num(cuda.tail_95_ns / 1000.0, 1) + " / " +
+            num(vulkan.tail_95_ns / 1000.0, 1) + " us (from a dispatch trace of " +
+            std::to_string(cuda.blocks) + " blocks)";
+  return {"launch rate",
+          "blocks started per us (trace)",
+          "",
+          cuda.launch_rate_per_us,
+          vulkan.launch_rate_per_us,
+          detail,
+          std::nullopt,
+          "",
+          false};
 }
 
 const ParityLine* other_binding(const std::vector<ParityLine>& lines, const ParityLine& line) {

@@ -9,11 +9,12 @@
 //   or a documented model (DRAM bytes for DRAM-bound rows). A share is clamped to [0, 1]; an
 //   experiment whose ratio does not move towards 1 by more than its own interval is "ruled out".
 // - Findings with a share rank by share; evidence without one ranks after them, by how far the
-//   two APIs' values are from equal (|Vulkan / CUDA - 1|) in the direction of the gap; evidence
-//   that points the other way (Vulkan slower with fewer instructions) and experiments that do not
-//   close the gap are "ruled out" and come last.
-// - The residual, the part of the gap (r - 1) the largest share leaves, is printed as "not
-//   explained" where it is larger than the tolerance.
+//   two APIs' values are from equal (|Vulkan / CUDA - 1|) in the direction of the gap; then the
+//   remedies (a change of the workload's shape that closes the gap, the block size: measured, with
+//   its share, but not a cause), by share; evidence that points the other way (Vulkan slower with
+//   fewer instructions) and experiments that do not close the gap are "ruled out" and come last.
+// - The residual, the part of the gap (r - 1) the largest cause's share leaves, is printed as
+//   "not explained" where it is larger than the tolerance (a remedy's share does not reduce it).
 #pragma once
 
 #include <optional>
@@ -23,6 +24,7 @@
 #include "kernel_inspection.h"
 #include "parity.h"
 #include "row.h"
+#include "trace_summary.h"
 #include "verdicts.h"
 
 namespace cuvk::explain {
@@ -69,12 +71,17 @@ struct Case {
   std::vector<std::string> not_run;
 };
 
-enum class Kind { share, evidence, ruled_out, residual };
-const char* kind_name(Kind k);  // "share", "evidence", "ruled out", "not explained"
+enum class Kind { share, evidence, remedy, ruled_out, residual };
+const char* kind_name(Kind k);  // "share", "evidence", "remedy", "ruled out", "not explained"
+
+// Whether an experiment's cause is a remedy (a change of the workload's shape: "block size")
+// rather than a cause of the gap; remedies rank after the causes' evidence.
+bool is_remedy(const std::string& cause);
 
 struct Finding {
-  Kind kind = Kind::evidence;   // share if any of its measurements yields one, else evidence if
-                                // it has evidence, else ruled out
+  Kind kind = Kind::evidence;   // share (remedy for a remedy's experiment) if any of its
+                                // measurements yields one, else evidence if it has evidence,
+                                // else ruled out
   std::string title;            // the cause: "launch rate", "binding", "not explained"
   std::string measurement;      // the numbers behind it, "; " between its measurements
   std::optional<double> share;  // of the gap, 0..1: the largest of its measurements' shares
@@ -101,6 +108,12 @@ std::vector<Finding> rank(const Case& c);
 constexpr double kDramBoundPct = 70.0;
 std::vector<Evidence> counter_evidence(const ResultRow& cuda, const ResultRow& vulkan,
                                        std::string& why);
+
+// From both APIs' dispatch traces of the point (cuvk trace's summary, each API's traced twin of
+// the kernel): blocks started per us over the steady part (the launch rate; a larger Vulkan value
+// makes Vulkan faster), detail: blocks resident per SM (time-weighted mean), the refill latency
+// (how soon an SM got a new block after one ended) and the tail.
+Evidence trace_evidence(const TraceSummary& cuda, const TraceSummary& vulkan);
 
 // The line of `lines` that is `line`'s point on the other Vulkan binding (descriptor <-> bda),
 // compared; null where the run has none.
