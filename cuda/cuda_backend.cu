@@ -363,11 +363,11 @@ std::vector<double> CudaBackend::run_sequence(const Launch& launch, const RunOpt
     throw Error("CUDA run: a sequence of " + std::to_string(k) + " steps repeated " +
                 std::to_string(launch.repeat) + " times (1.." + std::to_string(kMaxSequenceSteps) +
                 " steps, 1.." + std::to_string(kMaxSequenceLaunches) + " launches)");
-  std::vector<const ModuleKernel*> modules;
+  std::vector<const ModuleKernel*> modules;  // a run-time kernel, else null: a built-in one
+  std::vector<const KernelEntry*> builtins;
   for (const Launch& step : launch.sequence) {
     modules.push_back(find_module(step.kernel));
-    if (modules.back() == nullptr)
-      throw Error("CUDA backend has no run-time kernel named '" + step.kernel + "'");
+    builtins.push_back(modules.back() ? nullptr : &find(step.kernel));  // throws if unknown
   }
   for (const Launch& copy : launch.restore)
     if (copy.kernel != kCopyEngine || copy.in == nullptr || copy.out == nullptr ||
@@ -378,8 +378,11 @@ std::vector<double> CudaBackend::run_sequence(const Launch& launch, const RunOpt
   plan.wait = [&](cudaEvent_t stop) { wait_with_deadline(stop, launch.sequence.front().kernel); };
   for (std::uint32_t r = 0; r < launch.repeat; ++r)
     for (std::size_t i = 0; i < k; ++i)
-      plan.launches.emplace_back([this, &launch, &modules, i] {
-        enqueue_module(*modules[i], launch.sequence[i]);
+      plan.launches.emplace_back([this, &launch, &modules, &builtins, i] {
+        if (modules[i])
+          enqueue_module(*modules[i], launch.sequence[i]);
+        else
+          enqueue(*builtins[i], launch.sequence[i]);
       });
   const KernelEntry* flush = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
   return cuda::run_chain(stream_, plan, opt.reps, [&] {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error.h"
 #include "explain.h"
 #include "explain_printer.h"
 #include "parity.h"
@@ -233,6 +234,31 @@ TEST(ExplainPrinter, TableMarkdownAndJsonCarryTheRankedFindings) {
   EXPECT_EQ(j["schema"], kExplainSchema);
   EXPECT_EQ(j["cases"][0]["findings"][0]["title"], "launch rate");
   EXPECT_TRUE(j["cases"][0]["findings"][1]["share"].is_null());
+}
+
+// An explain file read back (`cuvk report FILE`, `--index`) prints as explain printed it.
+TEST(ExplainPrinter, AFileReadBackPrintsTheSameAndABadOneIsRefused) {
+  explain::Report r;
+  r.run = "test run";
+  r.same = 2;
+  r.cases.push_back(copy_scalar_case());
+  r.cases.back().not_run = {"trace: no trace lane ran"};
+  const std::string json = format_explain(r, Format::json);
+  ASSERT_TRUE(explain::is_explain_json(json));
+  const explain::Document back = explain::read_explain(json, "x.json");
+  for (Format f : {Format::table, Format::md, Format::json})
+    EXPECT_EQ(format_explain(back, f), format_explain(r, f));
+  EXPECT_FALSE(explain::is_explain_json(R"({"schema": "cuvk.parity/1"})"));
+  try {
+    explain::read_explain(R"({"schema": "cuvk.explain/1", "run": "r"})", "bad.json");
+    FAIL() << "a file without cases was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: not a cuvk.explain/1 file"), std::string::npos)
+        << e.what();
+  }
+  std::string wrong_kind = json;
+  wrong_kind.replace(wrong_kind.find("\"evidence\""), 10, "\"eviDence\"");
+  EXPECT_THROW(explain::read_explain(wrong_kind, "k.json"), UsageError);
 }
 
 }  // namespace

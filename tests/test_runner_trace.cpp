@@ -1,9 +1,11 @@
-// `cuvk trace` in the runner (RunConfig::trace, host/core/runner_trace.cpp) on a real Vulkan
-// device (lavapipe in CI) with the validation layer on; any message fails the test. The traced
+// `cuvk trace` in the runner (RunConfig::trace, host/core/runner_trace.cpp) and `cuvk explain`'s
+// chain experiment (RunConfig::dispatch_chain) on a real Vulkan device (lavapipe in CI) with the
+// validation layer on; any message fails the test. The traced
 // point is the run's own: its sweep-axis values reach the traced launch, whose output is verified
 // against that point's reference, and the trace sits beside its row.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,47 @@ TEST_F(RunnerTrace, AnUntracedRunRecordsNoTrace) {
   const RunOutcome out = run(false);
   EXPECT_EQ(out.rows.size(), 3u);
   EXPECT_TRUE(out.traces.empty());
+}
+
+// RunConfig::dispatch_chain: the point's kernel 32 times in one recorded command buffer, a barrier
+// between dispatches (the validation layer's synchronization checks would name a missing one),
+// verified; its time is per dispatch: within 4x of one dispatch's (not 32x, nor 1/32).
+class DispatchChain : public suite::ValidatedVulkan {
+ protected:
+  RunOutcome run(std::uint32_t chain) {
+    RunConfig cfg;
+    cfg.tests = {"copy"};
+    cfg.variants = {"scalar"};
+    cfg.apis = {Api::vulkan};
+    cfg.vk_bindings = {Binding::descriptor};
+    cfg.n = 1u << 16;
+    cfg.block_sizes = {256};
+    cfg.reps = 5;
+    cfg.warmup = 1;
+    cfg.max_time_s = 0.05;
+    cfg.settle_ms = 1.0;
+    cfg.host_cost_samples = 0;
+    cfg.dispatch_chain = chain;
+    BackendSet set;
+    set.backends[Api::vulkan] = backend_.get();
+    return run_suite(cfg, set);
+  }
+};
+
+TEST_F(DispatchChain, AChainOfTheKernelIsVerifiedAndTimedPerDispatch) {
+  const RunOutcome single = run(0), chained = run(32);
+  ASSERT_EQ(single.rows.size(), 1u);
+  ASSERT_EQ(chained.rows.size(), 1u);
+  const ResultRow& r = chained.rows[0];
+  ASSERT_EQ(r.status, Status::ok) << r.reason;
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.checked, std::uint64_t{1} << 16);
+  EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), "dispatch_chain"), r.flags.end());
+  EXPECT_EQ(std::find(single.rows[0].flags.begin(), single.rows[0].flags.end(), "dispatch_chain"),
+            single.rows[0].flags.end());
+  const double ratio = r.time_ms.median / single.rows[0].time_ms.median;
+  EXPECT_GT(ratio, 0.25) << "a chain of 32 timed as if it ran once";
+  EXPECT_LT(ratio, 4.0) << "the chain's span not divided by its dispatches";
 }
 
 }  // namespace

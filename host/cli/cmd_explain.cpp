@@ -3,9 +3,10 @@
 // SAME gathers what may account for the gap and ranks it (host/results/explain.h):
 // - experiments, each a short run of the point with one thing changed on both APIs: the other
 //   Vulkan binding (from the first run), the grid-stride variant where the test has one, the
-//   block-size sweep 64..1024;
+//   block-size sweep 64..1024, and on launch-bound points a chain of the kernel's dispatches;
 // - evidence: both APIs' sampled counters (launch rate and residency, instructions, DRAM bytes, SM
-//   throughput) and both machine codes (cuvk inspect's SASS comparison of built-in kernels).
+//   throughput), both APIs' dispatch traces (launch rate, residency, refill) and both machine codes
+//   (cuvk inspect's SASS comparison of built-in kernels).
 // Exit codes: 0 every compared point SAME (nothing to explain), 1 some point explained (not SAME
 // or failed), 2 could not compare (an API unavailable) or a usage error, 3 environment.
 #include <algorithm>
@@ -35,6 +36,7 @@ struct ExplainArgs {
 };
 
 constexpr const char* kBlockSweep = "64,128,256,512,1024";
+constexpr std::uint32_t kChainDispatches = 64;  // the chain experiment's dispatches
 
 // A pair's rows name their module "pair:<name>"; its test is in the catalogue only while a run
 // has it registered, so the catalogue cannot tell a pair from a built-in test.
@@ -108,6 +110,44 @@ void add_experiments(explain::Case& c, const ParityLine& line, const ParityResul
                              "block " + std::to_string(best_block->point.block_size) +
                                  " (Vulkan/CUDA by block " + by_block + ")",
                              best_block->ratio});
+}
+
+bool flagged(const ResultRow& r, const char* flag) {
+  return std::find(r.flags.begin(), r.flags.end(), flag) != r.flags.end();
+}
+
+// A launch-bound point (either API's row below 10x its empty dispatch) again as a chain of
+// kChainDispatches dispatches of its kernel, each waiting for the one before (a CUDA graph, a
+// Vulkan recorded command buffer), timed per dispatch: what is left of the gap where the single
+// dispatch's fixed cost is shared by the chain, as in a port's chain of dispatches.
+void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
+               const std::string& cmdline, InventoryOnce& devices) {
+  const ResultRow& p = line.point;
+  if (is_pair(p) || !find_test(p.test)) {
+    c.not_run.push_back(
+        "chain: a pair's own chains are declared with `repeat` in its [[step]] (docs/PAIRS.md)");
+    return;
+  }
+  if (!flagged(*line.cuda, "launch_bound") && !flagged(*line.vulkan, "launch_bound")) {
+    c.not_run.push_back(
+        "chain: the point is not launch-bound (each API's time is over 10x its empty dispatch)");
+    return;
+  }
+  RunArgs a = experiment_args(e, line);
+  a.variants = {p.variant};
+  a.block_sizes = std::to_string(p.block_size);
+  a.dispatch_chain = kChainDispatches;
+  const RunDocument doc = execute_run(a, cmdline, devices);
+  if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+  for (const ParityLine& l : compare_apis(doc.outcome.rows, c.tolerance).lines)
+    if (l.state == PairState::compared && same_except(l.point, p, false, false)) {
+      c.experiments.push_back({"dispatch overhead",
+                               "a chain of " + std::to_string(kChainDispatches) +
+                                   " dispatches (CUDA graph, Vulkan recorded) instead of one",
+                               l.ratio});
+      return;
+    }
+  c.not_run.push_back("chain: the chained point was not compared on both APIs");
 }
 
 // The launch rate from both APIs' dispatch traces of the point (cuvk trace's runner: each API's
@@ -202,6 +242,7 @@ explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const Parit
     if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
     add_experiments(c, line, compare_apis(doc.outcome.rows, base.tolerance));
     add_trace(c, e, line, cmdline, devices);
+    add_chain(c, e, line, cmdline, devices);
   }
   add_machine_code(c, line, devs);
   return c;

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "error.h"
+#include "explain_printer.h"
 #include "fleet.h"
 #include "index_page.h"
 #include "merge_printer.h"
@@ -59,8 +60,8 @@ std::vector<std::string> files_in(const std::string& dir, const std::vector<std:
 }
 
 // A `cuvk parity`, `cuvk report`, `cuvk report --fleet`, `cuvk trace` or `cuvk explain` JSON file
-// (schema cuvk.parity/N, cuvk.report/N, cuvk.fleet/N, cuvk.trace/N or cuvk.explain/N). Anything else, unreadable files
-// included, is left to the results reader.
+// (schema cuvk.parity/N, cuvk.report/N, cuvk.fleet/N, cuvk.trace/N or cuvk.explain/N). Anything
+// else, unreadable files included, is left to the results reader.
 bool is_derived_report(const std::string& path) {
   std::string text;
   try {
@@ -85,15 +86,15 @@ std::string draw_figures(const std::string& dir, const IndexInputs& in) {
   if (!plotter.usable()) return plotter.skipped();
   nlohmann::json runs = nlohmann::json::array();
   for (const RunFile& r : in.runs)
-    runs.push_back({{"file", r.name}, {"parity", parity_json(r, compare_apis(r.rows, in.tolerance))}});
+    runs.push_back(
+        {{"file", r.name}, {"parity", parity_json(r, compare_apis(r.rows, in.tolerance))}});
   const nlohmann::json manifest = {
       {"dir", dir}, {"drawn_by", plotter_name()}, {"tolerance", in.tolerance}, {"runs", runs}};
   const std::string path = plotter.folder() + "/manifest.json";
   std::ofstream(path) << manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
   const int status = plotter.run({"index", path}, out);
-  if (status != 0)
-    throw Error("--index " + dir + ": " + plotter_failure(status, out));
+  if (status != 0) throw Error("--index " + dir + ": " + plotter_failure(status, out));
   // Exit 0 is not enough: its list of figures and every figure it says it drew must be there.
   struct stat st {};
   if (::stat((dir + "/plots/figures.json").c_str(), &st) != 0)
@@ -101,12 +102,15 @@ std::string draw_figures(const std::string& dir, const IndexInputs& in) {
   std::istringstream lines(out);  // "drew plots/NAME.png" per figure
   for (std::string line; std::getline(lines, line);) {
     const std::string drew = "drew ";
-    if (line.rfind(drew, 0) == 0 && ::stat((dir + "/" + line.substr(drew.size())).c_str(), &st) != 0)
+    if (line.rfind(drew, 0) == 0 &&
+        ::stat((dir + "/" + line.substr(drew.size())).c_str(), &st) != 0)
       throw Error("--index " + dir + ": " + plotter_missing(line.substr(drew.size()), out));
   }
   for (const Figure& f : read_figures(dir + "/plots/figures.json"))
-    if (::stat((dir + "/" + f.file).c_str(), &st) != 0 && ::stat((dir + "/plots/" + f.file).c_str(), &st) != 0)
-      throw Error("--index " + dir + ": " + plotter_missing(f.file + " (listed in plots/figures.json)", out));
+    if (::stat((dir + "/" + f.file).c_str(), &st) != 0 &&
+        ::stat((dir + "/plots/" + f.file).c_str(), &st) != 0)
+      throw Error("--index " + dir + ": " +
+                  plotter_missing(f.file + " (listed in plots/figures.json)", out));
   lines.clear();
   lines.str(out);
   for (std::string line; std::getline(lines, line);) std::cout << printable(line) << '\n';
@@ -127,7 +131,8 @@ std::vector<Figure> read_figures(const std::string& path) {
     Figure fig{text(j, "file"), text(j, "title"), text(j, "caption"), {}};
     if (j.contains("sources") && j["sources"].is_array())
       for (const nlohmann::json& s : j["sources"])
-        if (s.is_object()) fig.sources.push_back({text(s, "file"), text(s, "sha256"), text(s, "revision")});
+        if (s.is_object())
+          fig.sources.push_back({text(s, "file"), text(s, "sha256"), text(s, "revision")});
     if (!fig.file.empty()) out.push_back(std::move(fig));
   }
   return out;
@@ -192,20 +197,50 @@ int write_index(const ReportArgs& a) {
       in.docs.push_back(m);
     }
   in.docs.insert(in.docs.end(), derived.begin(), derived.end());
+  for (const std::string& d : derived)  // `cuvk explain` files: their findings in the index too
+    if (const std::string text = read_input_file(dir + "/" + d); explain::is_explain_json(text))
+      in.explanations.emplace_back(d, explain::read_explain(text, dir + "/" + d));
   in.command = "cuvk report --index " + dir;
   const std::string skipped = a.no_plots ? "" : draw_figures(dir, in);
   in.figures = read_figures(dir + "/plots/figures.json");
   if (!skipped.empty())
     in.figures_note = "These figures were not redrawn by the last `" + in.command + "`: " + skipped;
   write_output_file(output, format_index(in), what);
-  std::cout << "wrote " << printable(output) << " (" << in.runs.size() << " runs, " << in.figures.size()
-            << " figures)\n";
+  std::cout << "wrote " << printable(output) << " (" << in.runs.size() << " runs, "
+            << in.figures.size() << " figures)\n";
   for (const std::string& d : derived) std::cout << "not a run, left out: " << printable(d) << '\n';
   if (!skipped.empty()) {
     std::cerr << "error: figures skipped: " << skipped << '\n';
     return kExitEnvironment;
   }
   return kExitOk;
+}
+
+// `cuvk explain` files (cuvk.explain/N) among FILES; given alone they print as explain prints
+// them (several in json: an array of the documents).
+bool is_explain_file(const std::string& path) {
+  try {
+    return explain::is_explain_json(read_input_file(path));
+  } catch (const UsageError&) {  // unreadable: the results reader says why
+    return false;
+  }
+}
+
+std::string explain_reports(const ReportArgs& a, Format format) {
+  std::string text;
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string& f : a.files) {
+    if (!is_explain_file(f))
+      throw UsageError("FILE " + quoted_path(f) +
+                       " is not a cuvk explain file: give explain files alone, or run files");
+    const explain::Document doc = explain::read_explain(read_input_file(f), quoted_path(f));
+    if (format == Format::json)
+      all.push_back(nlohmann::json::parse(format_explain(doc, format)));
+    else
+      text += (text.empty() ? "" : "\n") + format_explain(doc, format);
+  }
+  if (format != Format::json) return text;
+  return (all.size() == 1 ? all[0] : all).dump(2) + "\n";
 }
 
 int report_command(const ReportArgs& a) {
@@ -227,9 +262,16 @@ int report_command(const ReportArgs& a) {
   check_distinct_files({{"--output", a.output}}, inputs);
   if (!a.fleet) check_distinct_inputs(inputs, "one run would be merged with itself, as two runs");
   std::string text;
-  if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling outliers
+  const bool explains = std::any_of(a.files.begin(), a.files.end(), is_explain_file);
+  if (explains && a.fleet) throw UsageError("--fleet reads run files, not cuvk explain files");
+  if (explains && format == Format::csv)
+    throw UsageError("--format csv: cuvk explain files print as table, md or json");
+  if (explains) {
+    text = explain_reports(a, format);
+  } else if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling
+                         // outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
-    std::vector<NamedFile> read;  // a folder's files are inputs too
+    std::vector<NamedFile> read;                        // a folder's files are inputs too
     for (const RunFile& r : in.runs)  // a node file's GPU reads as "file#gpu<index>"
       read.push_back({"run file", r.name.substr(0, r.name.rfind("#gpu"))});
     for (const FailedTask& f : in.failed) read.push_back({"marker", f.file});
@@ -258,13 +300,16 @@ Command add_report_command(CLI::App& app) {
       "report",
       "merge saved runs (GPUs, drivers, dates) into comparison tables, or write a results folder's "
       "README.md with --index");
-  sub->add_option("files", a->files, "run files written by `cuvk run --format json --output FILE`");
+  sub->add_option("files", a->files,
+                  "run files written by `cuvk run --format json --output FILE`, or `cuvk explain` "
+                  "JSON files (printed as explain prints them)");
   sub->add_option(
       "--index", a->index_dir,
       "write DIR/README.md and draw every figure in DIR/plots (matplotlib): an index of every run "
       "file in DIR, the figures with their sources, its parity table and the merged tables");
-  sub->add_flag("--no-plots", a->no_plots,
-                "--index: write README.md only; its figures are those DIR/plots/figures.json lists");
+  sub->add_flag(
+      "--no-plots", a->no_plots,
+      "--index: write README.md only; its figures are those DIR/plots/figures.json lists");
   sub->add_flag(
       "--fleet", a->fleet,
       "a fleet: FILES may be folders (their *.json runs and *.failed task markers); "

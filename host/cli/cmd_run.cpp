@@ -179,6 +179,7 @@ RunConfig config_of(const RunArgs& a) {
   cfg.counters = a.counters;
   cfg.dispatch_cost = a.dispatch_cost;
   cfg.trace = a.trace;
+  cfg.dispatch_chain = a.dispatch_chain;
   if (a.trace) cfg.host_cost_samples = 0;  // a trace reports no host costs
   if (a.l2 == "cold")
     cfg.l2 = L2Mode::cold;

@@ -47,6 +47,7 @@ struct RunArgs {
       columns;         // --columns: the main table's columns (run: rows; parity: verdicts)
   bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
   bool trace = false;  // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
+  std::uint32_t dispatch_chain = 0;  // RunConfig::dispatch_chain: set by `cuvk explain`
 };
 
 // The run's options onto `sub`: all of them, or (`trace`) those that choose and time a point

@@ -185,7 +185,8 @@ struct Launch {
   // (CUDA: stream, graph, wait_each; Vulkan: recorded, rerecorded, submit_each, wait_each), with
   // stream order (CUDA) or a compute-to-compute barrier (Vulkan) between consecutive launches, and
   // run() returns the GPU span of the whole repetition. `kernel` and the fields above it are then
-  // unused. `restore`: copy-engine launches (kCopyEngine) that run before every repetition, before
+  // unused, and chain.steps too (the runner counts the launches in it: RunConfig::dispatch_chain).
+  // The steps may be built-in kernels (a chain of one kernel's dispatches) or run-time ones. `restore`: copy-engine launches (kCopyEngine) that run before every repetition, before
   // RunOptions::before_each, outside the timed span (the pair's inputs put back).
   std::vector<Launch> sequence{};
   std::uint32_t repeat = 1;

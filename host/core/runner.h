@@ -62,6 +62,10 @@ struct RunConfig {
   // `cuvk trace`: after each measured kernel lane, its traced twin recorded and timed
   // (RunOutcome::traces; runner_trace.cpp). The backends must be opened with BackendOptions::trace.
   bool trace = false;
+  // `cuvk explain`'s chain experiment: > 1 times each built-in kernel point as a chain of this many
+  // dispatches of it (Launch::sequence; CUDA graph, Vulkan recorded command buffer; each dispatch
+  // waits for the one before), the row's time the chain's GPU span over the dispatches. 0: off.
+  std::uint32_t dispatch_chain = 0;
   // Optional: called before each point and API is measured, with the rows done so far, the rows
   // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
   std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;

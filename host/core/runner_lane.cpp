@@ -201,8 +201,7 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool si
   row.n = job.point.n;
   // The size in the label where the run has several, or the test its own (the chain's).
   // A pair: where it runs at several sizes (--n, issue 34).
-  row.n_in_label = job.plan.user ? job.test->sizes.size() > 1
-                                 : sized || !job.test->sizes.empty();
+  row.n_in_label = job.plan.user ? job.test->sizes.size() > 1 : sized || !job.test->sizes.empty();
   row.submission = lane.submission;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;
@@ -334,6 +333,25 @@ bool verify_and_measure(const ApiState& a, const Launch& launch, const Launch* b
 
 }  // namespace
 
+namespace {
+
+// RunConfig::dispatch_chain: `launch` `k` times as one sequence, each launch after the one before
+// (stream order / a compute-to-compute barrier), in the API's recorded mode; chain.steps counts
+// the dispatches for the time per dispatch (Batches). The output is what one launch writes.
+Launch dispatch_chain(const Launch& launch, std::uint32_t k, Api api) {
+  Launch seq;
+  seq.kernel = launch.kernel;
+  seq.in = launch.in;
+  seq.out = launch.out;
+  seq.sequence = {launch};
+  seq.repeat = k;
+  seq.chain.steps = k;
+  seq.chain.submission = api == Api::cuda ? Submission::graph : Submission::recorded;
+  return seq;
+}
+
+}  // namespace
+
 // One lane of one point: check, then time. Any failure becomes the row's reason.
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
               ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
@@ -359,6 +377,10 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
                   inbuf.get(),     outbuf.get(), lane.binding};
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
     if (lane.submission) launch.chain = {job.plan.chain_steps, *lane.submission, chainbuf.get()};
+    if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr) {
+      launch = dispatch_chain(launch, cfg.dispatch_chain, a.api);
+      row.flags.push_back("dispatch_chain");
+    }
     correctness_run(b, launch, *inbuf, in, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;

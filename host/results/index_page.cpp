@@ -36,11 +36,37 @@ void format_figures(std::ostringstream& out, const IndexInputs& in) {
         << printable(f.caption) << " Drawn from ";
     for (std::size_t k = 0; k < f.sources.size(); ++k) {
       const FigureSource& s = f.sources[k];
-      out << (k == 0 ? "" : k + 1 == f.sources.size() ? " and " : ", ") << "[" << md_text(s.file)
-          << "](" << printable(s.file) << ") (cuvk " << md_text(s.revision) << ")";
+      out << (k == 0                      ? ""
+              : k + 1 == f.sources.size() ? " and "
+                                          : ", ")
+          << "[" << md_text(s.file) << "](" << printable(s.file) << ") (cuvk "
+          << md_text(s.revision) << ")";
     }
     out << ".\n";
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The folder's `cuvk explain` files: each explained point, its ratio and its first two findings.
+void format_explanations(std::ostream& out, const IndexInputs& in) {
+  if (in.explanations.empty()) return;
+  out << "\n## Why: `cuvk explain`\n\n";
+  std::vector<std::vector<std::string>> t = {
+      {"file", "point", "Vulkan/CUDA", "first finding", "second finding"}};
+  auto cell = [](const std::vector<explain::Finding>& f, std::size_t i) {
+    if (i >= f.size()) return std::string("-");
+    const std::string share =
+        f[i].share ? " " + std::to_string(static_cast<int>(*f[i].share * 100.0 + 0.5)) + "%" : "";
+    return f[i].title + " (" + explain::kind_name(f[i].kind) + share + ")";
+  };
+  for (const auto& [name, doc] : in.explanations)
+    for (const explain::RankedCase& c : doc.cases)
+      t.push_back({"[" + printable(name) + "](" + printable(name) + ")", printable(c.label),
+                   explain::number(c.ratio.ratio), cell(c.findings, 0), cell(c.findings, 1)});
+  out << format_text_table(t, true);
 }
 
 }  // namespace
@@ -81,6 +107,8 @@ std::string format_index(const IndexInputs& in) {
     }
     out << parity_text(r, p, true, 0);  // under this run's heading, without its own
   }
+
+  format_explanations(out, in);
 
   out << "\n## Comparison tables\n\n";
   out << format_merged(in.runs, Format::md, 3);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "explain_printer.h"
 #include "run_reader.h"
 #include "verdicts.h"
 
@@ -32,6 +33,9 @@ struct IndexInputs {
   std::string command;       // how the page was generated, for the header
   bool schema_page = false;  // the folder holds SCHEMA.md (linked from the header)
   std::string findings;      // FINDINGS.md's text (hand-written analysis), shown after the runs
+  // `cuvk explain` files of the folder (name relative to it, document): their points and first
+  // two findings in a section of their own.
+  std::vector<std::pair<std::string, explain::Document>> explanations;
 };
 std::string format_index(const IndexInputs& in);
 
