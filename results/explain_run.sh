@@ -37,3 +37,8 @@ point update_xy_soa_vec2 --tests update_xy --layouts soa --variants vec2
 point stride_2 --tests stride --strides 2
 # A pair slower on Vulkan for a known reason (FINDINGS 2 as a pair): explain must name the binding.
 point xy_update_pair --pair "${XY_UPDATE:-examples/xy_update/xy_update.toml}"
+# A second pair (FINDINGS 1 as a pair, its block fixed at 128): explain must name the launch rate.
+point copy_small_blocks_pair --pair examples/copy_small_blocks/copy_small_blocks.toml
+# A launch-bound point (FINDINGS 6): the chain experiment runs there (64 dispatches in one graph /
+# recorded command buffer).
+point copy_scalar_16k --tests copy --variants scalar --n 16k

@@ -51,6 +51,14 @@ TEST(ExplainShare, NoShareWhereTheExperimentMovesTheRatioLessThanItsIntervals) {
   EXPECT_FALSE(explain::experiment_share(ratio(1.10), ratio(1.20)));   // wider gap
   EXPECT_FALSE(explain::experiment_share(ratio(1.0, 0), ratio(0.9)));  // no gap at all
   EXPECT_FALSE(explain::experiment_share(ratio(1.10, 0.04), ratio(1.05, 0.04)));  // wide CIs
+  EXPECT_NEAR(*explain::experiment_share(ratio(1.10), ratio(0.95)), 1.0, 1e-9);  // past 1, less
+  EXPECT_FALSE(explain::experiment_share(ratio(0.86), ratio(2.30)));  // turned round: not closed
+  explain::Case c;
+  c.ratio = ratio(0.86);
+  c.experiments = {{"dispatch overhead", "a chain of 64 dispatches", ratio(2.30)}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  EXPECT_EQ(f[0].kind, explain::Kind::ruled_out);
+  EXPECT_NE(f[0].measurement.find("the gap turns round"), std::string::npos) << f[0].measurement;
 }
 
 TEST(ExplainRank, OneFindingPerCauseSharesFirstThenEvidenceThenRuledOut) {

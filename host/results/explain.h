@@ -89,8 +89,9 @@ struct Finding {
 };
 
 // The share of the gap (r - 1) an experiment closes: (r - r_e) / (r - 1) clamped to [0, 1];
-// nullopt where r is 1 or the experiment does not move the ratio towards 1 by more than the two
-// intervals' half-widths together.
+// nullopt where r is 1, the experiment does not move the ratio towards 1 by more than the two
+// intervals' half-widths together, or it turns the gap round (r_e beyond 1 on the other side by
+// more than r is on its side: ruled out, "the gap turns round").
 std::optional<double> experiment_share(const RatioCi& point, const RatioCi& experiment);
 
 // The ranked findings of one case, one per cause (the rules above). The residual comes last
