@@ -51,7 +51,7 @@ TEST(ExplainShare, NoShareWhereTheExperimentMovesTheRatioLessThanItsIntervals) {
   EXPECT_FALSE(explain::experiment_share(ratio(1.10), ratio(1.20)));   // wider gap
   EXPECT_FALSE(explain::experiment_share(ratio(1.0, 0), ratio(0.9)));  // no gap at all
   EXPECT_FALSE(explain::experiment_share(ratio(1.10, 0.04), ratio(1.05, 0.04)));  // wide CIs
-  EXPECT_NEAR(*explain::experiment_share(ratio(1.10), ratio(0.95)), 1.0, 1e-9);  // past 1, less
+  EXPECT_NEAR(*explain::experiment_share(ratio(1.10), ratio(0.95)), 1.0, 1e-9);   // past 1, less
   EXPECT_FALSE(explain::experiment_share(ratio(0.86), ratio(2.30)));  // turned round: not closed
   explain::Case c;
   c.ratio = ratio(0.86);
@@ -134,6 +134,24 @@ TEST(ExplainRank, ABlockSizeIsARemedyRankedAfterTheCausesEvidence) {
   EXPECT_EQ(f[2].kind, explain::Kind::remedy);
   EXPECT_NEAR(*f[2].share, (1.082 - 1.026) / 0.082, 1e-9);
   EXPECT_STREQ(explain::kind_name(f[2].kind), "remedy");
+}
+
+// examples/copy_small_blocks on the H100 (descriptor): bda moves 1.178 to 1.173, a 3% share
+// outside the noise; the launch rate's evidence (-16% CTAs per us) ranks before it.
+TEST(ExplainRank, ASmallShareRanksAsEvidence) {
+  explain::Case c;
+  c.ratio = ratio(1.178, 0.001);
+  c.experiments = {{"binding", "bda", ratio(1.173, 0.001)}};
+  c.evidence = {
+      {"launch rate", "CTAs launched per us", "", 1627, 1369, "", std::nullopt, "", false}};
+  const std::vector<explain::Finding> f = explain::rank(c);
+  ASSERT_GE(f.size(), 2u);
+  EXPECT_EQ(f[0].title, "launch rate");
+  EXPECT_EQ(f[1].title, "binding");
+  EXPECT_EQ(f[1].kind, explain::Kind::evidence);
+  ASSERT_TRUE(f[1].share);
+  EXPECT_NEAR(*f[1].share, 0.005 / 0.178, 1e-9);
+  EXPECT_EQ(f.back().kind, explain::Kind::residual);  // nothing closed the gap
 }
 
 TEST(ExplainRank, ARemedyDoesNotShrinkTheResidual) {

@@ -43,7 +43,10 @@ Finding experiment_finding(const Case& c, const Experiment& e) {
   f.title = e.cause;
   f.distance = std::fabs(c.ratio.ratio - e.ratio.ratio);
   f.share = experiment_share(c.ratio, e.ratio);
-  f.kind = !f.share ? Kind::ruled_out : is_remedy(e.cause) ? Kind::remedy : Kind::share;
+  f.kind = !f.share                     ? Kind::ruled_out
+           : is_remedy(e.cause)         ? Kind::remedy
+           : *f.share < kMinRankedShare ? Kind::evidence  // printed, ranked by its distance
+                                        : Kind::share;
   f.measurement = e.change + ": Vulkan/CUDA " + num(c.ratio.ratio) + " -> " + num(e.ratio.ratio) +
                   " " + interval_text(e.ratio);
   if (!f.share)
@@ -189,7 +192,7 @@ std::vector<Finding> rank(const Case& c) {
   std::stable_sort(out.begin(), out.end(), ranks_before);
   double best = 0.0;
   for (const Finding& f : out)
-    if (f.share && f.kind == Kind::share) best = std::max(best, *f.share);
+    if (f.share && f.kind != Kind::remedy) best = std::max(best, *f.share);
   const double gap = c.ratio.ratio - 1.0;
   const double residual = (1.0 - best) * gap;  // in ratio units, signed like the gap
   if (std::fabs(residual) > c.tolerance) {

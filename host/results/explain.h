@@ -8,7 +8,8 @@
 //   ratio (share = (r - r_e) / (r - 1), r the point's Vulkan/CUDA ratio, r_e the experiment's),
 //   or a documented model (DRAM bytes for DRAM-bound rows). A share is clamped to [0, 1]; an
 //   experiment whose ratio does not move towards 1 by more than its own interval is "ruled out".
-// - Findings with a share rank by share; evidence without one ranks after them, by how far the
+// - Findings with a share rank by share (an experiment's share under kMinRankedShare ranks as
+//   evidence); evidence without one ranks after them, by how far the
 //   two APIs' values are from equal (|Vulkan / CUDA - 1|) in the direction of the gap; then the
 //   remedies (a change of the workload's shape that closes the gap, the block size: measured, with
 //   its share, but not a cause), by share; evidence that points the other way (Vulkan slower with
@@ -39,6 +40,10 @@ struct Experiment {
   std::string change;  // what changed: "Vulkan binds by bda instead of descriptor"
   RatioCi ratio;
 };
+
+// An experiment that closes less of the gap than this (measurably, but barely) ranks as evidence,
+// by how far it moved the ratio, its share still printed: a 3% share is not the first cause.
+constexpr double kMinRankedShare = 0.10;
 
 // Evidence whose two values are this close (|Vulkan / CUDA - 1|) says nothing either way: ruled
 // out.
