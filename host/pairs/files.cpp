@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "backend.h"
+#include "numbers.h"
 #include "pair_internal.h"
 
 namespace cuvk::pairs {
@@ -73,20 +75,16 @@ bool supports_bda(const PairDeclaration& decl) {
 }
 
 ScalarLayout scalar_layout(const PairDeclaration& decl) {
+  std::vector<std::uint32_t>
+      sizes;  // std430: a scalar aligns to its size, as the contract lays out
+  for (const ScalarDecl& s : decl.scalars) sizes.push_back(scalar_bytes(s.type));
   ScalarLayout l;
-  std::uint32_t at = 0;
-  for (const ScalarDecl& s : decl.scalars) {
-    const std::uint32_t size = scalar_bytes(s.type);  // std430: a scalar aligns to its size
-    at = (at + size - 1) / size * size;
-    l.offsets.push_back(at);
-    at += size;
-  }
-  l.size = at;
+  l.offsets = scalar_offsets(sizes, &l.size);
   return l;
 }
 
 std::uint32_t bda_address_offset(const PairDeclaration& decl, std::size_t buffer) {
-  const std::uint32_t base = (scalar_layout(decl).size + 7) / 8 * 8;
+  const std::uint32_t base = round_up(scalar_layout(decl).size, 8u);
   return base + static_cast<std::uint32_t>(buffer) * 8;
 }
 
