@@ -1,6 +1,6 @@
 // The checks before any launch: the declaration against the CUDA entry's parameters (read from
-// the PTX) and against the SPIR-V's interface (host/inspect/spirv_reflect plus a scan of the few
-// instructions it does not keep: entry points, SpecId and the workgroup size).
+// the PTX) and against the SPIR-V's interface (host/inspect/spirv_reflect: blocks, entry points,
+// SpecId and the workgroup size).
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -91,45 +91,6 @@ void check_cuda(const PairDeclaration& decl, const CompiledCuda& cuda) {
 }
 
 // ---- Vulkan: the SPIR-V interface ----
-
-// What spirv::reflect does not keep: entry points, SpecId 0 and how the workgroup size is set.
-struct Execution {
-  std::vector<std::string> entries;  // GLCompute entry point names
-  bool spec_x = false;               // the workgroup size's x is specialization constant 0
-  std::string fixed;                 // "LocalSize 64 1 1" where the size is a literal
-};
-
-Execution scan_execution(const std::vector<std::uint32_t>& w) {
-  Execution e;
-  std::uint32_t spec0 = 0, workgroup_builtin = 0;
-  std::map<std::uint32_t, std::uint32_t> composite_x;  // OpSpecConstantComposite id -> first part
-  std::uint32_t size_id_x = 0;
-  for (std::size_t i = 5; i < w.size();) {
-    const std::uint32_t count = w[i] >> 16, op = w[i] & 0xffff;
-    if (count == 0 || i + count > w.size()) break;
-    if (op == 15 && count >= 4 && w[i + 1] == 5) {  // OpEntryPoint GLCompute
-      const char* name = reinterpret_cast<const char*>(&w[i + 3]);
-      e.entries.emplace_back(name, strnlen(name, (count - 3) * 4));
-    } else if (op == 16 && count >= 6 && w[i + 2] == 17) {  // OpExecutionMode LocalSize
-      e.fixed = "LocalSize " + std::to_string(w[i + 3]) + " " + std::to_string(w[i + 4]) + " " +
-                std::to_string(w[i + 5]);
-    } else if (op == 331 && count >= 6 && w[i + 2] == 38) {  // OpExecutionModeId LocalSizeId
-      size_id_x = w[i + 3];
-    } else if (op == 71 && count >= 4 && w[i + 2] == 1 && w[i + 3] == 0) {  // SpecId 0
-      spec0 = w[i + 1];
-    } else if (op == 71 && count >= 4 && w[i + 2] == 11 && w[i + 3] == 25) {  // WorkgroupSize
-      workgroup_builtin = w[i + 1];
-    } else if (op == 51 && count >= 4) {  // OpSpecConstantComposite type id parts...
-      composite_x[w[i + 2]] = w[i + 3];
-    }
-    i += count;
-  }
-  if (spec0) {
-    const auto c = composite_x.find(workgroup_builtin);
-    e.spec_x = (c != composite_x.end() && c->second == spec0) || size_id_x == spec0;
-  }
-  return e;
-}
 
 // The scalar type at the bottom of vectors and arrays ("float32", "int32"), and the element's
 // array stride where the block's last member is an array.
@@ -284,7 +245,7 @@ void check_descriptors(const PairDeclaration& decl, const spirv::Module& m, Bind
 
 void check_spirv(const PairDeclaration& decl, const CompiledSpirv& spirv) {
   const spirv::Module m = spirv::reflect(spirv.words.data(), spirv.words.size());
-  const Execution e = scan_execution(spirv.words);
+  const spirv::Execution& e = m.execution;
   if (std::find(e.entries.begin(), e.entries.end(), spirv.entry) == e.entries.end()) {
     std::string list;
     for (const auto& n : e.entries) list += (list.empty() ? "" : ", ") + n;
