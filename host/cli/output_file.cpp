@@ -17,6 +17,8 @@
 #include <iostream>
 #include <random>
 
+#include <fmt/ranges.h>
+
 #include "error.h"
 #include "interrupt.h"
 #include "json_check.h"  // quoted
@@ -132,8 +134,8 @@ Target resolve(const std::string& given, const std::string& what) {
 }
 
 [[noreturn]] void give_way(const std::string& given) {
-  throw Interrupted("interrupted by signal " + std::to_string(interrupt_signal()) +
-                    " while writing " + quoted_path(given) + ": not written");
+  throw Interrupted(fmt::format("interrupted by signal {} while writing {}: not written",
+                                interrupt_signal(), quoted_path(given)));
 }
 
 // Waits until `fd` takes more (POLLOUT) in steps a signal to stop ends: false, errno EINTR, then.

@@ -76,8 +76,7 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
                          RunOutcome& out) {
   for (std::uint32_t b : cfg.block_sizes)
     if (lim.any_backend && b > lim.max_block)
-      throw UsageError("block size " + std::to_string(b) + " exceeds the device limit " +
-                       std::to_string(lim.max_block));
+      throw UsageError(fmt::format("block size {} exceeds the device limit {}", b, lim.max_block));
   out.l2_bytes = lim.l2_bytes;
   out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_scratch_bytes(lim) : 0;
   out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;

@@ -330,9 +330,9 @@ void check_gbps(const JsonIn& field, double stored, std::uint64_t bytes, const c
                 double median_ms) {
   const double expected = gbps(bytes, median_ms);
   if (std::fabs(stored - expected) <= kGbpsTolerance * std::max(expected, 1e-300)) return;
-  field.fail(num_text(stored) + " contradicts " + bytes_name + " / time_ms.median (" +
-             std::to_string(bytes) + " bytes in " + num_text(median_ms) +
-             " ms = " + num_text(expected) + " GB/s)");
+  field.fail(fmt::format("{} contradicts {} / time_ms.median ({} bytes in {} ms = {} GB/s)",
+                         num_text(stored), bytes_name, bytes, num_text(median_ms),
+                         num_text(expected)));
 }
 
 }  // namespace
@@ -386,8 +386,8 @@ void check_row(const JsonIn& in, const ResultRow& r) {
     in.at("verified").fail("true in a row whose check is " + quoted(check_name(r.check)) +
                            ": only a verified check verifies");
   if (r.mismatches != 0)
-    in.at("mismatches").fail(std::to_string(r.mismatches) +
-                             " in an ok row: an ok row's output matched everywhere");
+    in.at("mismatches")
+        .fail(fmt::format("{} in an ok row: an ok row's output matched everywhere", r.mismatches));
   const Summary& t = r.time_ms;
   const JsonIn time = in.at("time_ms");
   if (t.min > t.max)
