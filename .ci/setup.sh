@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make git pkg-config
           libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
           libcli11-dev nlohmann-json3-dev libgtest-dev libzstd-dev libxxhash-dev
-          libtomlplusplus-dev libshaderc-dev
+          libtomlplusplus-dev libshaderc-dev libfmt-dev spirv-headers
           mesa-vulkan-drivers vulkan-validationlayers
           python3 python3-matplotlib bsdutils)
 missing=()

@@ -4,7 +4,8 @@ machine only if .ci/setup.sh installs what the tests need. Checks, from the sour
 
 1. every tool the tests use is installed by .ci/setup.sh's `packages=(...)` list: python3 where a
    test runs a Python script, python3-matplotlib where a test script runs `cuvk report --index`
-   (it draws figures), bsdutils where a test script runs `script`;
+   (it draws figures), bsdutils where a test script runs `script`; and the libraries the build
+   finds: libfmt-dev for CMake's find_package(fmt), spirv-headers for spirv/unified1/spirv.hpp;
 2. .ci/run installs nothing before its first ctest but build aids (ccache): CI then tests the same
    environment as the README's command, so a missing package fails CI, not a user's first run.
 
@@ -26,6 +27,12 @@ def setup_packages(root):
 def needed(root):
     """{package: why} for what the test sources use."""
     need = {}
+    with open(os.path.join(root, "CMakeLists.txt")) as f:
+        top = f.read()
+    if re.search(r"find_package\(fmt\b", top):
+        need["libfmt-dev"] = "CMakeLists.txt finds libfmt (find_package(fmt))"
+    if "spirv/unified1/spirv.hpp" in top:
+        need["spirv-headers"] = "CMakeLists.txt finds the SPIR-V headers (spirv/unified1/spirv.hpp)"
     tests = os.path.join(root, "tests")
     with open(os.path.join(tests, "CMakeLists.txt")) as f:
         cmake = f.read()

@@ -19,6 +19,7 @@
 #include "host_data.h"
 #include "interrupt.h"
 #include "json_check.h"
+#include "numbers.h"
 #include "printing.h"
 #include "runner.h"
 #include "standard_output.h"
@@ -35,6 +36,19 @@ TEST(Overflow, CeilDivDoesNotWrapAtTheTypesMaximum) {
   EXPECT_EQ(ceil_div<std::uint64_t>(std::numeric_limits<std::uint64_t>::max(), 2u),
             std::uint64_t{1} << 63);
   EXPECT_EQ(ceil_div<std::uint32_t>(0u, 7u), 0u);
+}
+
+// The one round_up (host/contract/numbers.h): a multiple of `to` at or above `v`, the
+// quotient taken without the wrap of (v + to - 1) (a value that fits stays as it is).
+TEST(Overflow, RoundUpDoesNotWrapAtTheTypesMaximum) {
+  EXPECT_EQ(round_up<std::uint32_t>(4294967295u, 3u), 4294967295u);  // (v + 2) / 3 * 3 would be 0
+  EXPECT_EQ(round_up<std::uint32_t>(4294967292u, 4u), 4294967292u);
+  EXPECT_EQ(round_up<std::uint32_t>(13u, 8u), 16u);
+  EXPECT_EQ(round_up<std::uint32_t>(16u, 8u), 16u);
+  EXPECT_EQ(round_up<std::uint32_t>(0u, 8u), 0u);
+  EXPECT_EQ(round_up<std::uint32_t>(13u, 0u), 13u);  // to 0: unchanged
+  EXPECT_EQ(round_up<std::uint64_t>(std::uint64_t{1} << 40 | 1, 256u),
+            (std::uint64_t{1} << 40) + 256);
 }
 
 TEST(Overflow, Vec4CopyAtTheLargestNPlansEveryElement) {

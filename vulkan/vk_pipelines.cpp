@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "error.h"
+#include "numbers.h"
 #include "spirv_modules.h"
 #include "vk_check.h"
 #include "vk_util.h"
@@ -234,7 +235,7 @@ void Pipelines::load(const RuntimeModule& module) {
   k.entry = module.entry.empty() ? "main" : module.entry;
   k.buffers = module.buffers;
   scalar_offsets(module.scalar_sizes, &k.scalar_bytes);
-  k.address_offset = (k.scalar_bytes + 7) / 8 * 8;
+  k.address_offset = round_up(k.scalar_bytes, 8u);
   const std::uint32_t bda_bytes = k.address_offset + 8 * k.buffers;
   if (k.scalar_bytes > kMaxScalarBytes || (!k.spirv_bda.empty() && bda_bytes > kMaxScalarBytes))
     throw Error("Vulkan module '" + module.name + "': push constants of " +

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <fmt/ranges.h>
+
 #include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
@@ -34,9 +36,8 @@ int do_list() {
   std::cout << "tests (the name is the CUDA kernel's name, the GLSL file stem and the output row "
                "key)\n\n";
   for (const TestCase& t : catalogue()) {
-    std::string layouts, variants;
-    for (const std::string& l : t.layouts) layouts += (layouts.empty() ? "" : ",") + l;
-    for (const std::string& v : t.variants) variants += (variants.empty() ? "" : ",") + v;
+    const std::string layouts = fmt::format("{}", fmt::join(t.layouts, ","));
+    const std::string variants = fmt::format("{}", fmt::join(t.variants, ","));
     std::string sweep;
     for (const std::string& name : t.sweeps)
       sweep += (sweep.empty() ? "" : ", ") + name + " (" + find_axis(name)->option + ")";
@@ -45,13 +46,9 @@ int do_list() {
           layouts.empty() ? "-" : layouts.c_str(), variants.c_str(), sweep.c_str(),
           t.description.c_str());
   }
-  auto join = [](const std::vector<std::uint32_t>& v) {
-    std::string s;
-    for (std::uint32_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-    return s;
-  };
   std::string sweeps;
-  for (const Axis& axis : axes()) sweeps += "; " + axis.name + "s " + join(axis.defaults);
+  for (const Axis& axis : axes())
+    sweeps += fmt::format("; {}s {}", axis.name, fmt::join(axis.defaults, ","));
   print(
       "\ndefaults: n = %u on a GPU, %u on a CPU device%s; block 256; "
       "at least 100 repetitions after 10 warm-up, until the median's 95%% CI is within "

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "axes.h"
 #include "backends.h"
 #include "catalogue.h"
@@ -38,12 +40,6 @@ namespace inspect_cli {
 
 // The size of the points planned: any size names the kernel.
 constexpr std::uint32_t kInspectN = 1024;
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 // How the Vulkan SASS is found: nvdisasm's architecture (from the CUDA device's compute capability)
 // and whether the tools are there, one line.
@@ -130,8 +126,8 @@ RunConfig inspect_config(const InspectArgs& a) {
   RunConfig cfg = run_config_of(r);
   validate_config(cfg);
   if (cfg.tests.size() != 1)  // 'all': inspect shows one test's kernels, not the first of all
-    throw UsageError("inspect: give one test, not " + quoted(a.test) + " (" +
-                     std::to_string(cfg.tests.size()) + " tests: " + join(cfg.tests) + ")");
+    throw UsageError(fmt::format("inspect: give one test, not {} ({} tests: {})", quoted(a.test),
+                                 cfg.tests.size(), fmt::join(cfg.tests, ", ")));
   return cfg;
 }
 
@@ -154,7 +150,7 @@ std::vector<std::string> kernels_of(const TestCase& test, const RunConfig& cfg) 
 
 void print_header(const TestCase& test, const std::vector<std::string>& kernels,
                   const InspectDevices& devs) {
-  std::cout << "cuvk inspect " << test.name << ": kernels " << join(kernels);
+  std::cout << fmt::format("cuvk inspect {}: kernels {}", test.name, fmt::join(kernels, ", "));
   if (std::find(kernels.begin(), kernels.end(), kCopyEngine) != kernels.end())
     std::cout << " (copy_engine is the driver's copy command, no kernel)";
   std::cout << '\n';

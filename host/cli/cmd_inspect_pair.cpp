@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "catalogue.h"
 #include "cli.h"
 #include "commands.h"
@@ -68,7 +70,7 @@ std::string ms_text(double ms) {
 }
 
 std::string options_text(const std::vector<std::string>& options) {
-  return join(options, " ");
+  return fmt::format("{}", fmt::join(options, " "));
 }
 
 struct Compiled {

@@ -12,15 +12,12 @@
 #include "counters.h"
 #include "devices.h"
 #include "error.h"
+#include "numbers.h"
 #include "nvml.h"
 
 namespace cuvk {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Whether the run has points of the copy-queue test (its size sweep is off unless given).
 bool has_copy_queue_points(const RunConfig& cfg) {

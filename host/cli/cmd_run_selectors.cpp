@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "axes.h"
 #include "catalogue.h"
 #include "cmd_run.h"
@@ -21,9 +23,8 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
       if (std::find(known.begin(), known.end(), v) == known.end()) known.push_back(v);
   for (const std::string& n : names)
     if (std::find(known.begin(), known.end(), n) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError(what + ": unknown value '" + n + "' (known: " + list + ")");
+      throw UsageError(
+          fmt::format("{}: unknown value '{}' (known: {})", what, n, fmt::join(known, ", ")));
     }
   return names;
 }
@@ -33,8 +34,7 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
 // ignored without a word. A kernel pair has no layouts and sweeps no axis.
 void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
   check_node_args(a);  // --concurrent needs a device list (cmd_run_devices.cpp)
-  std::string selected;
-  for (const std::string& t : tests) selected += (selected.empty() ? "" : ", ") + t;
+  std::string selected = fmt::format("{}", fmt::join(tests, ", "));
   if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";
   const auto those = [](const std::function<bool(const TestCase&)>& has) {
     std::string list;

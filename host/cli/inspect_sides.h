@@ -51,6 +51,5 @@ void print_inspect_devices(const InspectDevices& devices);  // the CUDA: and Vul
 
 // The "Vulkan SASS:" line; sets the target's architecture from the paired CUDA device.
 void print_sass_source(const DeviceChoice& choice, SassTarget& target);
-std::string join(const std::vector<std::string>& v, const char* sep = ", ");
 
 }  // namespace cuvk::inspect_cli

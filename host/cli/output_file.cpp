@@ -8,13 +8,16 @@
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <climits>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <random>
+
+#include <fmt/ranges.h>
 
 #include "error.h"
 #include "interrupt.h"
@@ -22,6 +25,8 @@
 
 namespace cuvk {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr int kMaxLinkHops = 40;            // symbolic links followed at most (Linux's own limit)
 constexpr std::size_t kTempStemChars = 64;  // of the target's name, in its temporary's name
@@ -45,19 +50,10 @@ std::string cannot(const std::string& what, const std::string& given, const std:
   return "cannot write " + what + " '" + given + "': " + why;
 }
 
-std::string folder_of(const std::string& p) {
-  const std::size_t slash = p.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : p.substr(0, slash);
-}
-
-std::string name_of(const std::string& p) {
-  const std::size_t slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
-std::string join(const std::string& folder, const std::string& name) {
-  return folder == "/" ? "/" + name : folder + "/" + name;
+// The folder that holds `p` ("." for a bare name). Repeated slashes count as one ("a//b": "a").
+fs::path folder_of(const fs::path& p) {
+  const fs::path folder = p.parent_path();
+  return folder.empty() ? fs::path(".") : folder;
 }
 
 bool is_standard_output(const struct stat& st) {
@@ -72,8 +68,9 @@ int create_temporary(const std::string& target, std::string& tmp, TemporaryPath&
       std::random_device{}() ^ (static_cast<std::uint64_t>(getpid()) << 32) ^
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   static constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  const std::string name = fs::path(target).filename().string();
   const std::string stem =
-      join(folder_of(target), "." + name_of(target).substr(0, kTempStemChars) + ".cuvk-");
+      (folder_of(target) / ("." + name.substr(0, kTempStemChars) + ".cuvk-")).string();
   for (int i = 0; i < kTempAttempts; ++i) {
     std::string suffix(8, '0');
     for (char& c : suffix) c = kDigits[rng() % (sizeof kDigits - 1)];
@@ -131,14 +128,14 @@ Target resolve(const std::string& given, const std::string& what) {
     const ssize_t len = readlink(p.c_str(), target.data(), target.size());
     if (len < 0) throw UsageError(cannot(what, given, std::strerror(errno)));
     target.resize(static_cast<std::size_t>(len));
-    p = !target.empty() && target.front() == '/' ? target : join(folder_of(p), target);
+    p = (folder_of(p) / target).string();  // an absolute target replaces the folder
   }
   throw UsageError(cannot(what, given, "too many levels of symbolic links"));
 }
 
 [[noreturn]] void give_way(const std::string& given) {
-  throw Interrupted("interrupted by signal " + std::to_string(interrupt_signal()) +
-                    " while writing " + quoted_path(given) + ": not written");
+  throw Interrupted(fmt::format("interrupted by signal {} while writing {}: not written",
+                                interrupt_signal(), quoted_path(given)));
 }
 
 // Waits until `fd` takes more (POLLOUT) in steps a signal to stop ends: false, errno EINTR, then.
@@ -200,7 +197,7 @@ void write_replacing(const Target& t, const std::string& content, const std::str
   const int fd = create_temporary(t.path, tmp, live);
   if (fd < 0)
     throw Error("cannot write '" + given + "': cannot create a temporary file in '" +
-                folder_of(t.path) + "': " + std::strerror(errno));
+                folder_of(t.path).string() + "': " + std::strerror(errno));
   int err = 0;
   if (t.kind == Kind::replace && fchmod(fd, t.mode) != 0) err = errno;
   if (err == 0 && !write_all(fd, content)) err = errno;
@@ -233,9 +230,9 @@ std::string file_identity(const std::string& path, bool output, const std::strin
   if (t.kind != Kind::create) return {};
   char* real = realpath(folder_of(t.path).c_str(), nullptr);
   if (real == nullptr) return "p" + t.path;
-  const std::string folder = real;
+  const fs::path folder = real;
   std::free(real);
-  return "p" + join(folder, name_of(t.path));
+  return "p" + (folder / fs::path(t.path).filename()).string();
 }
 
 }  // namespace
@@ -295,7 +292,8 @@ void check_writable(const std::string& path, const std::string& what) {
   std::string tmp;
   TemporaryPath live;
   const int fd = create_temporary(t.path, tmp, live);
-  if (fd < 0) throw UsageError(cannot(what, path, folder_of(t.path) + ": " + std::strerror(errno)));
+  if (fd < 0)
+    throw UsageError(cannot(what, path, folder_of(t.path).string() + ": " + std::strerror(errno)));
   close(fd);
   unlink(tmp.c_str());
 }

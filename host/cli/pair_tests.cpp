@@ -10,6 +10,8 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/ranges.h>
+
 #include "catalogue.h"
 #include "error.h"
 
@@ -221,9 +223,7 @@ namespace {
 // The n a pair runs at, and how it was chosen: --n; its declared n on a GPU; on a CPU device
 // (lavapipe) cpu_pair_n(), so that a first run there ends in seconds.
 std::string size_text(const std::vector<std::uint64_t>& sizes) {
-  std::string text;
-  for (const std::uint64_t s : sizes) text += (text.empty() ? "" : ", ") + std::to_string(s);
-  return text;
+  return fmt::format("{}", fmt::join(sizes, ", "));
 }
 
 // --n's sizes within those the pair declares; none: DeclarationError naming the field. `skipped`:

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "error.h"
+#include "numbers.h"
 
 namespace cuvk {
 
@@ -96,11 +97,11 @@ std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& size
   std::uint32_t at = 0;
   for (std::uint32_t size : sizes) {
     if (size != 4 && size != 8) throw Error("scalar of " + std::to_string(size) + " bytes: 4 or 8");
-    at = (at + size - 1) / size * size;
+    at = round_up(at, size);
     offsets.push_back(at);
     at += size;
   }
-  if (total_bytes) *total_bytes = (at + 3) / 4 * 4;
+  if (total_bytes) *total_bytes = round_up(at, 4u);
   return offsets;
 }
 

@@ -11,16 +11,9 @@
 
 #include "error.h"
 #include "host_data.h"
-#include "util.h"
+#include "numbers.h"
 
 namespace cuvk {
-namespace {
-
-std::size_t round_up(std::size_t bytes, std::size_t to) {
-  return ceil_div(bytes, to) * to;
-}
-
-}  // namespace
 
 HostMemory::HostMemory(std::size_t floats) : floats_(floats) {
   const std::size_t bytes =

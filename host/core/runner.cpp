@@ -13,6 +13,8 @@
 #include <limits>
 #include <tuple>
 
+#include <fmt/ranges.h>
+
 #include "error.h"
 #include "input_pipeline.h"
 #include "interrupt.h"
@@ -31,11 +33,6 @@ constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with t
 // batch reports no positive, finite time.
 constexpr double kSettleWallFactor = 2.0;
 constexpr double kSettleWallSlackS = 0.5;
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 // Limits common to every device that will run, so both APIs get identical geometry.
 struct Limits {
   std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
@@ -79,8 +76,7 @@ void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limi
                          RunOutcome& out) {
   for (std::uint32_t b : cfg.block_sizes)
     if (lim.any_backend && b > lim.max_block)
-      throw UsageError("block size " + std::to_string(b) + " exceeds the device limit " +
-                       std::to_string(lim.max_block));
+      throw UsageError(fmt::format("block size {} exceeds the device limit {}", b, lim.max_block));
   out.l2_bytes = lim.l2_bytes;
   out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_scratch_bytes(lim) : 0;
   out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;
@@ -158,11 +154,11 @@ void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& 
           required.push_back(j.plan.kernel);
       }
     if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
-      throw UsageError("n = " + std::to_string(n) + " needs " + std::to_string(need_bytes) +
-                       " bytes of " + api_name(a.api) + " device memory; " +
-                       std::to_string(free_bytes) + " bytes are free");
+      throw UsageError(fmt::format("n = {} needs {} bytes of {} device memory; {} bytes are free",
+                                   n, need_bytes, api_name(a.api), free_bytes));
     if (auto missing = missing_kernels(required, a.backend->kernels()); !missing.empty())
-      throw Error(std::string(api_name(a.api)) + " backend lacks kernels: " + join(missing));
+      throw Error(
+          fmt::format("{} backend lacks kernels: {}", api_name(a.api), fmt::join(missing, ", ")));
   }
 }
 

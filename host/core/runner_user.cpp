@@ -14,13 +14,12 @@
 
 #include "error.h"
 #include "host_data.h"
+#include "numbers.h"
 #include "output_check.h"
 #include "runner_parts.h"
 
 namespace cuvk::runner_detail {
 namespace {
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
 
 std::uint64_t allocation_bytes(const UserBuffer& b) {
   return 2 * kGuardBytes + round_up(b.bytes(), kViewAlignment);

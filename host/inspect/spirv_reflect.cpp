@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "error.h"
-#include "spirv/unified1/spirv.hpp"
+#include "numbers.h"
 
 #ifdef CUVK_HAVE_SPIRV_TOOLS
 #include <spirv-tools/libspirv.h>
@@ -13,54 +13,7 @@
 namespace cuvk::spirv {
 namespace {
 
-constexpr std::uint32_t kMagic = 0x07230203u;
-constexpr std::size_t kHeaderWords = 5;
-
-// Opcodes and decorations read here (SPIR-V 1.6 unified specification).
-enum Op : std::uint32_t {
-  kOpName = 5,
-  kOpMemberName = 6,
-  kOpTypeVoid = 19,
-  kOpTypeBool = 20,
-  kOpTypeInt = 21,
-  kOpTypeFloat = 22,
-  kOpTypeVector = 23,
-  kOpTypeMatrix = 24,
-  kOpTypeArray = 28,
-  kOpTypeRuntimeArray = 29,
-  kOpTypeStruct = 30,
-  kOpTypePointer = 32,
-  kOpTypeFunction = 33,
-  kOpConstant = 43,
-  kOpFunctionParameter = 55,
-  kOpFunctionCall = 57,
-  kOpVariable = 59,
-  kOpLoad = 61,
-  kOpStore = 62,
-  kOpAccessChain = 65,
-  kOpInBoundsAccessChain = 66,
-  kOpPtrAccessChain = 67,
-  kOpInBoundsPtrAccessChain = 70,
-  kOpDecorate = 71,
-  kOpMemberDecorate = 72,
-  kOpCopyObject = 83,
-  kOpConvertUToPtr = 120,
-  kOpBitcast = 124,
-  kOpSelect = 169,
-  kOpPhi = 245,
-};
-enum Decoration : std::uint32_t {
-  kBlock = 2,
-  kBufferBlock = 3,
-  kArrayStride = 6,
-  kRestrict = 19,
-  kNonWritable = 24,
-  kNonReadable = 25,
-  kBinding = 33,
-  kDescriptorSet = 34,
-  kOffset = 35,
-};
-constexpr std::uint32_t kMemoryAligned = 0x2;
+constexpr std::size_t kHeaderWords = 5;  // magic, version, generator, bound, schema
 
 std::string literal_string(const std::uint32_t* words, std::size_t count) {
   std::string s;
@@ -72,8 +25,6 @@ std::string literal_string(const std::uint32_t* words, std::size_t count) {
     }
   return s;
 }
-
-std::uint32_t round_up(std::uint32_t v, std::uint32_t to) { return to == 0 ? v : (v + to - 1) / to * to; }
 
 }  // namespace
 
@@ -188,56 +139,66 @@ struct Parse {
     std::uint32_t type_or_zero, pointer, alignment;
   };
   std::vector<RawAccess> raw;
+  // The workgroup size: SpecId 0's constant, the WorkgroupSize built-in, each
+  // OpSpecConstantComposite's first part, LocalSizeId's x.
+  std::uint32_t spec0 = 0, workgroup_builtin = 0, size_id_x = 0;
+  std::map<std::uint32_t, std::uint32_t> composite_x;
 };
 
 // One OpType* instruction; false when `op` declares no type.
 bool parse_type(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Module& m, Parse& p) {
   auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
   switch (op) {
-    case kOpTypeVoid: m.types[arg(1)].kind = Type::Kind::void_; return true;
-    case kOpTypeBool: m.types[arg(1)].kind = Type::Kind::bool_; return true;
-    case kOpTypeFunction: m.types[arg(1)].kind = Type::Kind::function; return true;
-    case kOpTypeInt: {
+    case spv::OpTypeVoid:
+      m.types[arg(1)].kind = Type::Kind::void_;
+      return true;
+    case spv::OpTypeBool:
+      m.types[arg(1)].kind = Type::Kind::bool_;
+      return true;
+    case spv::OpTypeFunction:
+      m.types[arg(1)].kind = Type::Kind::function;
+      return true;
+    case spv::OpTypeInt: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::int_;
       t.width = arg(2);
       t.is_signed = arg(3) != 0;
       return true;
     }
-    case kOpTypeFloat: {
+    case spv::OpTypeFloat: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::float_;
       t.width = arg(2);
       return true;
     }
-    case kOpTypeVector:
-    case kOpTypeMatrix: {
+    case spv::OpTypeVector:
+    case spv::OpTypeMatrix: {
       Type& t = m.types[arg(1)];
-      t.kind = op == kOpTypeVector ? Type::Kind::vector : Type::Kind::matrix;
+      t.kind = op == spv::OpTypeVector ? Type::Kind::vector : Type::Kind::matrix;
       t.element = arg(2);
       t.count = arg(3);
       return true;
     }
-    case kOpTypeArray: {
+    case spv::OpTypeArray: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::array;
       t.element = arg(2);
       t.count = p.constants.count(arg(3)) ? p.constants[arg(3)] : 0;
       return true;
     }
-    case kOpTypeRuntimeArray: {
+    case spv::OpTypeRuntimeArray: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::runtime_array;
       t.element = arg(2);
       return true;
     }
-    case kOpTypeStruct: {
+    case spv::OpTypeStruct: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::struct_;
       for (std::uint32_t k = 2; k < wc; ++k) t.members.push_back(Member{"", w[k], {}, false, false, false});
       return true;
     }
-    case kOpTypePointer: {
+    case spv::OpTypePointer: {
       Type& t = m.types[arg(1)];
       t.kind = Type::Kind::pointer;
       t.storage_class = arg(2);
@@ -253,35 +214,72 @@ bool parse_type(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Modu
 void parse_instruction(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Parse& p) {
   auto arg = [&](std::uint32_t k) { return k < wc ? w[k] : 0u; };
   switch (op) {
-    case kOpName: p.names[arg(1)] = literal_string(w + 2, wc - 2); break;
-    case kOpMemberName: p.member_names[{arg(1), arg(2)}] = literal_string(w + 3, wc - 3); break;
-    case kOpDecorate: p.decorations.push_back({arg(1), 0, arg(2), arg(3), false}); break;
-    case kOpMemberDecorate: p.decorations.push_back({arg(1), arg(2), arg(3), arg(4), true}); break;
-    case kOpConstant: p.constants[arg(2)] = arg(3); break;
-    case kOpVariable:
+    case spv::OpSpecConstantComposite:
+      if (wc >= 4) p.composite_x[arg(2)] = arg(3);
+      break;
+    case spv::OpExecutionModeId:
+      if (wc >= 6 && arg(2) == spv::ExecutionModeLocalSizeId) p.size_id_x = arg(3);
+      break;
+    case spv::OpName:
+      p.names[arg(1)] = literal_string(w + 2, wc - 2);
+      break;
+    case spv::OpMemberName:
+      p.member_names[{arg(1), arg(2)}] = literal_string(w + 3, wc - 3);
+      break;
+    case spv::OpDecorate:
+      p.decorations.push_back({arg(1), 0, arg(2), arg(3), false});
+      if (wc >= 4 && arg(2) == spv::DecorationSpecId && arg(3) == 0) p.spec0 = arg(1);
+      if (wc >= 4 && arg(2) == spv::DecorationBuiltIn && arg(3) == spv::BuiltInWorkgroupSize)
+        p.workgroup_builtin = arg(1);
+      break;
+    case spv::OpMemberDecorate:
+      p.decorations.push_back({arg(1), arg(2), arg(3), arg(4), true});
+      break;
+    case spv::OpConstant:
+      p.constants[arg(2)] = arg(3);
+      break;
+    case spv::OpVariable:
       p.value_type[arg(2)] = arg(1);
       p.variables.push_back({arg(2), arg(1), arg(3)});
       break;
-    case kOpLoad:
+    case spv::OpLoad:
       p.value_type[arg(2)] = arg(1);
-      p.raw.push_back({false, arg(1), arg(3), (wc > 5 && (arg(4) & kMemoryAligned)) ? arg(5) : 0u});
+      p.raw.push_back({false, arg(1), arg(3),
+                       (wc > 5 && (arg(4) & spv::MemoryAccessAlignedMask)) ? arg(5) : 0u});
       break;
-    case kOpStore:
-      p.raw.push_back({true, 0, arg(1), (wc > 4 && (arg(3) & kMemoryAligned)) ? arg(4) : 0u});
+    case spv::OpStore:
+      p.raw.push_back(
+          {true, 0, arg(1), (wc > 4 && (arg(3) & spv::MemoryAccessAlignedMask)) ? arg(4) : 0u});
       break;
-    case kOpFunctionParameter:
-    case kOpFunctionCall:
-    case kOpAccessChain:
-    case kOpInBoundsAccessChain:
-    case kOpPtrAccessChain:
-    case kOpInBoundsPtrAccessChain:
-    case kOpCopyObject:
-    case kOpConvertUToPtr:
-    case kOpBitcast:
-    case kOpSelect:
-    case kOpPhi: p.value_type[arg(2)] = arg(1); break;
+    case spv::OpFunctionParameter:
+    case spv::OpFunctionCall:
+    case spv::OpAccessChain:
+    case spv::OpInBoundsAccessChain:
+    case spv::OpPtrAccessChain:
+    case spv::OpInBoundsPtrAccessChain:
+    case spv::OpCopyObject:
+    case spv::OpConvertUToPtr:
+    case spv::OpBitcast:
+    case spv::OpSelect:
+    case spv::OpPhi:
+      p.value_type[arg(2)] = arg(1);
+      break;
     default: break;
   }
+}
+
+// OpEntryPoint (GLCompute) and OpExecutionMode LocalSize; false for any other instruction.
+bool parse_execution(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc, Execution& e) {
+  if (op == spv::OpEntryPoint) {
+    if (wc >= 4 && w[1] == spv::ExecutionModelGLCompute)
+      e.entries.push_back(literal_string(w + 3, wc - 3));
+    return true;
+  }
+  if (op != spv::OpExecutionMode) return false;
+  if (wc >= 6 && w[2] == spv::ExecutionModeLocalSize)
+    e.fixed = "LocalSize " + std::to_string(w[3]) + " " + std::to_string(w[4]) + " " +
+              std::to_string(w[5]);
+  return true;
 }
 
 void apply_names_and_decorations(Module& m, const Parse& p) {
@@ -297,14 +295,15 @@ void apply_names_and_decorations(Module& m, const Parse& p) {
     if (it == m.types.end()) continue;
     Type& t = it->second;
     if (!d.is_member) {
-      if (d.decoration == kBlock || d.decoration == kBufferBlock) t.block = true;
-      if (d.decoration == kArrayStride) t.array_stride = d.value;
+      if (d.decoration == spv::DecorationBlock || d.decoration == spv::DecorationBufferBlock)
+        t.block = true;
+      if (d.decoration == spv::DecorationArrayStride) t.array_stride = d.value;
     } else if (d.member < t.members.size()) {
       Member& mem = t.members[d.member];
-      if (d.decoration == kOffset) mem.offset = d.value;
-      if (d.decoration == kNonWritable) mem.non_writable = true;
-      if (d.decoration == kNonReadable) mem.non_readable = true;
-      if (d.decoration == kRestrict) mem.restrict_ = true;
+      if (d.decoration == spv::DecorationOffset) mem.offset = d.value;
+      if (d.decoration == spv::DecorationNonWritable) mem.non_writable = true;
+      if (d.decoration == spv::DecorationNonReadable) mem.non_readable = true;
+      if (d.decoration == spv::DecorationRestrict) mem.restrict_ = true;
     }
   }
 }
@@ -325,8 +324,8 @@ void collect_blocks(Module& m, const Parse& p) {
     if (const auto n = p.names.find(v.id); n != p.names.end()) b.variable = n->second;
     for (const Parse::Decor& d : p.decorations) {
       if (d.is_member || d.target != v.id) continue;
-      if (d.decoration == kDescriptorSet) b.set = d.value;
-      if (d.decoration == kBinding) b.binding = d.value;
+      if (d.decoration == spv::DecorationDescriptorSet) b.set = d.value;
+      if (d.decoration == spv::DecorationBinding) b.binding = d.value;
     }
     m.blocks.push_back(b);
   }
@@ -357,17 +356,23 @@ void collect_accesses(Module& m, const Parse& p) {
 }  // namespace
 
 Module reflect(const std::uint32_t* words, std::size_t count) {
-  if (words == nullptr || count < kHeaderWords || words[0] != kMagic)
+  if (words == nullptr || count < kHeaderWords || words[0] != spv::MagicNumber)
     throw Error("not a SPIR-V module (bad magic number or too short)");
   Module m;
   m.version = words[1];
   Parse p;
   for (std::size_t i = kHeaderWords; i < count;) {
-    const std::uint32_t wc = words[i] >> 16U, op = words[i] & 0xFFFFu;
+    const std::uint32_t wc = words[i] >> spv::WordCountShift, op = words[i] & spv::OpCodeMask;
     if (wc == 0 || i + wc > count) throw Error("malformed SPIR-V: instruction runs past the end");
     ++m.instructions;
-    if (!parse_type(op, words + i, wc, m, p)) parse_instruction(op, words + i, wc, p);
+    if (!parse_type(op, words + i, wc, m, p) && !parse_execution(op, words + i, wc, m.execution))
+      parse_instruction(op, words + i, wc, p);
     i += wc;
+  }
+  if (p.spec0) {
+    const auto c = p.composite_x.find(p.workgroup_builtin);
+    m.execution.spec_x =
+        (c != p.composite_x.end() && c->second == p.spec0) || p.size_id_x == p.spec0;
   }
   apply_names_and_decorations(m, p);
   collect_blocks(m, p);
@@ -388,7 +393,7 @@ GridYReads grid_y_reads(const std::uint32_t* words, std::size_t count) {
   std::map<std::uint32_t, std::uint32_t> constants;
   bool in_function = false;
   for (std::size_t i = kHeaderWords; i < count;) {
-    const std::uint32_t wc = words[i] >> 16, op = words[i] & 0xffffu;
+    const std::uint32_t wc = words[i] >> spv::WordCountShift, op = words[i] & spv::OpCodeMask;
     if (wc == 0 || i + wc > count) break;
     const std::uint32_t* w = words + i;
     in_function = in_function || op == spv::OpFunction;

@@ -1,8 +1,10 @@
-// A small SPIR-V reader for `cuvk inspect` and the layout check: the types with their std430
-// decorations (member Offset, ArrayStride), the memory blocks a shader reaches (descriptor-bound
-// storage buffers, push constants, buffer-reference blocks) and every load and store through a
-// pointer into them, read directly from the words (no reflection library needed). Disassembly
-// goes through SPIRV-Tools where cuvk was built with it.
+// cuvk's one SPIR-V reader, for `cuvk inspect`, the layout check and the pair reader's interface
+// checks: the types with their std430 decorations (member Offset, ArrayStride), the memory blocks
+// a shader reaches (descriptor-bound storage buffers, push constants, buffer-reference blocks),
+// every load and store through a pointer into them, and the compute entry points with how their
+// workgroup size is set. Read directly from the words by the SPIR-V headers' named opcodes and
+// enums (spirv/unified1/spirv.hpp; no reflection library needed). Disassembly goes through
+// SPIRV-Tools where cuvk was built with it.
 #pragma once
 
 #include <cstddef>
@@ -12,17 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "spirv/unified1/spirv.hpp"
+
 namespace cuvk::spirv {
 
 // SPIR-V storage classes cuvk meets.
 enum StorageClass : std::uint32_t {
-  kUniformConstant = 0,
-  kInput = 1,
-  kUniform = 2,
-  kFunction = 7,
-  kPushConstant = 9,
-  kStorageBuffer = 12,
-  kPhysicalStorageBuffer = 5349,
+  kUniformConstant = spv::StorageClassUniformConstant,
+  kInput = spv::StorageClassInput,
+  kUniform = spv::StorageClassUniform,
+  kFunction = spv::StorageClassFunction,
+  kPushConstant = spv::StorageClassPushConstant,
+  kStorageBuffer = spv::StorageClassStorageBuffer,
+  kPhysicalStorageBuffer = spv::StorageClassPhysicalStorageBuffer,
 };
 const char* storage_class_name(std::uint32_t storage_class);
 
@@ -65,11 +69,19 @@ struct Block {
   std::optional<std::uint32_t> set, binding;
 };
 
+// The compute entry points and how the workgroup size is set.
+struct Execution {
+  std::vector<std::string> entries;  // GLCompute entry point names, in order
+  bool spec_x = false;               // the workgroup size's x is specialization constant 0
+  std::string fixed;                 // "LocalSize 64 1 1" where the size is a literal
+};
+
 struct Module {
   std::uint32_t version = 0;  // 0x00010300 = SPIR-V 1.3
   std::map<std::uint32_t, Type> types;
   std::vector<Access> accesses;
   std::vector<Block> blocks;
+  Execution execution;
   std::uint32_t instructions = 0;
 
   const Type* type(std::uint32_t id) const;

@@ -7,6 +7,10 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/ranges.h>
+
+#include "backend.h"
+#include "numbers.h"
 #include "pair_internal.h"
 
 namespace cuvk::pairs {
@@ -73,20 +77,16 @@ bool supports_bda(const PairDeclaration& decl) {
 }
 
 ScalarLayout scalar_layout(const PairDeclaration& decl) {
+  std::vector<std::uint32_t>
+      sizes;  // std430: a scalar aligns to its size, as the contract lays out
+  for (const ScalarDecl& s : decl.scalars) sizes.push_back(scalar_bytes(s.type));
   ScalarLayout l;
-  std::uint32_t at = 0;
-  for (const ScalarDecl& s : decl.scalars) {
-    const std::uint32_t size = scalar_bytes(s.type);  // std430: a scalar aligns to its size
-    at = (at + size - 1) / size * size;
-    l.offsets.push_back(at);
-    at += size;
-  }
-  l.size = at;
+  l.offsets = scalar_offsets(sizes, &l.size);
   return l;
 }
 
 std::uint32_t bda_address_offset(const PairDeclaration& decl, std::size_t buffer) {
-  const std::uint32_t base = (scalar_layout(decl).size + 7) / 8 * 8;
+  const std::uint32_t base = round_up(scalar_layout(decl).size, 8u);
   return base + static_cast<std::uint32_t>(buffer) * 8;
 }
 
@@ -95,15 +95,14 @@ std::vector<std::uint8_t> pack_scalars(const PairDeclaration& decl, std::uint64_
   std::vector<std::uint8_t> bytes(l.size, 0);
   for (std::size_t i = 0; i < decl.scalars.size(); ++i) {
     const ScalarDecl& s = decl.scalars[i];
-    const std::string where =
-        decl.file + ": scalar[" + std::to_string(i) + "].value (at n = " + std::to_string(n) + ")";
+    const std::string where = fmt::format("{}: scalar[{}].value (at n = {})", decl.file, i, n);
     const std::int64_t iv = s.number ? 0 : eval_in_n(s.value, n, where);
     const double fv = s.number ? *s.number : static_cast<double>(iv);
     std::uint8_t* at = bytes.data() + l.offsets[i];
     const auto range = [&](bool ok) {
       if (!ok)
-        throw DeclarationError(where + ": " + std::to_string(iv) + " does not fit " +
-                               scalar_type_name(s.type));
+        throw DeclarationError(
+            fmt::format("{}: {} does not fit {}", where, iv, scalar_type_name(s.type)));
     };
     switch (s.type) {
       case ScalarType::f32: {
@@ -258,7 +257,7 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
     file_error(d, b, path, "not a .npy file (no \\x93NUMPY magic)");
   const int major = static_cast<unsigned char>(magic[6]);
   if (major < 1 || major > 3)
-    file_error(d, b, path, ".npy format version " + std::to_string(major) + " is not 1, 2 or 3");
+    file_error(d, b, path, fmt::format(".npy format version {} is not 1, 2 or 3", major));
   unsigned char len_bytes[4] = {0, 0, 0, 0};
   const int len_size = major == 1 ? 2 : 4;
   if (!in.read(reinterpret_cast<char*>(len_bytes), len_size))
@@ -305,8 +304,8 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
   const std::uint64_t want = bytes_as_u1 ? count * b.element_bytes : count;
   if (elements != want)
     file_error(d, b, path,
-               "shape (" + shape + ") holds " + std::to_string(elements) +
-                   " elements, the buffer " + std::to_string(want) + (bytes_as_u1 ? " bytes" : ""));
+               fmt::format("shape ({}) holds {} elements, the buffer {}{}", shape, elements, want,
+                           bytes_as_u1 ? " bytes" : ""));
   return {static_cast<std::uint64_t>(in.tellg())};
 }
 
@@ -327,9 +326,8 @@ FileLayout open_checked(const PairDeclaration& d, const BufferDecl& b, const std
   if (npy) l = npy_header(d, b, path, in, count);
   if (size - l.data_offset != data_bytes)
     file_error(d, b, path,
-               std::to_string(size - l.data_offset) + " bytes of data, the buffer needs " +
-                   std::to_string(data_bytes) + " (" + std::to_string(count) + " x " +
-                   std::to_string(b.element_bytes) + ")");
+               fmt::format("{} bytes of data, the buffer needs {} ({} x {})", size - l.data_offset,
+                           data_bytes, count, b.element_bytes));
   return l;
 }
 

@@ -14,13 +14,13 @@
 
 #include "bounded_read.h"
 #include "pair.h"
+#include "spirv/unified1/spirv.hpp"
 
 namespace cuvk::pairs {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint64_t kMaxSourceBytes = 16u << 20;
 
 // #include is bounded (a self-include recursed for 49 s to 7.6 GB; a FIFO blocked): at most
@@ -113,7 +113,7 @@ CompiledSpirv read_spirv(const PairDeclaration& decl, const std::string& path, c
     throw DeclarationError(decl.file + ": " + field + ": '" + path + "' " + why);
   std::uint32_t magic = 0;
   if (bytes.size() < 20 || bytes.size() % 4 != 0 ||
-      (std::memcpy(&magic, bytes.data(), 4), magic != kSpirvMagic))
+      (std::memcpy(&magic, bytes.data(), 4), magic != spv::MagicNumber))
     throw DeclarationError(decl.file + ": " + field + ": '" + path +
                            "' is not a SPIR-V module (size a multiple of 4, magic 0x07230203)");
   CompiledSpirv out;

@@ -1,10 +1,12 @@
 // The checks before any launch: the declaration against the CUDA entry's parameters (read from
-// the PTX) and against the SPIR-V's interface (host/inspect/spirv_reflect plus a scan of the few
-// instructions it does not keep: entry points, SpecId and the workgroup size).
+// the PTX) and against the SPIR-V's interface (host/inspect/spirv_reflect: blocks, entry points,
+// SpecId and the workgroup size).
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+
+#include <fmt/ranges.h>
 
 #include "pair.h"
 #include "spirv_reflect.h"
@@ -66,70 +68,29 @@ void check_cuda(const PairDeclaration& decl, const CompiledCuda& cuda) {
   const std::string entry = decl.file + ": cuda.entry '" + decl.cuda.entry + "'";
   const std::size_t want = decl.buffers.size() + decl.scalars.size();
   if (params.size() != want)
-    throw DeclarationError(
-        entry + " takes " + std::to_string(params.size()) + " parameters; the declaration has " +
-        std::to_string(decl.buffers.size()) + " buffers + " + std::to_string(decl.scalars.size()) +
-        " scalars = " + std::to_string(want) +
-        " (convention: buffer pointers in order, then scalars in order)");
+    throw DeclarationError(fmt::format(
+        "{} takes {} parameters; the declaration has {} buffers + {} scalars = {} (convention: "
+        "buffer pointers in order, then scalars in order)",
+        entry, params.size(), decl.buffers.size(), decl.scalars.size(), want));
   for (std::size_t i = 0; i < decl.buffers.size(); ++i)
     if (params[i].bytes != 8)
-      throw DeclarationError(entry + ": parameter " + std::to_string(i) + " is '" + params[i].text +
-                             "' (" + std::to_string(params[i].bytes) + " bytes); buffer[" +
-                             std::to_string(i) + "] '" + decl.buffers[i].name +
-                             "' needs a pointer (8 bytes)");
+      throw DeclarationError(fmt::format(
+          "{}: parameter {} is '{}' ({} bytes); buffer[{}] '{}' needs a pointer (8 bytes)", entry,
+          i, params[i].text, params[i].bytes, i, decl.buffers[i].name));
   for (std::size_t j = 0; j < decl.scalars.size(); ++j) {
     const ScalarDecl& s = decl.scalars[j];
     const PtxParam& p = params[decl.buffers.size() + j];
     const bool fl = s.type == ScalarType::f32 || s.type == ScalarType::f64;
     const bool kind_ok = p.kind == 'b' || (fl ? p.kind == 'f' : p.kind != 'f');
     if (p.bytes != scalar_bytes(s.type) || !kind_ok)
-      throw DeclarationError(entry + ": parameter " + std::to_string(decl.buffers.size() + j) +
-                             " is '" + p.text + "'; scalar[" + std::to_string(j) + "] '" + s.name +
-                             "' is " + scalar_type_name(s.type) + " (" +
-                             std::to_string(scalar_bytes(s.type)) + " bytes)");
+      throw DeclarationError(
+          fmt::format("{}: parameter {} is '{}'; scalar[{}] '{}' is {} ({} bytes)", entry,
+                      decl.buffers.size() + j, p.text, j, s.name, scalar_type_name(s.type),
+                      scalar_bytes(s.type)));
   }
 }
 
 // ---- Vulkan: the SPIR-V interface ----
-
-// What spirv::reflect does not keep: entry points, SpecId 0 and how the workgroup size is set.
-struct Execution {
-  std::vector<std::string> entries;  // GLCompute entry point names
-  bool spec_x = false;               // the workgroup size's x is specialization constant 0
-  std::string fixed;                 // "LocalSize 64 1 1" where the size is a literal
-};
-
-Execution scan_execution(const std::vector<std::uint32_t>& w) {
-  Execution e;
-  std::uint32_t spec0 = 0, workgroup_builtin = 0;
-  std::map<std::uint32_t, std::uint32_t> composite_x;  // OpSpecConstantComposite id -> first part
-  std::uint32_t size_id_x = 0;
-  for (std::size_t i = 5; i < w.size();) {
-    const std::uint32_t count = w[i] >> 16, op = w[i] & 0xffff;
-    if (count == 0 || i + count > w.size()) break;
-    if (op == 15 && count >= 4 && w[i + 1] == 5) {  // OpEntryPoint GLCompute
-      const char* name = reinterpret_cast<const char*>(&w[i + 3]);
-      e.entries.emplace_back(name, strnlen(name, (count - 3) * 4));
-    } else if (op == 16 && count >= 6 && w[i + 2] == 17) {  // OpExecutionMode LocalSize
-      e.fixed = "LocalSize " + std::to_string(w[i + 3]) + " " + std::to_string(w[i + 4]) + " " +
-                std::to_string(w[i + 5]);
-    } else if (op == 331 && count >= 6 && w[i + 2] == 38) {  // OpExecutionModeId LocalSizeId
-      size_id_x = w[i + 3];
-    } else if (op == 71 && count >= 4 && w[i + 2] == 1 && w[i + 3] == 0) {  // SpecId 0
-      spec0 = w[i + 1];
-    } else if (op == 71 && count >= 4 && w[i + 2] == 11 && w[i + 3] == 25) {  // WorkgroupSize
-      workgroup_builtin = w[i + 1];
-    } else if (op == 51 && count >= 4) {  // OpSpecConstantComposite type id parts...
-      composite_x[w[i + 2]] = w[i + 3];
-    }
-    i += count;
-  }
-  if (spec0) {
-    const auto c = composite_x.find(workgroup_builtin);
-    e.spec_x = (c != composite_x.end() && c->second == spec0) || size_id_x == spec0;
-  }
-  return e;
-}
 
 // The scalar type at the bottom of vectors and arrays ("float32", "int32"), and the element's
 // array stride where the block's last member is an array.
@@ -196,8 +157,8 @@ std::string element_mismatch(const spirv::Module& m, const BufferDecl& b,
 }
 
 std::string buffer_label(const PairDeclaration& decl, std::size_t i) {
-  return "buffer[" + std::to_string(i) + "] '" + decl.buffers[i].name + "' (" +
-         element_type_name(decl.buffers[i].type) + ")";
+  return fmt::format("buffer[{}] '{}' ({})", i, decl.buffers[i].name,
+                     element_type_name(decl.buffers[i].type));
 }
 
 void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, Binding binding) {
@@ -210,11 +171,11 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
   const std::size_t have = s ? s->members.size() : 0;
   if (have == 0 && decl.step_view) return;  // a step that reads no scalar may declare no block
   if (have != want)
-    spirv_fail(decl, binding,
-               "the push-constant block has " + std::to_string(have) +
-                   " members; the declaration has " + std::to_string(decl.scalars.size()) +
-                   " scalars" +
-                   (bda ? " + " + std::to_string(decl.buffers.size()) + " buffer addresses" : ""));
+    spirv_fail(
+        decl, binding,
+        fmt::format("the push-constant block has {} members; the declaration has {} scalars{}",
+                    have, decl.scalars.size(),
+                    bda ? fmt::format(" + {} buffer addresses", decl.buffers.size()) : ""));
   const ScalarLayout l = scalar_layout(decl);
   using K = spirv::Type::Kind;
   for (std::size_t j = 0; j < decl.scalars.size(); ++j) {
@@ -226,11 +187,11 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
                          t->width == scalar_bytes(sc.type) * 8;
     if (!type_ok || mem.offset.value_or(~0u) != l.offsets[j])
       spirv_fail(decl, binding,
-                 "scalar[" + std::to_string(j) + "] '" + sc.name + "' is " +
-                     scalar_type_name(sc.type) + " at offset " + std::to_string(l.offsets[j]) +
-                     "; push-constant member " + std::to_string(j) + " '" + mem.name + "' is " +
-                     m.type_name(mem.type) + " at offset " +
-                     (mem.offset ? std::to_string(*mem.offset) : "?"));
+                 fmt::format("scalar[{}] '{}' is {} at offset {}; push-constant member {} '{}' is "
+                             "{} at offset {}",
+                             j, sc.name, scalar_type_name(sc.type), l.offsets[j], j, mem.name,
+                             m.type_name(mem.type),
+                             mem.offset ? std::to_string(*mem.offset) : std::string("?")));
   }
   for (std::size_t i = 0; bda && i < decl.buffers.size(); ++i) {
     const spirv::Member& mem = s->members[decl.scalars.size() + i];
@@ -238,9 +199,10 @@ void check_push_constants(const PairDeclaration& decl, const spirv::Module& m, B
     if (!t || t->kind != K::pointer || t->storage_class != spirv::kPhysicalStorageBuffer ||
         mem.offset.value_or(~0u) != bda_address_offset(decl, i))
       spirv_fail(decl, binding,
-                 buffer_label(decl, i) + " needs a buffer_reference at push-constant offset " +
-                     std::to_string(bda_address_offset(decl, i)) + "; member '" + mem.name +
-                     "' is " + m.type_name(mem.type));
+                 fmt::format("{} needs a buffer_reference at push-constant offset {}; member '{}' "
+                             "is {}",
+                             buffer_label(decl, i), bda_address_offset(decl, i), mem.name,
+                             m.type_name(mem.type)));
     const std::string bad = element_mismatch(m, decl.buffers[i], t->element);
     if (!bad.empty())
       spirv_fail(decl, binding,
@@ -255,23 +217,22 @@ void check_descriptors(const PairDeclaration& decl, const spirv::Module& m, Bind
     const std::uint32_t set = b.set.value_or(0), bind = b.binding.value_or(0);
     const spirv::Type* block_type = m.type(b.struct_type);
     const std::string label = b.variable.empty() && block_type ? block_type->name : b.variable;
-    const std::string where =
-        "'" + label + "' (set " + std::to_string(set) + ", binding " + std::to_string(bind) + ")";
+    const std::string where = fmt::format("'{}' (set {}, binding {})", label, set, bind);
     if (binding == Binding::bda)
       spirv_fail(decl, binding, "the bda form binds no descriptors, but the shader has " + where);
     if (set != 0 || bind >= decl.buffers.size())
       spirv_fail(decl, binding,
-                 "the shader binds " + where + "; the declaration's " +
-                     std::to_string(decl.buffers.size()) + " buffers are set 0, bindings 0.." +
-                     std::to_string(decl.buffers.size() - 1));
+                 fmt::format("the shader binds {}; the declaration's {} buffers are set 0, "
+                             "bindings 0..{}",
+                             where, decl.buffers.size(), decl.buffers.size() - 1));
     at[bind] = &b;
   }
   for (std::size_t i = 0; i < at.size() && binding == Binding::descriptor; ++i) {
     if (!at[i] && decl.step_view) continue;  // a step's shader declares the buffers it uses
     if (!at[i])
       spirv_fail(decl, binding,
-                 buffer_label(decl, i) + ": the shader has no storage buffer at set 0, binding " +
-                     std::to_string(i));
+                 fmt::format("{}: the shader has no storage buffer at set 0, binding {}",
+                             buffer_label(decl, i), i));
     const std::string bad = element_mismatch(m, decl.buffers[i], at[i]->struct_type);
     const spirv::Type* block_type = m.type(at[i]->struct_type);
     const std::string label =
@@ -284,7 +245,7 @@ void check_descriptors(const PairDeclaration& decl, const spirv::Module& m, Bind
 
 void check_spirv(const PairDeclaration& decl, const CompiledSpirv& spirv) {
   const spirv::Module m = spirv::reflect(spirv.words.data(), spirv.words.size());
-  const Execution e = scan_execution(spirv.words);
+  const spirv::Execution& e = m.execution;
   if (std::find(e.entries.begin(), e.entries.end(), spirv.entry) == e.entries.end()) {
     std::string list;
     for (const auto& n : e.entries) list += (list.empty() ? "" : ", ") + n;

@@ -13,6 +13,8 @@
 #include <mutex>
 #include <sstream>
 
+#include <fmt/ranges.h>
+
 #include "bounded_read.h"
 #include "pair.h"
 
@@ -193,11 +195,10 @@ std::string missing_entry(Nvrtc& n, const std::string& source, const PairDeclara
   const std::string ptx = ptx_without_entry(n, source, decl, argv);
   if (ptx.empty()) return {};
   const std::vector<std::string> kernels = ptx_kernel_names(ptx);
-  std::string has;
-  for (const std::string& k : kernels) has += (has.empty() ? "" : ", ") + k;
-  return decl.file + ": cuda.entry '" + decl.cuda.entry + "' is not a __global__ function of " +
-         fs::path(decl.cuda.source).filename().string() + " (" +
-         (has.empty() ? "it has none" : "it has: " + has) + ")";
+  return fmt::format("{}: cuda.entry '{}' is not a __global__ function of {} ({})", decl.file,
+                     decl.cuda.entry, fs::path(decl.cuda.source).filename().string(),
+                     kernels.empty() ? std::string("it has none")
+                                     : fmt::format("it has: {}", fmt::join(kernels, ", ")));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <fmt/ranges.h>
+
 namespace cuvk {
 namespace {
 
@@ -11,12 +13,6 @@ using inspect::CudaSide;
 using inspect::KernelInspection;
 using inspect::VulkanSide;
 using Rows = std::vector<std::vector<std::string>>;
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 std::string label(const VulkanSide& v) {
   return std::string("Vulkan ") + binding_name(v.binding);
@@ -111,8 +107,9 @@ void size_and_layout_rows(Rows& rows, const KernelInspection& k) {
     for (const LayoutCheck& l : v.layout)
       if (!l.ok) bad.push_back(l.where + ": GLSL " + l.glsl + ", C++ " + l.cpp);
     rows.push_back({first ? "std430 layout vs C++" : "", label(v),
-                    bad.empty() ? std::to_string(v.layout.size()) + " checks, all match"
-                                : std::to_string(bad.size()) + " MISMATCHES: " + join(bad, "; ")});
+                    bad.empty()
+                        ? fmt::format("{} checks, all match", v.layout.size())
+                        : fmt::format("{} MISMATCHES: {}", bad.size(), fmt::join(bad, "; "))});
   }
 }
 
@@ -148,8 +145,9 @@ Rows sass_rows(const KernelInspection& k) {
   for (const VulkanSide& v : k.vulkan) {
     if (!v.sass_differences) continue;
     rows.push_back({differs, "CUDA vs " + sass_label(v),
-                    v.sass_differences->empty() ? "nothing in these counts"
-                                                : join(*v.sass_differences, "; ")});
+                    v.sass_differences->empty()
+                        ? "nothing in these counts"
+                        : fmt::format("{}", fmt::join(*v.sass_differences, "; "))});
     differs = "";
   }
   return rows;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <fmt/ranges.h>
+
 #include "error.h"
 #include "util.h"
 
@@ -90,10 +92,8 @@ std::vector<std::size_t> column_indices(const std::vector<std::string>& headers,
     std::size_t c = 0;
     while (c < headers.size() && key(headers[c]) != key(name)) ++c;
     if (c == headers.size()) {
-      std::string known;
-      for (const std::string& h : headers) known += (known.empty() ? "" : ", ") + h;
-      throw UsageError("--columns: unknown column '" + printable(name) + "' (columns: " + known +
-                       ")");
+      throw UsageError(fmt::format("--columns: unknown column '{}' (columns: {})", printable(name),
+                                   fmt::join(headers, ", ")));
     }
     out.push_back(c);
   }

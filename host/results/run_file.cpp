@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/ranges.h>
+
 #include "catalogue.h"
 #include "counters_report.h"
 #include "dims.h"
@@ -319,12 +321,6 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
   }
 }
 
-std::string join_names(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 std::string num_text(double v) {
   return fmt("%.6g", v);
 }
@@ -334,9 +330,9 @@ void check_gbps(const JsonIn& field, double stored, std::uint64_t bytes, const c
                 double median_ms) {
   const double expected = gbps(bytes, median_ms);
   if (std::fabs(stored - expected) <= kGbpsTolerance * std::max(expected, 1e-300)) return;
-  field.fail(num_text(stored) + " contradicts " + bytes_name + " / time_ms.median (" +
-             std::to_string(bytes) + " bytes in " + num_text(median_ms) +
-             " ms = " + num_text(expected) + " GB/s)");
+  field.fail(fmt::format("{} contradicts {} / time_ms.median ({} bytes in {} ms = {} GB/s)",
+                         num_text(stored), bytes_name, bytes, num_text(median_ms),
+                         num_text(expected)));
 }
 
 }  // namespace
@@ -365,16 +361,20 @@ void check_row(const JsonIn& in, const ResultRow& r) {
       return std::find(v.begin(), v.end(), x) != v.end();
     };
     if (!has(test->variants, r.variant))
-      in.at("variant").fail(quoted(r.variant) + " is not a variant of " + r.test + " (" +
-                            join_names(test->variants) + ")");
+      in.at("variant").fail(fmt::format("{} is not a variant of {} ({})", quoted(r.variant), r.test,
+                                        fmt::join(test->variants, ", ")));
     if (test->layouts.empty() ? !r.layout.empty() : !has(test->layouts, r.layout))
-      in.at("layout").fail(quoted(r.layout) + " is not a layout of " + r.test + " (" +
-                           (test->layouts.empty() ? "none: null" : join_names(test->layouts)) + ")");
+      in.at("layout").fail(
+          test->layouts.empty()
+              ? fmt::format("{} is not a layout of {} (none: null)", quoted(r.layout), r.test)
+              : fmt::format("{} is not a layout of {} ({})", quoted(r.layout), r.test,
+                            fmt::join(test->layouts, ", ")));
   } else {
     std::vector<std::string> known;
     for (const TestCase& t : catalogue()) known.push_back(t.name);
-    in.at("test").fail("unknown test " + quoted(r.test) + " (known: " + join_names(known) +
-                       "; a kernel pair's row has kernel \"pair:<name>\")");
+    in.at("test").fail(
+        fmt::format("unknown test {} (known: {}; a kernel pair's row has kernel \"pair:<name>\")",
+                    quoted(r.test), fmt::join(known, ", ")));
   }
   if (r.status != Status::ok) return;
   const bool verified_check = r.check == Check::verified || r.check == Check::not_recorded;
@@ -386,8 +386,8 @@ void check_row(const JsonIn& in, const ResultRow& r) {
     in.at("verified").fail("true in a row whose check is " + quoted(check_name(r.check)) +
                            ": only a verified check verifies");
   if (r.mismatches != 0)
-    in.at("mismatches").fail(std::to_string(r.mismatches) +
-                             " in an ok row: an ok row's output matched everywhere");
+    in.at("mismatches")
+        .fail(fmt::format("{} in an ok row: an ok row's output matched everywhere", r.mismatches));
   const Summary& t = r.time_ms;
   const JsonIn time = in.at("time_ms");
   if (t.min > t.max)

@@ -5,6 +5,8 @@
 #include <functional>
 #include <sstream>
 
+#include <fmt/ranges.h>
+
 #include "chain_summary.h"
 #include "counters_report.h"
 #include "dispatch_report.h"
@@ -198,9 +200,7 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   out << bullet << device_line("CUDA", doc.choice.cuda, doc.choice.cuda_reason) << '\n';
   out << bullet << device_line("Vulkan", doc.choice.vulkan, doc.choice.vulkan_reason) << '\n';
   if (!doc.choice.note.empty()) out << bullet << "Pairing: " << printable(doc.choice.note) << '\n';
-  std::string blocks;
-  for (std::uint32_t b : doc.config.block_sizes)
-    blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+  const std::string blocks = fmt::format("{}", fmt::join(doc.config.block_sizes, ","));
   std::string sizes = std::to_string(doc.outcome.n);
   if (doc.outcome.sizes.size() > 1) {
     sizes.clear();

@@ -18,6 +18,7 @@
 #include "catalogue.h"
 #include "error.h"
 #include "input_pipeline.h"
+#include "numbers.h"
 #include "nvml.h"
 #include "row.h"
 #include "runner.h"
@@ -25,10 +26,6 @@
 namespace cuvk::runner_detail {
 
 using WallClock = std::chrono::steady_clock;
-
-inline double seconds_since(WallClock::time_point t0) {
-  return std::chrono::duration<double>(WallClock::now() - t0).count();
-}
 
 // Adds `s` seconds to the named phase (appended, in first-run order, when new).
 inline void add_phase(std::vector<std::pair<std::string, double>>& phases, const std::string& name,

@@ -15,6 +15,7 @@
 #include "counters.h"
 #include "cupti_lib.h"
 #include "error.h"
+#include "numbers.h"
 
 namespace cuvk::cupti {
 
@@ -24,10 +25,6 @@ constexpr std::uint64_t kIntervalNs = 20000;  // 50 kHz: 100 samples in 2 ms
 // sample); a window that overflows it is sampled again once with a buffer 4x larger.
 constexpr std::size_t kHardwareBufferBytes = 64u << 20;
 constexpr std::size_t kMaxHardwareBufferBytes = 1024u << 20;
-
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Adds the time from its construction to its end to `cost[name]`.
 class CostTimer {

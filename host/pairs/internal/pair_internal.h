@@ -12,6 +12,8 @@
 #include <functional>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "pair.h"
 
 namespace cuvk::pairs {
@@ -125,10 +127,9 @@ class Fields {
     for (const auto& [k, v] : t_) {
       const std::string key(k.str());
       if (taken_.count(key)) continue;
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw DeclarationError(where(key, static_cast<int>(k.source().begin.line)) +
-                             ": unknown key (known here: " + list + ")");
+      throw DeclarationError(fmt::format("{}: unknown key (known here: {})",
+                                         where(key, static_cast<int>(k.source().begin.line)),
+                                         fmt::join(allowed, ", ")));
     }
   }
   void take(const std::string& key) { taken_.insert(key); }
