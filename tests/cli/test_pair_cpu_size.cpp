@@ -32,7 +32,8 @@ TEST(PairCpuSize, DeclaredNIsHalvedUntilTheBuffersFit) {
 // On a CPU device a pair's n is scaled down (cpu_pair_n); one with declared sizes stays on them.
 TEST(PairSteps, CpuScalingKeepsToDeclaredSizes) {
   PairFiles files;
-  PairDeclaration d = files.parse(edit_steps("sizes = [\"4k\", 65536]", "sizes = [\"4k\", \"16M\"]"));
+  PairDeclaration d =
+      files.parse(edit_steps("sizes = [\"4k\", 65536]", "sizes = [\"4k\", \"16M\"]"));
   EXPECT_EQ(d.n, 16u << 20);
   EXPECT_EQ(cuvk::cpu_pair_n(d), 4096u);  // 16M floats do not fit 8 MiB; the halved n is no size
   d.sizes = {1u << 20, 1u << 22};
