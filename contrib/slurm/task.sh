@@ -12,7 +12,7 @@
 #   CUVK_FLEET_NODE   the <node> of the file names (default: SLURMD_NODENAME, else hostname -s;
 #                     contrib/kubernetes/ sets it to the pod's node)
 #   CUVK_FLEET_UUIDS  replaces GPU discovery: UUIDs or UUID prefixes, comma- or space-separated
-#                     (what the scheduler would have handed out; tests/fleet_slurm.sh uses it)
+#                     (what the scheduler would have handed out; tests/cli/fleet_slurm.sh uses it)
 #
 # Which GPUs, by UUID, never by index (inside a cgroup-restricted job, index 0 is the job's first
 # GPU, not the node's GPU 0):

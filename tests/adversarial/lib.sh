@@ -47,7 +47,7 @@ judge() {
     note "raw control or bidi character printed: $*"; fi
   [ "$got" -eq 0 ] && return
   # The NVIDIA Vulkan driver's own lines under an address-space limit (each with the empty line
-  # after it) are the driver's, not cuvk's: not counted (as tests/expect_exit.sh --driver-noise).
+  # after it) are the driver's, not cuvk's: not counted (as tests/cli/expect_exit.sh --driver-noise).
   awk 'skip && $0 == "" { skip = 0; next } { skip = 0 }
        /^The NVIDIA driver was unable to open .*This library is required at run time\. *$/ { skip = 1; next }
        { print }' "$dir/err" >"$dir/err.own" && mv "$dir/err.own" "$dir/err"

@@ -25,7 +25,7 @@ t() {
     note "raw control or bidi character printed: $*"; fi
   [ "$got" -eq 0 ] && return
   # The NVIDIA Vulkan driver's own lines under an address-space limit (each with the empty line
-  # after it) are the driver's, not cuvk's: not counted (as tests/expect_exit.sh --driver-noise).
+  # after it) are the driver's, not cuvk's: not counted (as tests/cli/expect_exit.sh --driver-noise).
   awk 'skip && $0 == "" { skip = 0; next } { skip = 0 }
        /^The NVIDIA driver was unable to open .*This library is required at run time\. *$/ { skip = 1; next }
        { print }' "$dir/err" >"$dir/err.own" && mv "$dir/err.own" "$dir/err"
@@ -70,7 +70,7 @@ cmp -s "$dir/a.json" "$dir/keep.json" || note "a.json was overwritten"
 t 3 "File too large" bash -c "ulimit -f 4; exec \"\$0\" \"\$@\"" "$cuvk" run "${q[@]}" --tests copy --format json --output "$dir/big.json"
 t 3 "File too large" bash -c "ulimit -f 4; exec \"\$0\" \"\$@\"" "$cuvk" report "$src/results/h100.json" --output "$dir/big.md"
 ls -a "$dir" | grep -q 'cuvk-' && note "a temporary was left: $(ls -a "$dir" | grep cuvk-)"
-# 6: Markdown tables parse back (see tests/reliability.sh markdown_cells)
+# 6: Markdown tables parse back (see tests/cli/reliability.sh markdown_cells)
 "$cuvk" run "${q[@]}" --tests copy_engine --copy-mibs 1 --format json --output "$dir/e.json" --quiet
 for cmd in "report $dir/e.json --format md" "parity --from $src/results/h100.json --format md" "run ${q[*]} --tests copy_engine --copy-mibs 1 --format md"; do
   runs=$((runs + 1))

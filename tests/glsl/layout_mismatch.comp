@@ -1,6 +1,6 @@
 #version 450
 // A deliberately wrong twin of read_x's AoS particle for the layout check's own test
-// (tests/test_layout.cpp): `yzw` as a vec3 is aligned to 16 bytes under std430, so it lands at
+// (tests/gpu/test_layout.cpp): `yzw` as a vec3 is aligned to 16 bytes under std430, so it lands at
 // offset 16 and the array stride becomes 32, where the C++ CuvkParticle {x, y, z, w} has y at 4 and
 // a size of 16. The check must report both.
 layout(local_size_x = 64) in;

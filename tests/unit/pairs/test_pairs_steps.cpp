@@ -4,61 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "pair.h"
-#include "pair_tests.h"
 #include "pairs_fixture.h"
 
 namespace {
 
 using namespace cuvk::pairs;
 using namespace cuvk::pairs::testing_support;
-
-// Two steps of the fixture's kernel, the second at a fixed block; a reads and writes (init +
-// output), so a state rule is declared.
-const char* kSteps = R"TOML(name = "k"
-useful_bytes = "8 * n"
-repeat = 3
-state = "restore"
-sizes = ["4k", 65536]
-[cuda]
-source = "k.cu"
-options = ["-DX=1"]
-[launch]
-block_sizes = [128, 256]
-[[step]]
-name = "first"
-cuda = { entry = "k" }
-glsl = { source = "k.comp" }
-launch = { threads = "n" }
-[[step]]
-name = "second"
-[step.cuda]
-entry = "k"
-options = []
-[step.glsl]
-source = "k.comp"
-defines = ["Y=2"]
-[step.launch]
-grid = ["ceil_div(n, block)"]
-block = 64
-shared_bytes = "4 * block"
-[[buffer]]
-name = "a"
-type = "f32"
-count = "n"
-init = "zero"
-output = true
-[[scalar]]
-name = "n"
-type = "u32"
-value = "n"
-)TOML";
-
-std::string edit_steps(const std::string& from, const std::string& to) {
-  std::string s = kSteps;
-  const std::size_t at = s.find(from);
-  if (at == std::string::npos) return "edit: '" + from + "' not in the template";
-  return s.replace(at, from.size(), to);
-}
 
 TEST(PairSteps, ReadsEveryField) {
   PairFiles files;
@@ -255,23 +206,6 @@ TEST(PairSteps, StepShadersMayLeaveOutBindings) {
               std::string::npos)
         << what;
   }
-}
-
-}  // namespace
-
-namespace {
-
-// On a CPU device a pair's n is scaled down (cpu_pair_n); one with declared sizes stays on them.
-TEST(PairSteps, CpuScalingKeepsToDeclaredSizes) {
-  PairFiles files;
-  PairDeclaration d = files.parse(edit_steps("sizes = [\"4k\", 65536]", "sizes = [\"4k\", \"16M\"]"));
-  EXPECT_EQ(d.n, 16u << 20);
-  EXPECT_EQ(cuvk::cpu_pair_n(d), 4096u);  // 16M floats do not fit 8 MiB; the halved n is no size
-  d.sizes = {1u << 20, 1u << 22};
-  d.n = 1u << 22;
-  EXPECT_EQ(cuvk::cpu_pair_n(d), 1u << 20);  // 1M floats: 4 MiB, the largest declared that fits
-  d.sizes = {1u << 22};
-  EXPECT_EQ(cuvk::cpu_pair_n(d), 1u << 22);  // none fits: the smallest declared
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The node view's GPU health (host/core/gpu_health.h) read through a stand-in NVML
-// (tests/fake_nvml.cpp, FAKE_NVML_PATH), and the host thread's placement.
+// (tests/unit/core/fake_nvml.cpp, FAKE_NVML_PATH), and the host thread's placement.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -9,7 +9,7 @@
 set -u
 cuvk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: a case runs from its folder
 case_=$2
-src=$(cd "$(dirname "$0")/pairs" && pwd)
+src=$(cd "$(dirname "$0")/../pairs" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$src"/* "$tmp"/
@@ -289,7 +289,7 @@ expected = "expected.raw"'
     grep -q "element 999: vulkan descriptor 2000 (0x44fa0000), expected 1999 (0x44f9e000)" "$tmp/r.json" || fail "the tail's element not named"
     ;;
   readme)  # the README's declaration as printed: Vulkan alone unchecked; with CUDA verified
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     sed -n '/^```toml$/,/^```$/p' "$root/README.md" | sed '1d;$d' >"$tmp/readme.toml"
     cp "$root/examples/saxpy/saxpy.cu" "$root/examples/saxpy/saxpy.comp" "$tmp/"
     run_json 0 --pair "$tmp/readme.toml" --n 4096
@@ -303,7 +303,7 @@ if cuda: assert vk[0]['checked_against']==['cuda'] and cuda[0]['checked_against'
     ;;
   # ---- issue 34: multi-step pairs (examples/scan: three kernels; examples/jacobi: two, repeated) ----
   steps_modes)  # a lane per submission mode, each verified against the expected file (or CUDA)
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     run_json 0 --pair "$root/examples/scan/scan.toml" --vk-binding descriptor
     rows "$tmp/r.json" "
 vk=[r for r in rows if r['api']=='vulkan']
@@ -315,7 +315,7 @@ assert sorted(r['submission'] for r in cu)==['graph','stream'], cu
 assert all(r['status'] in ('ok','unavailable') for r in cu), cu"
     ;;
   steps_middle)  # the middle of three steps wrong: the output after the last step is caught
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     cp "$root"/examples/scan/* "$tmp/"
     sed -e 's/glsl = { source = "scan_sums.comp" }/glsl = { source = "scan_sums.comp", defines = ["SCAN_BREAK_SUMS"] }/' \
         -e 's/cuda = { entry = "scan_sums" }/cuda = { entry = "scan_sums", options = ["-DSCAN_BREAK_SUMS"] }/' \
@@ -327,7 +327,7 @@ ran=[r for r in rows if r['status']!='unavailable']
 assert ran and all(r['status']=='failed' and 'elements differ' in r['reason'] and \"buffer 'out'\" in r['reason'] for r in ran), ran"
     ;;
   steps_drift)  # an in-place loop declared idempotent drifts: caught after the timed repetitions
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     cp "$root"/examples/jacobi/* "$tmp/"
     sed -e 's/^state = "restore"/state = "idempotent"/' "$tmp/jacobi.toml" >"$tmp/drift.toml"
     run_json 1 --pair "$tmp/drift.toml" --vk-binding descriptor --api vulkan
@@ -341,7 +341,7 @@ assert all(r['checked_elements']>0 for r in ran), ran  # verified first: the fir
 assert rows and all(r['status']=='ok' and r['check']=='verified' for r in rows), rows"
     ;;
   steps_no_state)  # a sequence that reads and writes a buffer must say what holds between repetitions
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     cp "$root"/examples/jacobi/* "$tmp/"
     sed -e '/^state = "restore"/d' "$tmp/jacobi.toml" >"$tmp/nostate.toml"
     "$cuvk" run --pair "$tmp/nostate.toml" "${common[@]}" >"$tmp/out" 2>"$tmp/err"
@@ -351,7 +351,7 @@ assert rows and all(r['status']=='ok' and r['check']=='verified' for r in rows),
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "more than one line"
     ;;
   steps_sizes)  # --n outside the sizes a pair declares: refused, naming the file and the field
-    root=$(cd "$(dirname "$0")/.." && pwd)
+    root=$(cd "$(dirname "$0")/../.." && pwd)
     "$cuvk" run --pair "$root/examples/scan/scan.toml" --n 1M "${common[@]}" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 2 ] || fail "exit $rc, want 2"

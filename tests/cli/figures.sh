@@ -14,7 +14,7 @@ mode=$1
 fail() { echo "figures $mode: $*"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 plot="$src/results/plot.py"
 
 case $mode in

@@ -2,7 +2,7 @@
 // timestampPeriod multiplied by CUVK_FAKE_PERIOD_SCALE (default 1000) and passes everything else
 // through. lavapipe's period is 1 ns, so a timer that ignored the period gave the right times
 // there; under this layer a correct timer's times grow by the scale, an ignoring one's do not
-// (tests/fake_period.sh). One instance and one device at a time, as cuvk opens them.
+// (tests/cli/fake_period.sh). One instance and one device at a time, as cuvk opens them.
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 

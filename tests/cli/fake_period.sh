@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 31's mutation audit: a Vulkan timer that ignored the timestamp period stayed green, since
-# lavapipe's period is 1 ns. Under tests/fake_period_layer.cpp (a layer that reports the period
+# lavapipe's period is 1 ns. Under tests/cli/fake_period_layer.cpp (a layer that reports the period
 # 1000x larger) the same run's median must grow about 1000x: a timer that ignores the period (or
 # applies it twice) gives a ratio near 1 (or 1e6).
 # Usage: fake_period.sh CUVK LAYER_DIR (the folder of the layer's manifest)

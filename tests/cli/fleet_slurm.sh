@@ -6,9 +6,9 @@
 # no device), waits (bounded), checks the merged fleet table (Markdown and JSON), submits again to
 # check that finished runs are skipped and that --force measures again, and tears everything down
 # on any exit, leaving no daemon. Needs root and the cuvk binary: CUVK_BIN, default build/cuvk.
-#   bash tests/fleet_slurm.sh            (CUVK_FLEET_TEST_TIMEOUT: seconds per job, default 180)
+#   bash tests/cli/fleet_slurm.sh            (CUVK_FLEET_TEST_TIMEOUT: seconds per job, default 180)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$PWD
 cuvk=${CUVK_BIN:-build/cuvk}
 case $cuvk in /*) ;; *) cuvk=$repo/$cuvk ;; esac

@@ -11,7 +11,7 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 rc=0
 # A pair's rows carry counters as built-in rows do (issue 32): saxpy beside the built-in tests.
-pair="$(cd "$(dirname "$0")/.." && pwd)/examples/saxpy/saxpy.toml"
+pair="$(cd "$(dirname "$0")/../.." && pwd)/examples/saxpy/saxpy.toml"
 CUDA_VISIBLE_DEVICES=-1 "$cuvk" run --counters --api vulkan --tests copy,read_offset --offsets 1 \
   --pair "$pair" --n 4096 --max-time 0.02 --settle-ms 1 --format json --output "$d/run.json" >"$d/out.txt" 2>&1 ||
   rc=$?

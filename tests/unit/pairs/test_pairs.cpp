@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "pair.h"
-#include "pair_tests.h"  // cpu_pair_n
 #include "pairs_fixture.h"
 
 namespace {
@@ -161,17 +160,3 @@ TEST(PairDocs, TheCompleteExampleIsTheTransposeExample) {
 }
 
 }  // namespace
-
-// Issue 36: on a CPU device a pair runs at its declared n halved until its buffers hold 8 MiB:
-// saxpy's 16M floats x 2 buffers at 1M, the transpose's 4096 x 4096 at 1024 x 1024; a pair that
-// already fits keeps its n.
-TEST(PairCpuSize, DeclaredNIsHalvedUntilTheBuffersFit) {
-  const std::string root = CUVK_SOURCE_DIR;
-  EXPECT_EQ(cuvk::cpu_pair_n(read_pair_file(root + "/examples/saxpy/saxpy.toml")), 1u << 20);
-  EXPECT_EQ(cuvk::cpu_pair_n(read_pair_file(root + "/examples/transpose/transpose.toml")), 1024u);
-  EXPECT_EQ(cuvk::cpu_pair_n(read_pair_file(root + "/examples/reduce/reduce.toml")), 1u << 20);
-  PairFiles f;
-  const PairDeclaration small = f.parse(kMinimal);  // n = 16M of one f32 buffer: 2M
-  EXPECT_EQ(cuvk::cpu_pair_n(small), 2u << 20);
-  EXPECT_EQ(cuvk::cpu_pair_n(f.parse(std::string("n = 1000\n") + kMinimal)), 1000u);
-}

@@ -14,7 +14,6 @@
 
 #include "counter_data.h"
 #include "counters.h"
-#include "counters_report.h"
 #include "error.h"
 
 using namespace cuvk;
@@ -376,23 +375,6 @@ TEST(CounterBatch, ShortBatchThenLongerWhereTooFewSamples) {
 }
 
 // ---- without counters ----
-
-TEST(CounterUnavailable, RowCellsSayWhy) {
-  ResultRow r;
-  r.moved_bytes = 536870912;
-  RowCounters c;
-  c.kernel_unavailable = c.sampled_unavailable = "a CPU device (llvmpipe) has no hardware counters";
-  r.counters = c;
-  const auto cells = counter_cells(r);
-  ASSERT_EQ(cells.size(), counter_header_cells().size());
-  EXPECT_EQ(cells.back(), "unavailable: a CPU device (llvmpipe) has no hardware counters");
-  EXPECT_EQ(cells[0], "-");      // no measured sectors/request
-  EXPECT_EQ(cells[1], "536.9");  // the model's MB stays: it is labelled model
-  EXPECT_EQ(cells[2], "-");      // and nothing is labelled measured
-  const json j = counters_json(c);
-  EXPECT_EQ(j["sampled"]["unavailable"], c.sampled_unavailable);
-  EXPECT_TRUE(j["measured_dram_bytes_per_dispatch"].is_null());
-}
 
 TEST(CounterUnavailable, NoGpuHereSaysWhy) {
   std::string why;

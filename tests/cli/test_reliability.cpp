@@ -1,5 +1,5 @@
 // Issue 23 (reliability, third round): the unit side of each class. The CLI side is in
-// tests/reliability.sh and the cli_error.* tests of the issue's block in tests/CMakeLists.txt.
+// tests/cli/reliability.sh and the cli_error.* tests of the issue's block in tests/CMakeLists.txt.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>

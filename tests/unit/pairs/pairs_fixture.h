@@ -78,4 +78,52 @@ inline std::string edit(const std::string& from, const std::string& to) {
   return s.replace(at, from.size(), to);
 }
 
+// Two steps of the fixture's kernel, the second at a fixed block; a reads and writes (init +
+// output), so a state rule is declared.
+inline const char* kSteps = R"TOML(name = "k"
+useful_bytes = "8 * n"
+repeat = 3
+state = "restore"
+sizes = ["4k", 65536]
+[cuda]
+source = "k.cu"
+options = ["-DX=1"]
+[launch]
+block_sizes = [128, 256]
+[[step]]
+name = "first"
+cuda = { entry = "k" }
+glsl = { source = "k.comp" }
+launch = { threads = "n" }
+[[step]]
+name = "second"
+[step.cuda]
+entry = "k"
+options = []
+[step.glsl]
+source = "k.comp"
+defines = ["Y=2"]
+[step.launch]
+grid = ["ceil_div(n, block)"]
+block = 64
+shared_bytes = "4 * block"
+[[buffer]]
+name = "a"
+type = "f32"
+count = "n"
+init = "zero"
+output = true
+[[scalar]]
+name = "n"
+type = "u32"
+value = "n"
+)TOML";
+
+inline std::string edit_steps(const std::string& from, const std::string& to) {
+  std::string s = kSteps;
+  const std::size_t at = s.find(from);
+  if (at == std::string::npos) return "edit: '" + from + "' not in the template";
+  return s.replace(at, from.size(), to);
+}
+
 }  // namespace cuvk::pairs::testing_support

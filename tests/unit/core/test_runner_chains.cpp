@@ -1,0 +1,93 @@
+// Chains: one lane per submission mode, verified against the K-step reference, at their own sizes.
+// (Split from tests/test_runner.cpp by concern; the fake backend:
+// tests/unit/core/runner_fixture.h.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "catalogue.h"
+#include "error.h"
+#include "host_data.h"
+#include "input_pipeline.h"
+#include "interrupt.h"
+#include "nvml.h"
+#include "runner.h"
+#include "runner_fixture.h"
+
+using namespace cuvk;
+using namespace cuvk::runner_test;
+
+// Issue 33: the chain test has one lane per submission mode of the API (Vulkan here), each chain
+// verified against the K-step reference, its time the chain's span over K, and its host wall time
+// per step measured; a mode the backend cannot run is unavailable with the reason.
+TEST(RunnerChain, EveryVulkanModeIsARowVerifiedAndTimedPerStep) {
+  FakeBackend fake;
+  fake.unsupported_submission = Submission::wait_each;
+  const RunOutcome out = run(fake, config({"chain"}));
+  ASSERT_EQ(out.rows.size(), 4u);
+  const std::vector<std::string> modes = {"recorded", "rerecorded", "submit-each", "wait-each"};
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    const ResultRow& r = out.rows[i];
+    ASSERT_TRUE(r.submission.has_value());
+    EXPECT_EQ(submission_name(*r.submission), modes[i]);
+    EXPECT_EQ(r.n, 1024u);
+    if (*r.submission == Submission::wait_each) {
+      EXPECT_EQ(r.status, Status::unavailable);
+      EXPECT_EQ(r.reason, "not here");
+      continue;
+    }
+    EXPECT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_TRUE(r.verified);
+    EXPECT_DOUBLE_EQ(r.time_ms.median, 1.0 / kChainSteps);  // the fake's 1 ms span over K
+    ASSERT_TRUE(r.host_us_per_step.has_value());
+    EXPECT_GT(*r.host_us_per_step, 0.0);
+    EXPECT_EQ(variant_label(r), "scalar " + modes[i]);
+  }
+  EXPECT_NE(std::find(fake.submissions.begin(), fake.submissions.end(), Submission::submit_each),
+            fake.submissions.end());
+}
+
+// A chain that leaves out one step (any of them) fails verification on every element: the
+// K-step reference is what is checked, not a single dispatch.
+TEST(RunnerChain, ASkippedStepFailsTheRow) {
+  for (int skip : {0, 31, static_cast<int>(kChainSteps) - 1}) {
+    FakeBackend fake;
+    fake.skip_chain_step = skip;
+    const RunOutcome out = run(fake, config({"chain"}));
+    ASSERT_EQ(out.rows.size(), 4u);
+    for (const ResultRow& r : out.rows) {
+      EXPECT_EQ(r.status, Status::failed) << skip;
+      EXPECT_EQ(r.mismatches, 1024u) << skip;
+    }
+  }
+}
+
+// Without --n the chain runs at its own sizes (a CPU device: cpu_sizes); other tests' rows and
+// lanes are untouched by the submission lanes.
+TEST(RunnerChain, OwnSizesWithoutNAndNoModesOnOtherTests) {
+  FakeBackend fake;
+  fake.copies_input = "copy";
+  RunConfig cfg = config({"copy", "chain"});
+  cfg.variants = {"scalar"};
+  cfg.n = 0;
+  const RunOutcome out = run(fake, cfg);
+  std::vector<std::uint32_t> chain_sizes;
+  for (const ResultRow& r : out.rows) {
+    if (r.test != "chain") {
+      EXPECT_FALSE(r.submission.has_value());
+      EXPECT_EQ(r.n, kDefaultCpuN);
+      continue;
+    }
+    if (r.submission == Submission::recorded) chain_sizes.push_back(r.n);
+  }
+  EXPECT_EQ(chain_sizes, find_test("chain")->cpu_sizes);
+}

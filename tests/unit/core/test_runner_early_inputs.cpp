@@ -1,0 +1,68 @@
+// The first point's inputs made before the devices open (start_first_inputs).
+// (Split from tests/test_runner.cpp by concern; the fake backend:
+// tests/unit/core/runner_fixture.h.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "catalogue.h"
+#include "error.h"
+#include "host_data.h"
+#include "input_pipeline.h"
+#include "interrupt.h"
+#include "nvml.h"
+#include "runner.h"
+#include "runner_fixture.h"
+
+using namespace cuvk;
+using namespace cuvk::runner_test;
+
+TEST(EarlyInputs, TakenOnlyForThePlanAndSeedTheyWereMadeFor) {
+  RunConfig cfg = config({"copy"});
+  const std::shared_ptr<EarlyInputs> early = start_first_inputs(cfg, false);
+  ASSERT_NE(early, nullptr);
+  const Plan copy_scalar = find_test("copy")->plan(make_point("", "scalar", cfg.n));
+  EXPECT_FALSE(early->take_for(copy_scalar, cfg.seed).has_value());  // the ceiling is vec4
+  const Point ceiling = make_point("", suite_kernels().ceiling_variant, cfg.n);
+  const Plan first = find_test("copy")->plan(ceiling);
+  EXPECT_FALSE(early->take_for(first, cfg.seed + 1).has_value());
+  std::optional<std::future<Inputs>> taken = early->take_for(first, cfg.seed);
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_FALSE(early->take_for(first, cfg.seed).has_value());  // once
+  const Inputs got = taken->get();
+  const Inputs want = prepare_inputs(first, cfg.seed, 0);
+  EXPECT_TRUE(std::equal(got.input.begin(), got.input.end(), want.input.begin(), want.input.end()));
+  EXPECT_EQ(hash_output(got.expected.data(), got.expected.size() * 4), want.expected_hash.get());
+  // A configuration that does not plan starts nothing: run_suite gives the reason.
+  cfg.tests = {"no_such_test"};
+  EXPECT_EQ(start_first_inputs(cfg, false), nullptr);
+}
+
+TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
+  FakeBackend with, without;
+  with.copies_input = without.copies_input = "copy_vec4";
+  RunConfig cfg = config({"copy"});
+  const RunOutcome plain = run(without, cfg);
+  cfg.first_inputs = start_first_inputs(cfg, false);  // the fake is a CPU device
+  const RunOutcome early = run(with, cfg);
+  ASSERT_EQ(early.rows.size(), plain.rows.size());
+  ASSERT_EQ(plain.rows.size(), points(cfg));
+  for (std::size_t i = 0; i < plain.rows.size(); ++i) {
+    EXPECT_EQ(early.rows[i].status, plain.rows[i].status) << i;
+    EXPECT_EQ(early.rows[i].output_hash, plain.rows[i].output_hash) << i;
+  }
+  EXPECT_EQ(early.rows[0].variant, "vec4");
+  EXPECT_TRUE(early.rows[0].verified);
+  const Plan first = find_test("copy")->plan(make_point("", "vec4", cfg.n));
+  EXPECT_FALSE(cfg.first_inputs->take_for(first, cfg.seed))
+      << "the run did not take the early inputs";
+}
