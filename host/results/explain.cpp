@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "kernel_inspection.h"
 #include "printing.h"
 
 namespace cuvk::explain {

@@ -22,11 +22,14 @@
 #include <string>
 #include <vector>
 
-#include "kernel_inspection.h"
 #include "parity.h"
 #include "row.h"
 #include "trace_summary.h"
 #include "verdicts.h"
+
+namespace cuvk::inspect {
+struct KernelInspection;  // kernel_inspection.h (cuvk_inspect, a private dependency)
+}  // namespace cuvk::inspect
 
 namespace cuvk::explain {
 

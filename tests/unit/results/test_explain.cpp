@@ -14,6 +14,7 @@
 #include "error.h"
 #include "explain.h"
 #include "explain_printer.h"
+#include "kernel_inspection.h"
 #include "parity.h"
 #include "run_reader.h"
 #include "sass_compare.h"
