@@ -6,6 +6,7 @@
 
 #if !defined(_WIN32)
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -160,7 +162,8 @@ std::string driver_files_problem() {
     if (value == nullptr) continue;
     if (*value == '\0')  // set, but to nothing: the loader then loads no driver at all
       return std::string("no Vulkan driver could be loaded from ") + var +
-             "= (set, but empty: it names no driver manifest; unset it to use the system's drivers)";
+             "= (set, but empty: it names no driver manifest; unset it to use the system's "
+             "drivers)";
     std::string files, problems;
     std::string list = value;
     std::size_t start = 0;
@@ -215,6 +218,26 @@ VkInstance create_instance(const VkInstanceCreateInfo& info) {
   return raw;
 }
 
+// The drivers the loader opens map their code and run initialisers that do not all survive
+// running out of address space: Mesa 22.3's intel_hasvk crashes (SIGSEGV in a memcpy of its own
+// initialiser) under `ulimit -v` 60000 instead of failing. So the drivers are not loaded with less
+// than this much address space left under RLIMIT_AS: a clear error instead of a crash.
+constexpr std::uint64_t kDriverLoadRoomBytes = 128ull << 20;
+
+void check_room_to_load_drivers() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return;
+  std::uint64_t pages = 0;  // /proc/self/statm: the address space in use, in pages
+  std::ifstream("/proc/self/statm") >> pages;
+  const std::uint64_t used = pages * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  const std::uint64_t limit = r.rlim_cur, left = limit > used ? limit - used : 0;
+  if (left >= kDriverLoadRoomBytes) return;
+  throw Error("host memory is limited to " + std::to_string(limit >> 20) + " MiB by ulimit -v, " +
+              std::to_string(left >> 20) + " MiB of it left: too little to load a Vulkan driver " +
+              "(at least " + std::to_string(kDriverLoadRoomBytes >> 20) +
+              " MiB; a driver that runs out while it loads may crash)");
+}
+
 }  // namespace
 
 void open_loader() {
@@ -225,6 +248,7 @@ void open_loader() {
 VulkanInstance::VulkanInstance(const BackendOptions& options)
     : sink_(std::make_unique<MessageSink>(options.on_message)) {
   open_loader();
+  check_room_to_load_drivers();
   const std::uint32_t api_version = instance_api_version();
   api_version_ = api_version;
 

@@ -216,30 +216,41 @@ int write_index(const ReportArgs& a) {
   return kExitOk;
 }
 
-// `cuvk explain` files (cuvk.explain/N) among FILES; given alone they print as explain prints
-// them (several in json: an array of the documents).
-bool is_explain_file(const std::string& path) {
-  try {
-    return explain::is_explain_json(read_input_file(path));
-  } catch (const UsageError&) {  // unreadable: the results reader says why
-    return false;
-  }
-}
-
-std::string explain_reports(const ReportArgs& a, Format format) {
-  std::string text;
-  nlohmann::json all = nlohmann::json::array();
+// FILES read once each (a FIFO or a pipe can be read only once), every one before anything is
+// printed: `cuvk explain` files (cuvk.explain/N), given alone, print as explain prints them
+// (several in json: an array of the documents); run files merge as before.
+std::string files_report(const ReportArgs& a, Format format) {
+  std::vector<std::pair<std::string, std::string>> texts;  // path, contents
   for (const std::string& f : a.files) {
-    if (!is_explain_file(f))
-      throw UsageError("FILE " + quoted_path(f) +
+    try {
+      texts.emplace_back(f, read_input_file(f));
+    } catch (const std::bad_alloc&) {
+      throw Error(f + ": out of host memory while reading it (std::bad_alloc)");
+    }
+  }
+  std::size_t explains = 0;
+  for (const auto& t : texts) explains += explain::is_explain_json(t.second) ? 1 : 0;
+  if (explains == 0) {
+    std::vector<RunFile> runs;
+    for (const auto& [path, text] : texts)
+      for (RunFile& r : parse_results_all(text, path)) runs.push_back(std::move(r));
+    return format_merged(runs, format);
+  }
+  if (format == Format::csv)
+    throw UsageError("--format csv: cuvk explain files print as table, md or json");
+  std::string out;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& [path, text] : texts) {
+    if (!explain::is_explain_json(text))
+      throw UsageError("FILE " + quoted_path(path) +
                        " is not a cuvk explain file: give explain files alone, or run files");
-    const explain::Document doc = explain::read_explain(read_input_file(f), quoted_path(f));
+    const explain::Document doc = explain::read_explain(text, quoted_path(path));
     if (format == Format::json)
       all.push_back(nlohmann::json::parse(format_explain(doc, format)));
     else
-      text += (text.empty() ? "" : "\n") + format_explain(doc, format);
+      out += (out.empty() ? "" : "\n") + format_explain(doc, format);
   }
-  if (format != Format::json) return text;
+  if (format != Format::json) return out;
   return (all.size() == 1 ? all[0] : all).dump(2) + "\n";
 }
 
@@ -262,14 +273,8 @@ int report_command(const ReportArgs& a) {
   check_distinct_files({{"--output", a.output}}, inputs);
   if (!a.fleet) check_distinct_inputs(inputs, "one run would be merged with itself, as two runs");
   std::string text;
-  const bool explains = std::any_of(a.files.begin(), a.files.end(), is_explain_file);
-  if (explains && a.fleet) throw UsageError("--fleet reads run files, not cuvk explain files");
-  if (explains && format == Format::csv)
-    throw UsageError("--format csv: cuvk explain files print as table, md or json");
-  if (explains) {
-    text = explain_reports(a, format);
-  } else if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling
-                         // outliers
+  if (a.fleet) {  // host/fleet.h: folders, *.failed markers, verdicts per model, sibling
+                  // outliers
     const FleetInputs in = read_fleet_inputs(a.files);  // all checked before printing
     std::vector<NamedFile> read;                        // a folder's files are inputs too
     for (const RunFile& r : in.runs)  // a node file's GPU reads as "file#gpu<index>"
@@ -281,7 +286,7 @@ int report_command(const ReportArgs& a) {
     for (const std::string& d : in.not_runs)
       std::cerr << "not a run, left out: " << printable(d) << '\n';
   } else {
-    text = format_merged(read_all_results(a.files), format);  // all checked before printing
+    text = files_report(a, format);  // all read and checked before printing
   }
   if (a.output.empty()) {
     std::cout << text << std::flush;
