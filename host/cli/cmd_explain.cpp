@@ -78,6 +78,21 @@ RunArgs experiment_args(const ExplainArgs& e, const ParityLine& line) {
   return a;
 }
 
+// The experiment run's options for the point alone: its variant at its block size.
+RunArgs point_args(const ExplainArgs& e, const ParityLine& line) {
+  RunArgs a = experiment_args(e, line);
+  a.variants = {line.point.variant};
+  a.block_sizes = std::to_string(line.point.block_size);
+  return a;
+}
+
+// One experiment run; an interrupt ends explain.
+RunDocument run_experiment(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
+  RunDocument doc = execute_run(a, cmdline, devices);
+  if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+  return doc;
+}
+
 bool same_except(const ResultRow& a, const ResultRow& b, bool variant, bool block) {
   return a.test == b.test && a.layout == b.layout && a.n == b.n && a.axes == b.axes &&
          (variant || a.variant == b.variant) && (block || a.block_size == b.block_size);
@@ -133,12 +148,9 @@ void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
         "chain: the point is not launch-bound (each API's time is over 10x its empty dispatch)");
     return;
   }
-  RunArgs a = experiment_args(e, line);
-  a.variants = {p.variant};
-  a.block_sizes = std::to_string(p.block_size);
+  RunArgs a = point_args(e, line);
   a.dispatch_chain = kChainDispatches;
-  const RunDocument doc = execute_run(a, cmdline, devices);
-  if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+  const RunDocument doc = run_experiment(a, cmdline, devices);
   for (const ParityLine& l : compare_apis(doc.outcome.rows, c.tolerance).lines)
     if (l.state == PairState::compared && same_except(l.point, p, false, false)) {
       c.experiments.push_back({"dispatch overhead",
@@ -161,12 +173,9 @@ void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
         "timestamp writes (the counters' launch rate stands in)");
     return;
   }
-  RunArgs a = experiment_args(e, line);
-  a.variants = {p.variant};
-  a.block_sizes = std::to_string(p.block_size);
+  RunArgs a = point_args(e, line);
   a.trace = true;
-  const RunDocument doc = execute_run(a, cmdline, devices);
-  if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+  const RunDocument doc = run_experiment(a, cmdline, devices);
   const TraceDocument t = trace_document(doc);
   const TraceLane *cuda = nullptr, *vulkan = nullptr;
   std::string why;
@@ -238,8 +247,7 @@ explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const Parit
   if (e.no_experiments) {
     c.not_run.push_back("experiments: --no-experiments");
   } else {
-    const RunDocument doc = execute_run(experiment_args(e, line), cmdline, devices);
-    if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
+    const RunDocument doc = run_experiment(experiment_args(e, line), cmdline, devices);
     add_experiments(c, line, compare_apis(doc.outcome.rows, base.tolerance));
     add_trace(c, e, line, cmdline, devices);
     add_chain(c, e, line, cmdline, devices);
