@@ -40,7 +40,6 @@ void put(std::vector<std::uint8_t>& out, std::uint64_t i, T v) {
 // One buffer's initial contents by its declared init (pair.h, BufferInit).
 std::vector<std::uint8_t> initial_contents(const PairDeclaration& d, const pairs::BufferDecl& b,
                                            std::uint64_t count, std::uint64_t run_seed) {
-  using pairs::ElementType;
   using pairs::InitKind;
   const pairs::BufferInit& init = b.init;
   if (init.kind == InitKind::file) return pairs::load_buffer_file(d, b, init.file, count);
@@ -123,13 +122,12 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
     const pairs::BufferDecl& b = d.buffers[i];
     UserBuffer ub;
     ub.name = b.name;
-    ub.element = static_cast<UserElement>(b.type);
+    ub.element = b.type;
     ub.element_bytes = b.element_bytes;
     ub.count = eval(d, b.count, n, 0, "buffer '" + b.name + "'.count");
     ub.output = b.output;
     ub.poisoned = b.output && !b.init.given;
-    ub.tolerance.kind = static_cast<UserTolerance::Kind>(b.tolerance.kind);
-    ub.tolerance.value = b.tolerance.value;
+    ub.tolerance = b.tolerance;
     ub.expected = !b.expected.empty();
     ub.partial = b.partial;
     ub.nan_fraction = b.nan_fraction;

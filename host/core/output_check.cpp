@@ -36,17 +36,17 @@ double ulp_distance(const std::uint8_t* a, const std::uint8_t* b) {
 }
 
 double as_double(const UserBuffer& b, const std::uint8_t* p) {
-  if (b.element == UserElement::f64) {
+  if (b.element == ElementType::f64) {
     double d;
     std::memcpy(&d, p, 8);
     return d;
   }
-  if (b.element == UserElement::f32) {
+  if (b.element == ElementType::f32) {
     float f;
     std::memcpy(&f, p, 4);
     return f;
   }
-  if (b.element == UserElement::i32) {
+  if (b.element == ElementType::i32) {
     std::int32_t v;
     std::memcpy(&v, p, 4);
     return v;
@@ -59,11 +59,11 @@ double as_double(const UserBuffer& b, const std::uint8_t* p) {
 // How far element x is from element y under the buffer's tolerance (0: equal bits).
 double difference(const UserBuffer& b, const std::uint8_t* x, const std::uint8_t* y) {
   if (std::memcmp(x, y, b.element_bytes) == 0) return 0.0;
-  const bool f32 = b.element == UserElement::f32, f64 = b.element == UserElement::f64;
-  const bool numeric = f32 || f64 || b.element == UserElement::i32 || b.element == UserElement::u32;
-  if (b.tolerance.kind == UserTolerance::Kind::ulp && (f32 || f64))
+  const bool f32 = b.element == ElementType::f32, f64 = b.element == ElementType::f64;
+  const bool numeric = f32 || f64 || b.element == ElementType::i32 || b.element == ElementType::u32;
+  if (b.tolerance.kind == Tolerance::Kind::ulp && (f32 || f64))
     return f32 ? ulp_distance<float, std::int32_t>(x, y) : ulp_distance<double, std::int64_t>(x, y);
-  if (b.tolerance.kind == UserTolerance::Kind::abs && numeric) {
+  if (b.tolerance.kind == Tolerance::Kind::abs && numeric) {
     const double d = std::fabs(as_double(b, x) - as_double(b, y));
     return std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
   }
@@ -71,7 +71,7 @@ double difference(const UserBuffer& b, const std::uint8_t* x, const std::uint8_t
 }
 
 bool is_nan(const UserBuffer& b, const std::uint8_t* p) {
-  if (b.element != UserElement::f32 && b.element != UserElement::f64) return false;
+  if (b.element != ElementType::f32 && b.element != ElementType::f64) return false;
   return std::isnan(as_double(b, p));
 }
 
@@ -108,7 +108,7 @@ Comparison compare_output(const UserBuffer& b, const std::uint8_t* got,
                           const std::uint8_t* want, std::optional<std::uint32_t> want_poison,
                           const std::string& want_name) {
   Comparison c;
-  const double bound = b.tolerance.kind == UserTolerance::Kind::exact ? 0.0 : b.tolerance.value;
+  const double bound = b.tolerance.kind == Tolerance::Kind::exact ? 0.0 : b.tolerance.value;
   const bool partial = b.partial && got_poison;
   for (std::uint64_t i = 0; i < b.count; ++i) {
     const std::uint8_t* x = got + i * b.element_bytes;
@@ -152,26 +152,26 @@ std::string element_text(const UserBuffer& b, const std::uint8_t* p) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, p, std::min<std::uint32_t>(b.element_bytes, 8));
   switch (b.element) {
-    case UserElement::f32: {
+    case ElementType::f32: {
       float f;
       std::memcpy(&f, p, 4);
       o << f << " (0x" << std::hex << bits << ")";
       break;
     }
-    case UserElement::f64: {
+    case ElementType::f64: {
       double d;
       std::memcpy(&d, p, 8);
       o.precision(17);
       o << d << " (0x" << std::hex << bits << ")";
       break;
     }
-    case UserElement::i32: {
+    case ElementType::i32: {
       std::int32_t v;
       std::memcpy(&v, p, 4);
       o << v;
       break;
     }
-    case UserElement::u32:
+    case ElementType::u32:
       o << static_cast<std::uint32_t>(bits);
       break;
     default:

@@ -66,7 +66,7 @@ std::string guard_damage(const UserBuffer& b, const std::vector<std::uint8_t>& i
 std::string tolerance_text(const UserBuffer& b, double worst) {
   std::ostringstream o;
   o.precision(3);
-  if (b.tolerance.kind == UserTolerance::Kind::ulp) o << worst << "ulp";
+  if (b.tolerance.kind == Tolerance::Kind::ulp) o << worst << "ulp";
   else o << worst;
   return "max_diff_" + b.name + "=" + o.str();
 }
@@ -158,7 +158,7 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
         row.first_bad_index = c.first_bad;
         row.reason = count_text(c.mismatches, c.checked) + " elements differ, first " + c.message;
       }
-      if (c.mismatches == 0 && b.tolerance.kind != UserTolerance::Kind::exact)
+      if (c.mismatches == 0 && b.tolerance.kind != Tolerance::Kind::exact)
         row.flags.push_back(tolerance_text(b, c.worst));
       if (std::find(compared_with.begin(), compared_with.end(), with) == compared_with.end())
         compared_with.push_back(with);
@@ -167,7 +167,7 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
   // A hash says "bit-identical across APIs" (parity's outputs column); where a tolerance is
   // declared that is not the criterion, so no hash is recorded.
   bool exact = true;
-  for (const UserBuffer& b : u.buffers) exact = exact && (!b.output || b.tolerance.kind == UserTolerance::Kind::exact);
+  for (const UserBuffer& b : u.buffers) exact = exact && (!b.output || b.tolerance.kind == Tolerance::Kind::exact);
   if (exact && !u.timing_only) row.output_hash = hash_output(outputs.data(), outputs.size());
   row.verified = false;
   if (!row.reason.empty()) {

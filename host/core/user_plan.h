@@ -14,20 +14,13 @@
 #include <vector>
 
 #include "backend.h"  // PerApi
+#include "element.h"
 
 namespace cuvk {
 
-enum class UserElement { f32, f64, i32, u32, raw16, bytes };
-
-struct UserTolerance {
-  enum class Kind { exact, ulp, abs };
-  Kind kind = Kind::exact;  // exact: bit for bit
-  double value = 0.0;       // ulp: units in the last place (f32/f64); abs: |a - b|
-};
-
 struct UserBuffer {
   std::string name;
-  UserElement element = UserElement::f32;
+  ElementType element = ElementType::f32;
   std::uint32_t element_bytes = 4;
   std::uint64_t count = 0;
   bool output = false;
@@ -36,7 +29,7 @@ struct UserBuffer {
   // same ones (output_check.h). Otherwise an unwritten element fails the row.
   bool partial = false;
   double nan_fraction = 0.0;  // the fraction of NaN elements allowed (f32/f64 outputs)
-  UserTolerance tolerance;
+  Tolerance tolerance;
   bool expected = false;  // an expected-output file is given (UserContents::expected)
   std::uint64_t bytes() const { return count * element_bytes; }
 };

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "element.h"
 #include "error.h"
 
 namespace cuvk::pairs {
@@ -49,9 +50,7 @@ class DeclarationError : public UsageError {
 
 // ---- the declaration ----
 
-enum class ElementType { f32, f64, i32, u32, raw16, bytes };  // bytes: a struct of N bytes
-const char* element_type_name(ElementType type);  // "f32", "f64", "i32", "u32", "raw16", "struct"
-
+// ElementType, element_type_name and Tolerance: host/core/element.h.
 enum class InitKind { random, zero, constant, index, file };
 const char* init_kind_name(InitKind kind);  // "random", "zero", "constant", "index", "file"
 
@@ -73,12 +72,6 @@ struct BufferInit {
   // file: a .npy (dtype and shape checked against the buffer) or raw little-endian bytes (size
   // checked: count * element_bytes). Absolute path (resolved against the declaration's folder).
   std::string file;
-};
-
-struct Tolerance {
-  enum class Kind { exact, ulp, abs };
-  Kind kind = Kind::exact;  // exact: bit-exact (the default)
-  double value = 0.0;       // ulp: max units in the last place (f32/f64); abs: max |a - b|
 };
 
 struct BufferDecl {

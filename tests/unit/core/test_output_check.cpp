@@ -18,7 +18,7 @@ using namespace cuvk;
 UserBuffer f32_buffer(std::uint64_t count) {
   UserBuffer b;
   b.name = "y";
-  b.element = UserElement::f32;
+  b.element = ElementType::f32;
   b.element_bytes = 4;
   b.count = count;
   b.output = true;
@@ -78,26 +78,26 @@ TEST(OutputCheck, MismatchesAtRandomPositionsTheTailIncludedAreAllCounted) {
 TEST(OutputCheck, AToleranceHoldsUpToItsBoundAndNotOneStepBeyond) {
   UserBuffer b = f32_buffer(2);
   const std::vector<float> want = {1.0f, -3.0f};
-  b.tolerance = {UserTolerance::Kind::ulp, 4};
+  b.tolerance = {Tolerance::Kind::ulp, 4};
   std::vector<float> within = want, beyond = want;
   for (int k = 0; k < 4; ++k) within[1] = std::nextafter(within[1], -10.0f);
   beyond[1] = std::nextafter(within[1], -10.0f);  // 5 ulp
   EXPECT_EQ(compare(b, bytes_of(within), bytes_of(want)).mismatches, 0u);
   EXPECT_DOUBLE_EQ(compare(b, bytes_of(within), bytes_of(want)).worst, 4.0);
   EXPECT_EQ(compare(b, bytes_of(beyond), bytes_of(want)).mismatches, 1u);
-  b.tolerance = {UserTolerance::Kind::abs, 0.5};
+  b.tolerance = {Tolerance::Kind::abs, 0.5};
   EXPECT_EQ(compare(b, bytes_of({1.5f, -3.0f}), bytes_of(want)).mismatches, 0u);
   EXPECT_EQ(compare(b, bytes_of({1.5001f, -3.0f}), bytes_of(want)).mismatches, 1u);
   // An integer buffer's absolute tolerance is a tolerance too (it compared exactly before).
   UserBuffer ints = b;
-  ints.element = UserElement::i32;
+  ints.element = ElementType::i32;
   const std::vector<std::int32_t> a = {10, -4}, c = {12, -4};
   std::vector<std::uint8_t> ab(8), cb(8);
   std::memcpy(ab.data(), a.data(), 8);
   std::memcpy(cb.data(), c.data(), 8);
-  ints.tolerance = {UserTolerance::Kind::abs, 2};
+  ints.tolerance = {Tolerance::Kind::abs, 2};
   EXPECT_EQ(compare(ints, ab, cb).mismatches, 0u);
-  ints.tolerance = {UserTolerance::Kind::abs, 1};
+  ints.tolerance = {Tolerance::Kind::abs, 1};
   EXPECT_EQ(compare(ints, ab, cb).mismatches, 1u);
 }
 

@@ -45,7 +45,7 @@ TEST(Runner, APairSideThatWasNotBuiltIsUnavailableWhereItsDeviceIsOpen) {
     u->n = 1024;
     UserBuffer out;
     out.name = "out";
-    out.element = UserElement::u32;
+    out.element = ElementType::u32;
     out.count = 1024;
     out.output = out.poisoned = true;
     u->buffers = {out};

@@ -11,6 +11,8 @@ namespace {
 
 using namespace cuvk::pairs;
 using namespace cuvk::pairs::testing_support;
+using cuvk::ElementType;
+using cuvk::Tolerance;
 
 struct Case {
   const char* label;
