@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,19 @@ Point make_point(const std::string& layout, const std::string& variant, std::uin
 // (the neutral values where `axes` is left as it is); the other fields 0.
 CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes = AxisValues());
 
+// The least of the limits of every device that runs: each plan is checked and launched within
+// them, so both APIs get identical geometry.
+struct DeviceLimits {
+  std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
+  std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
+};
+
+// The problem size a plan runs at where it is its own (a kernel pair's), and how it was chosen.
+struct OwnSize {
+  std::uint64_t n = 0;
+  std::string n_rule;  // "declared in saxpy.toml", "--n", ...
+};
+
 // What the runner needs to execute and check one point.
 struct Plan {
   std::string kernel;          // CUDA kernel name == SPIR-V module name
@@ -55,8 +69,35 @@ struct Plan {
   // dimension of this test only); `reference` applies every step. 0: one dispatch.
   std::uint32_t chain_steps = 0;
   // A user's kernel pair (issue 20): its buffers, scalars and launch rule; in_words, out_words,
-  // params and reference are unused then, and outputs are compared across APIs.
+  // params and reference are unused then, and outputs are compared across APIs. The runner's
+  // phases ask the functions below rather than this.
   std::shared_ptr<const UserPlan> user;
+
+  // What the runner asks of a point, a built-in test's or a pair's alike (plan.cpp):
+  // The launch at `block`; a pair's is its declared threads or grid (UsageError naming the file
+  // and field past the limits).
+  Geometry geometry(std::uint32_t block, const DeviceLimits& lim) const;
+  // Work, sizes and grids against the limits at every block size it runs (block_sizes), before
+  // anything is allocated; UsageError naming the test at n (a pair: its file and field).
+  void check_limits(const std::string& test, std::uint32_t n,
+                    const std::vector<std::uint32_t>& run_blocks, const DeviceLimits& lim) const;
+  std::uint64_t device_bytes() const;  // what one lane allocates on the device
+  // The modules a backend of `api` must have: the kernel, a sequence's step kernels; none where
+  // the API's side was not built (its rows say so).
+  std::vector<std::string> required_kernels(Api api) const;
+  // The block sizes it runs: its own where it declares them, else the run's.
+  std::vector<std::uint32_t> block_sizes(const std::vector<std::uint32_t>& run_blocks) const;
+  // Each lane checked against a CPU reference, so its row is final when the lane ends; false:
+  // the lanes' outputs are compared with each other at the point's end (a pair's, runner_user.cpp).
+  bool has_cpu_reference() const;
+  // Its CUDA counters are profiled before the first row (profile_first); a pair's with its row.
+  bool profiled_first() const;
+  // A sequence of kernels (a multi-step pair): a lane per submission mode it runs in.
+  bool is_sequence() const;
+  // Its own problem size where it does not run at the run's n (a pair's); nullopt: the run's.
+  std::optional<OwnSize> own_size() const;
+  // A pair's declared buffer contents for `seed`; empty without declared contents.
+  UserContents declared_contents(std::uint64_t seed) const;
 };
 
 struct TestCase {

@@ -16,8 +16,8 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
   };
   Inputs in;
   auto t0 = Clock::now();
-  if (plan.user) {  // a pair: its declared contents; no CPU reference (the APIs check each other)
-    in.user = plan.user->contents(splitmix64(run_seed) + index);
+  if (!plan.has_cpu_reference()) {  // a pair: its declared contents; the APIs check each other
+    in.user = plan.declared_contents(splitmix64(run_seed) + index);
     in.reference = std::make_shared<UserReference>();
     in.made_s.emplace_back("pair contents", seconds(t0));
     return in;
@@ -60,7 +60,8 @@ EarlyInputs::~EarlyInputs() {
 }
 
 std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::uint64_t run_seed) {
-  const bool fits = inputs_.valid() && run_seed == seed_ && !plan.user && !plan_.user &&
+  const bool fits = inputs_.valid() && run_seed == seed_ && plan.has_cpu_reference() &&
+                    plan_.has_cpu_reference() &&
                     plan.kernel == plan_.kernel &&
                     plan.in_words == plan_.in_words && plan.out_words == plan_.out_words &&
                     std::memcmp(&plan.params, &plan_.params, sizeof plan.params) == 0;

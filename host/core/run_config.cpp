@@ -128,7 +128,8 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
     if (!t) continue;  // an unknown test is named by parse_tests and plan_jobs
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       const Plan plan = t->plan(p);
-      if (!plan.user) check_plan(name, n, plan, max_buffer_bytes);  // a pair: check_user_plan
+      // A pair runs at its own size, checked with the devices' limits (Plan::check_limits).
+      if (!plan.own_size()) check_plan(name, n, plan, max_buffer_bytes);
     }
   }
 }
@@ -140,13 +141,13 @@ std::vector<std::uint32_t> run_sizes(const RunConfig& cfg, bool on_gpu) {
 
 std::pair<std::uint32_t, std::string> run_n(
     std::uint32_t n, const std::string& rule, bool any_builtin,
-    const std::vector<std::pair<std::string, const UserPlan*>>& pairs) {
+    const std::vector<std::pair<std::string, OwnSize>>& pairs) {
   if (pairs.empty()) return {n, rule};
-  const UserPlan& first = *pairs.front().second;
+  const OwnSize& first = pairs.front().second;
   if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
   std::string said;
-  for (const auto& [name, u] : pairs)
-    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(u->n) + " (" + u->n_rule + ")";
+  for (const auto& [name, own] : pairs)
+    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(own.n) + " (" + own.n_rule + ")";
   if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
   return {n, rule + "; pairs: " + said};
 }

@@ -33,17 +33,11 @@ constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with t
 // batch reports no positive, finite time.
 constexpr double kSettleWallFactor = 2.0;
 constexpr double kSettleWallSlackS = 0.5;
-// Limits common to every device that will run, so both APIs get identical geometry.
-struct Limits {
-  std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
-  std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
+// Limits common to every device that will run (catalogue.h's DeviceLimits), and what they are.
+struct Limits : DeviceLimits {
   std::uint64_t l2_bytes = 0, bus_bits = 0;
   bool any_gpu = false, any_backend = false, any_cpu = false;
 };
-
-Geometry geometry_for(std::uint32_t threads, std::uint32_t block, const Limits& lim) {
-  return launch_geometry(threads, block, lim.max_x, lim.max_y);
-}
 
 // ---- plan ----
 Limits device_limits(const std::vector<ApiState>& apis) {
@@ -113,14 +107,7 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
         off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
     for (const Point& p : test_points(*t, cfg, sizes, lim.any_gpu)) {  // runner_chain.cpp
       Plan plan = t->plan(p);
-      if (plan.user) {  // a pair: its sizes and grids, named by file and field
-        const std::vector<std::uint32_t> blocks =
-            plan.user->block_sizes.empty() ? cfg.block_sizes : plan.user->block_sizes;
-        check_user_plan(*plan.user, blocks, lim.max_x, lim.max_y, lim.max_block, lim.max_buffer);
-        jobs.push_back({t, p, std::move(plan)});
-        continue;
-      }
-      check_plan(name, p.n, plan, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
+      plan.check_limits(name, p.n, cfg.block_sizes, lim);
       jobs.push_back({t, p, std::move(plan)});
     }
   }
@@ -138,21 +125,13 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
 void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& apis,
                      std::uint64_t scratch_bytes, std::uint32_t n) {
   std::uint64_t need_bytes = 0;
-  for (const Job& j : jobs)
-    need_bytes = std::max<std::uint64_t>(
-        need_bytes, j.plan.user ? check_user_plan(*j.plan.user, {}, 0, 0, 0, ~std::uint64_t{0})
-                                : device_words(j.plan) * sizeof(float));
+  for (const Job& j : jobs) need_bytes = std::max(need_bytes, j.plan.device_bytes());
   need_bytes += scratch_bytes + kFlushVecBytes;
   for (const ApiState& a : apis) {
     if (!a.backend) continue;
     std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
-    for (const Job& j : jobs)  // a pair's side that was not built runs no lane (run_lane)
-      if (!j.plan.user || !j.plan.user->not_built[a.api]) {
-        if (j.plan.user && !j.plan.user->steps.empty())  // a sequence: each step's module
-          for (const UserStep& s : j.plan.user->steps) required.push_back(s.kernel);
-        else
-          required.push_back(j.plan.kernel);
-      }
+    for (const Job& j : jobs)
+      for (std::string& k : j.plan.required_kernels(a.api)) required.push_back(std::move(k));
     if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
       throw UsageError(fmt::format("n = {} needs {} bytes of {} device memory; {} bytes are free",
                                    n, need_bytes, api_name(a.api), free_bytes));
@@ -263,9 +242,7 @@ void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
 bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
                std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
                const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
-  const Geometry geom = job.plan.user
-                            ? user_geometry(*job.plan.user, block, lim.max_x, lim.max_y, lim.max_block)
-                            : geometry_for(launch_threads(job.plan), block, lim);
+  const Geometry geom = job.plan.geometry(block, lim);
   std::vector<ResultRow> rows(lanes.size());
   std::vector<char> done(lanes.size(), 0);
   std::size_t next = 0;
@@ -303,12 +280,9 @@ bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inpu
       stopped = true;
       break;
     }
-    if (!job.plan.user) emit_ready(false);  // a pair's rows wait for settle_pair_checks
+    if (job.plan.has_cpu_reference()) emit_ready(false);  // else they wait for the comparisons
   }
-  if (job.plan.user) {
-    settle_pair_checks(*job.plan.user, in.reference->by_block[block], rows);
-    in.reference->by_block.erase(block);  // the lanes' outputs: only this point compares them
-  }
+  conclude_point(job.plan, in, block, rows);  // plan.cpp: lanes compared with each other
   emit_ready(true);
   return !stopped;
 }
@@ -320,9 +294,9 @@ void profile_first(std::vector<ApiState>& apis, const std::vector<Job>& jobs, co
                    const Limits& lim, RunOutcome& out) {
   std::vector<PlannedLaunch> launches;
   for (const Job& j : jobs)
-    if (!j.plan.user && !is_engine(j))
+    if (j.plan.profiled_first())
       for (std::uint32_t block : job_block_sizes(j, cfg)) try {
-          launches.push_back({&j.plan, geometry_for(launch_threads(j.plan), block, lim)});
+          launches.push_back({&j.plan, j.plan.geometry(block, lim)});
         } catch (const UsageError&) {  // its row says so
         }
   for (ApiState& a : apis) profile_kernels_first(a, launches, cfg.l2 == L2Mode::cold, out);
@@ -351,11 +325,12 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
                   *std::max_element(out.sizes.begin(), out.sizes.end()));
   // The head and settings.n tell the size the rows ran at: a pair's is its own.
   bool any_builtin = false;
-  std::vector<std::pair<std::string, const UserPlan*>> pairs;
+  std::vector<std::pair<std::string, OwnSize>> pairs;
   for (const Job& j : jobs) {
-    if (!j.plan.user) any_builtin = true;
+    const std::optional<OwnSize> own = j.plan.own_size();
+    if (!own) any_builtin = true;
     else if (pairs.empty() || pairs.back().first != j.test->name)
-      pairs.emplace_back(j.test->name, j.plan.user.get());
+      pairs.emplace_back(j.test->name, *own);
   }
   std::tie(out.n, out.n_rule) = run_n(out.n, out.n_rule, any_builtin, pairs);
   out.n_rule += own_sizes_note(jobs, cfg);  // runner_chain.cpp: "; chain at 4096, 65536"

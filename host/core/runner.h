@@ -170,13 +170,12 @@ bool launch_bound(const ResultRow& row, const std::vector<Calibration>& calibrat
 // The smallest step between the sorted distinct values of `times_ms`, in ns (0: none).
 double smallest_step_ns(std::vector<double> times_ms);
 
-struct UserPlan;
 // The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
 // `rule`); in a run of pairs only (`any_builtin` false) that all run at one n, the pairs' n and
 // rule; other pairs' sizes are added to the rule ("...; pairs: saxpy at 1048576 (...)").
 std::pair<std::uint32_t, std::string> run_n(
     std::uint32_t n, const std::string& rule, bool any_builtin,
-    const std::vector<std::pair<std::string, const UserPlan*>>& pairs);
+    const std::vector<std::pair<std::string, OwnSize>>& pairs);
 
 struct RunOutcome {
   std::vector<ResultRow> rows;

@@ -259,8 +259,7 @@ void check_state(const UserPlan& u, Backend& b,
 }  // namespace
 
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg) {
-  if (job.plan.user && !job.plan.user->block_sizes.empty()) return job.plan.user->block_sizes;
-  return cfg.block_sizes;
+  return job.plan.block_sizes(cfg.block_sizes);
 }
 
 Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,

@@ -186,8 +186,7 @@ inline bool sequence_submission(Submission s) {
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
   // A multi-step pair (UserPlan::steps, issue 34): a lane per submission mode it runs in.
-  if (job.plan.user && !job.plan.user->steps.empty())
-    return lane.submission && sequence_submission(*lane.submission);
+  if (job.plan.is_sequence()) return lane.submission && sequence_submission(*lane.submission);
   if (job.plan.chain_steps > 0 || lane.submission)
     return job.plan.chain_steps > 0 && lane.submission;
   if (lane.family != nullptr) return is_engine(job);
@@ -252,6 +251,10 @@ std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t
 // `lanes`: the outputs of the point's lanes that passed (UserReference).
 void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes,
                         std::vector<ResultRow>& rows);
+// After every lane of a point at `block` (plan.cpp): where the lanes are compared with each other
+// (Plan::has_cpu_reference false), settle_pair_checks, then their outputs dropped; else nothing.
+void conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
+                    std::vector<ResultRow>& rows);
 // run_lane for a pair's point.
 void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
                    ClockMonitor* clocks, RunOutcome& out, ResultRow& row);

@@ -156,15 +156,18 @@ TEST(Runner, TheHeadsNIsThePairsWhereOnlyPairsRun) {
   saxpy.n_rule = "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers";
   transpose.n = 1024;
   transpose.n_rule = "declared in transpose.toml";
-  const auto one = cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", &saxpy}});
+  const auto one =
+      cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", {saxpy.n, saxpy.n_rule}}});
   EXPECT_EQ(one.first, 1u << 20);
   EXPECT_EQ(one.second, saxpy.n_rule);
   saxpy.n = 16u << 20;
   saxpy.n_rule = "declared in saxpy.toml";
-  const auto alone = cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", &saxpy}});
+  const auto alone =
+      cuvk::run_n(1u << 20, "default for CPU devices", false, {{"saxpy", {saxpy.n, saxpy.n_rule}}});
   EXPECT_EQ(alone, std::make_pair(16u << 20, std::string("declared in saxpy.toml")));
-  const auto mixed = cuvk::run_n(1u << 20, "default for CPU devices", true,
-                                 {{"saxpy", &saxpy}, {"transpose", &transpose}});
+  const auto mixed = cuvk::run_n(
+      1u << 20, "default for CPU devices", true,
+      {{"saxpy", {saxpy.n, saxpy.n_rule}}, {"transpose", {transpose.n, transpose.n_rule}}});
   EXPECT_EQ(mixed.first, 1u << 20);
   EXPECT_EQ(mixed.second,
             "default for CPU devices; pairs: saxpy at 16777216 (declared in saxpy.toml), transpose "

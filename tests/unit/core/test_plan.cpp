@@ -1,0 +1,105 @@
+// Issue 32, "one kernel model": what the runner asks of a planned point (catalogue.h, Plan), a
+// built-in test's and a kernel pair's alike; the element types and tolerance of one layer
+// (element.h). No device needed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalogue.h"
+#include "element.h"
+#include "error.h"
+#include "launch_geometry.h"
+#include "runner.h"
+#include "runner_fixture.h"
+
+namespace {
+
+using namespace cuvk;
+using namespace cuvk::runner_test;
+
+Plan copy_plan() {
+  const TestCase* copy = find_test("copy");
+  EXPECT_NE(copy, nullptr);
+  return copy->plan(make_point("", "scalar", 1u << 16));
+}
+
+// A two-step pair of 4096 u32 elements: its own block size 64, its CUDA side not built.
+Plan pair_plan() {
+  Plan plan;
+  plan.kernel = "pair:two_steps";
+  auto u = std::make_shared<UserPlan>();
+  u->file = "two_steps.toml";
+  u->n = 4096;
+  u->n_rule = "declared in two_steps.toml";
+  UserBuffer out;
+  out.name = "out";
+  out.element = ElementType::u32;
+  out.count = 4096;
+  out.output = out.poisoned = true;
+  u->buffers = {out};
+  u->block_sizes = {64};
+  u->not_built[Api::cuda] = true;
+  u->launch = [](std::uint32_t) { return UserLaunch{4096, std::nullopt, 0, 16384}; };
+  for (const char* k : {"pair:two_steps:0", "pair:two_steps:1"})
+    u->steps.push_back({k, std::string("step '") + k + "'", 0, u->launch});
+  plan.user = std::move(u);
+  return plan;
+}
+
+TEST(Plan, ABuiltInTestAnswersFromItsKernelAndBuffers) {
+  const Plan plan = copy_plan();
+  const DeviceLimits lim;
+  EXPECT_TRUE(plan.has_cpu_reference());
+  EXPECT_TRUE(plan.profiled_first());
+  EXPECT_FALSE(plan.is_sequence());
+  EXPECT_FALSE(plan.own_size().has_value());
+  EXPECT_EQ(plan.block_sizes({128, 256}), (std::vector<std::uint32_t>{128, 256}));
+  EXPECT_EQ(plan.required_kernels(Api::cuda), std::vector<std::string>{plan.kernel});
+  EXPECT_EQ(plan.device_bytes(), (plan.in_words + plan.out_words) * sizeof(float));
+  const Geometry g = plan.geometry(256, lim);
+  const Geometry want = launch_geometry(plan.params.n, 256, lim.max_x, lim.max_y);
+  EXPECT_EQ(g.block_size, want.block_size);
+  EXPECT_EQ(g.grid_x, want.grid_x);
+  EXPECT_EQ(g.grid_y, want.grid_y);
+  DeviceLimits small;
+  small.max_buffer = 1024;
+  EXPECT_THROW(plan.check_limits("copy", 1u << 16, {256}, small), UsageError);
+}
+
+TEST(Plan, APairAnswersFromItsDeclaration) {
+  const Plan plan = pair_plan();
+  EXPECT_FALSE(plan.has_cpu_reference());
+  EXPECT_FALSE(plan.profiled_first());
+  EXPECT_TRUE(plan.is_sequence());
+  ASSERT_TRUE(plan.own_size().has_value());
+  EXPECT_EQ(plan.own_size()->n, 4096u);
+  EXPECT_EQ(plan.own_size()->n_rule, "declared in two_steps.toml");
+  EXPECT_EQ(plan.block_sizes({128, 256}), std::vector<std::uint32_t>{64});  // its own
+  EXPECT_TRUE(plan.required_kernels(Api::cuda).empty());                    // not built: no lane
+  EXPECT_EQ(plan.required_kernels(Api::vulkan),
+            (std::vector<std::string>{"pair:two_steps:0", "pair:two_steps:1"}));
+  EXPECT_GT(plan.device_bytes(), 4096u * 4);  // its buffer and guard bands
+  const Geometry g = plan.geometry(64, DeviceLimits{});
+  EXPECT_EQ(g.block_size, 64u);
+  EXPECT_EQ(g.grid_x, 64u);
+  DeviceLimits small;
+  small.max_block = 32;  // its own block size 64 is past it, whatever the run's sweep
+  try {
+    plan.check_limits("two_steps", 4096, {16}, small);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("two_steps.toml"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, TheElementTypesHaveTheDeclarationsNames) {
+  EXPECT_STREQ(element_type_name(ElementType::f32), "f32");
+  EXPECT_STREQ(element_type_name(ElementType::raw16), "raw16");
+  EXPECT_STREQ(element_type_name(ElementType::bytes), "struct");
+  EXPECT_EQ(Tolerance{}.kind, Tolerance::Kind::exact);  // bit for bit unless declared
+}
+
+}  // namespace
