@@ -380,7 +380,7 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
     launch.scalars = u.scalars;
     launch.shared_bytes = static_cast<std::uint32_t>(u.launch(row.block_size).shared_bytes);
     {
-      PhaseTimer t(out.phase_s, "upload");
+      PhaseTimer t(out.phase_s, api_phase(a.api, "upload"));
       std::vector<std::vector<std::uint8_t>> images;
       for (std::size_t i = 0; i < u.buffers.size(); ++i) {
         const UserBuffer& buf = u.buffers[i];
@@ -393,19 +393,19 @@ void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const Run
       if (!u.steps.empty()) add_sequence(u, lane, row, b, images, owned, launch);
     }
     {
-      PhaseTimer t(out.phase_s, "correctness run");
+      PhaseTimer t(out.phase_s, api_phase(a.api, "correctness run"));
       b.run(launch, RunOptions{1, nullptr});
     }
     std::vector<std::vector<std::uint8_t>> got(u.buffers.size());
     {
-      PhaseTimer t(out.phase_s, "download");
+      PhaseTimer t(out.phase_s, api_phase(a.api, "download"));
       for (std::size_t i = 0; i < got.size(); ++i) {
         got[i].resize(owned[i]->bytes());
         b.download(*owned[i], got[i].data(), got[i].size());
       }
     }
     {
-      PhaseTimer t(out.phase_s, "verify");
+      PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));
       if (!verify_outputs(lane, u, got, in, row)) return;
     }
     const Launch* flush = cfg.l2 == L2Mode::cold ? &a.flush : nullptr;

@@ -1,6 +1,6 @@
 // Issue 32, "one kernel model": what the runner asks of a planned point (catalogue.h, Plan), a
 // built-in test's and a kernel pair's alike; the element types and tolerance of one layer
-// (element.h). No device needed.
+// (element.h); a pair's phases named per API as a built-in row's. No device needed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,6 +100,39 @@ TEST(Plan, TheElementTypesHaveTheDeclarationsNames) {
   EXPECT_STREQ(element_type_name(ElementType::raw16), "raw16");
   EXPECT_STREQ(element_type_name(ElementType::bytes), "struct");
   EXPECT_EQ(Tolerance{}.kind, Tolerance::Kind::exact);  // bit for bit unless declared
+}
+
+// The issue: a pair's lanes named their phases "upload", "verify" where a built-in row's say
+// "vulkan upload", "vulkan verify".
+TEST(Plan, APairsPhasesNameTheApi) {
+  FakeBackend vulkan;
+  TestCase t;
+  t.name = "phase_pair";
+  t.description = "a pair whose phases are named";
+  t.variants = {"scalar"};
+  t.plan = [](const Point&) {
+    Plan plan = pair_plan();
+    auto u = std::make_shared<UserPlan>(*plan.user);
+    u->steps.clear();
+    u->contents = [](std::uint64_t) { return UserContents{{{}}, {{}}}; };
+    plan.kernel = "copy";  // one the fake backend has (it runs nothing: the row fails)
+    plan.user = std::move(u);
+    return plan;
+  };
+  register_pair_test(std::move(t));
+  RunConfig cfg = config({"phase_pair"});
+  BackendSet set;
+  set.backends[Api::vulkan] = &vulkan;
+  const RunOutcome out = run_suite(cfg, set);
+  unregister_pair_tests();
+  ASSERT_EQ(out.rows.size(), 1u);
+  std::vector<std::string> names;
+  for (const auto& p : out.phase_s) names.push_back(p.first);
+  for (const char* phase : {"upload", "correctness run", "download", "verify"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), std::string("vulkan ") + phase), names.end())
+        << phase;
+    EXPECT_EQ(std::find(names.begin(), names.end(), phase), names.end()) << phase;
+  }
 }
 
 }  // namespace
