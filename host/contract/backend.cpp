@@ -12,7 +12,15 @@ std::unique_ptr<HostRegistration> Backend::register_host(void*, std::size_t) {
 }
 
 const char* api_name(Api api) {
-  return api == Api::cuda ? "cuda" : "vulkan";
+  switch (api) {
+    case Api::cuda:
+      return "cuda";
+    case Api::vulkan:
+      return "vulkan";
+    case Api::host:
+      return "host";
+  }
+  return "?";
 }
 
 const char* binding_name(Binding binding) {
@@ -68,7 +76,7 @@ Launch chain_step(const Launch& launch, std::uint32_t k) {
 }
 
 Binding native_binding(Api api) {
-  return api == Api::cuda ? Binding::pointer : Binding::descriptor;
+  return api == Api::vulkan ? Binding::descriptor : Binding::pointer;
 }
 
 std::string format_uuid(const Uuid& uuid) {

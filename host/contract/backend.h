@@ -21,9 +21,14 @@
 
 namespace cuvk {
 
-enum class Api { cuda, vulkan };
-const char* api_name(Api api);
-inline constexpr std::array<Api, 2> kApis = {Api::cuda, Api::vulkan};  // every API, in order
+// The API list (docs/ADDING_AN_API.md). kApis: the APIs a cuvk binary builds (the factory's table,
+// host/factory/backends.cpp), pairs by device UUID and runs by default, in order. `host` is a
+// test-only API (tests/api_host: host memory and CPU kernels): a test program registers it in the
+// factory's table and runs it through run_suite; no cuvk binary lists it.
+enum class Api { cuda, vulkan, host };
+const char* api_name(Api api);  // "cuda", "vulkan", "host"
+inline constexpr std::array<Api, 2> kApis = {Api::cuda, Api::vulkan};
+inline constexpr std::size_t kApiCount = 3;  // every Api value, kApis' and test-only ones
 
 // One T per API, looked up by Api (what a program keeps per API, e.g. its open backends), instead
 // of a member per API and `api == Api::cuda ? x.cuda : x.vulkan` at every use.
@@ -34,7 +39,7 @@ class PerApi {
   const T& operator[](Api api) const { return items_[static_cast<std::size_t>(api)]; }
 
  private:
-  std::array<T, kApis.size()> items_{};
+  std::array<T, kApiCount> items_{};
 };
 
 using Uuid = std::array<std::uint8_t, 16>;
@@ -94,7 +99,7 @@ struct Geometry {
 // constants after CuvkParams (bda: module `<kernel>_bda`, the CUDA way).
 enum class Binding { pointer, descriptor, bda };
 const char* binding_name(Binding binding);  // "pointer", "descriptor", "bda"
-Binding native_binding(Api api);            // pointer for CUDA, descriptor for Vulkan
+Binding native_binding(Api api);            // descriptor for Vulkan, else pointer
 
 // A byte range of a buffer: run-time kernels (Backend::load_module) reach each buffer's interior,
 // between guard bands the host checks after the run. `offset` is a multiple of kViewAlignment.

@@ -35,24 +35,17 @@ bool is_index(const std::string& s) {
 
 }  // namespace
 
+// The choice pairs CUDA with Vulkan: another API (docs/ADDING_AN_API.md) has no device here.
 const std::optional<DeviceInfo>& DeviceChoice::device(Api api) const {
-  switch (api) {
-    case Api::cuda:
-      return cuda;
-    case Api::vulkan:
-      return vulkan;
-  }
-  throw Error("unknown API");
+  if (api == Api::cuda) return cuda;
+  if (api == Api::vulkan) return vulkan;
+  throw Error(std::string("the device choice has no ") + api_name(api) + " device");
 }
 
 const std::string& DeviceChoice::reason(Api api) const {
-  switch (api) {
-    case Api::cuda:
-      return cuda_reason;
-    case Api::vulkan:
-      return vulkan_reason;
-  }
-  throw Error("unknown API");
+  if (api == Api::cuda) return cuda_reason;
+  if (api == Api::vulkan) return vulkan_reason;
+  throw Error(std::string("the device choice has no ") + api_name(api) + " device");
 }
 
 std::string& DeviceChoice::reason(Api api) {

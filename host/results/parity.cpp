@@ -7,6 +7,8 @@ namespace cuvk {
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
   std::vector<ApiPair> out;
   for (const ResultRow& r : rows) {
+    // Parity is CUDA against Vulkan: another API's rows (docs/ADDING_AN_API.md) are not paired.
+    if (r.api != Api::cuda && r.api != Api::vulkan) continue;
     // One pair per corresponding submission mode at a chain point (lanes.h submission_group).
     const auto same = [&r](const ResultRow& a) {
       return same_point(a, r) && submission_group(a) == submission_group(r);

@@ -1,0 +1,42 @@
+// The test API's kernels (tests/api_host): a few of the catalogue's built-in kernels on the CPU,
+// written over the one launch form every backend takes (issue 32): the kernel's buffers in order
+// and its scalars' bytes (for a built-in kernel: the CuvkParams block; buffer 0 in, buffer 1 out).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+
+namespace cuvk::host_api {
+
+// A device buffer of the test API: host memory, 32-bit words.
+class HostBuffer final : public DeviceBuffer {
+ public:
+  explicit HostBuffer(std::size_t bytes) : DeviceBuffer(bytes), words((bytes + 3) / 4) {}
+  std::vector<std::uint32_t> words;
+};
+
+// One launch: its geometry (threads = block_size * grid_x * grid_y, linear index as the GPU
+// kernels compute it), buffers and scalars.
+struct KernelCall {
+  Geometry geometry;
+  std::vector<BufferView> buffers;
+  std::vector<std::uint8_t> scalars;
+};
+
+using CpuKernel = void (*)(const KernelCall&);
+// Kernel name (the catalogue's: "copy", "read_x_aos", ...) -> its CPU implementation.
+const std::map<std::string, CpuKernel>& cpu_kernels();
+
+// A broken kernel for the tests: `copy` flips the lowest bit of this element (nullopt: none).
+void break_copy_at(std::optional<std::uint64_t> element);
+
+// MERGE: today's launch (params, in, out) in the form above; goes when Launch carries buffers +
+// scalars for every kernel (issue 32, one launch path).
+KernelCall call_of(const Launch& launch);
+
+}  // namespace cuvk::host_api
