@@ -151,7 +151,7 @@ int parity_command(const ParityArgs& p, const CLI::App& sub, const std::string& 
     run_args.columns.clear();  // --columns names the parity table's columns, not the run's
     const RunDocument doc = execute_run(run_args, cmdline, devices);
     if (doc.outcome.interrupted) {
-      emit(doc, "table", "", true);
+      emit(doc, Format::table, "", true);
       return run_exit_code(doc);
     }
     if (!p.save_run.empty())

@@ -9,7 +9,7 @@
 
 #include "axes.h"
 #include "catalogue.h"
-#include "cmd_run.h"
+#include "run.h"
 #include "error.h"
 
 namespace cuvk {
