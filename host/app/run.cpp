@@ -227,8 +227,7 @@ Run::Run(JudgedRun judged, std::string command_line, InventoryOnce& devices)
     : a_(std::move(judged.args)),
       cfg_(std::move(judged.cfg)),
       format_(judged.format),
-      devices_(devices),
-      live_(std::make_unique<LiveConsole>(isatty(STDERR_FILENO) && !a_.quiet)) {
+      devices_(devices) {
   doc_.command_line = std::move(command_line);
 }
 
@@ -294,6 +293,7 @@ void Run::open() {
 
 void Run::follow_live() {
   live_format_ = console_format(a_, format_);  // the head, rows, progress
+  live_ = std::make_unique<LiveConsole>(isatty(STDERR_FILENO) && !a_.quiet);  // elapsed from here
   cuvk::follow_live(*live_, live_format_, doc_, cfg_);
 }
 
