@@ -63,7 +63,6 @@ std::string hostname() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
-
 Format parse_format(const std::string& s) {
   if (s == "table") return Format::table;
   if (s == "md") return Format::md;

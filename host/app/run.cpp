@@ -15,8 +15,6 @@
 
 #include "backends.h"
 #include "catalogue.h"
-#include "options.h"
-#include "output_file.h"
 #include "devices.h"
 #include "error.h"
 #include "input_pipeline.h"
@@ -24,6 +22,8 @@
 #include "launch_clock.h"
 #include "live_console.h"
 #include "nvml.h"
+#include "options.h"
+#include "output_file.h"
 #include "pair_tests.h"
 #include "run_printer.h"
 
@@ -287,8 +287,7 @@ void Run::open() {
   backends_ = std::make_unique<OpenBackends>();
   opening_s_ = seconds_since_launch();
   open_backends(cfg_, vk_opts_, doc_.choice, devices_, *backends_);
-  load_pairs(pairs_, backends_->backends[Api::cuda].get(),
-             backends_->backends[Api::vulkan].get());
+  load_pairs(pairs_, backends_->backends[Api::cuda].get(), backends_->backends[Api::vulkan].get());
 }
 
 void Run::follow_live() {

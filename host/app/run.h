@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "backends.h"
-#include "options.h"
 #include "counters.h"
 #include "devices.h"
 #include "nvml.h"
+#include "options.h"
 #include "run_printer.h"
 #include "run_reader.h"
 #include "runner.h"
@@ -44,9 +44,9 @@ struct RunArgs {
   std::vector<std::string> pairs;  // --pair FILE (repeatable): user kernel pairs (issue 20)
   double timeout_s = 120.0;  // --timeout: a launch not finished by then is reported, not awaited
   std::vector<std::string>
-      columns;         // --columns: the main table's columns (run: rows; parity: verdicts)
+      columns;              // --columns: the main table's columns (run: rows; parity: verdicts)
   bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
-  bool trace = false;  // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
+  bool trace = false;       // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
   std::uint32_t dispatch_chain = 0;  // RunConfig::dispatch_chain: set by `cuvk explain`
 };
 
@@ -195,8 +195,7 @@ inline constexpr const char* kAllDevices = "all";  // --device all
 // --device all: each CUDA GPU in turn (paired with its Vulkan twin by UUID; without CUDA, each
 // Vulkan GPU; without any GPU, the one automatic device), or each GPU of a list; one node file
 // (node_file.h) holding every GPU's run, and on the console each GPU's table and a node summary.
-int run_every_device(const JudgedRun& run, const std::string& command_line,
-                     InventoryOnce& devices);
+int run_every_device(const JudgedRun& run, const std::string& command_line, InventoryOnce& devices);
 // --concurrent's check (a device list needed; check_selectors_apply calls it).
 void check_node_args(const RunArgs& args);
 // Whether --device names several GPUs (`all`, or a comma-separated list): run_every_device's.

@@ -10,8 +10,9 @@ namespace cuvk {
 Command add_p2p_command(CLI::App& app) {
   auto a = std::make_shared<P2pArgs>();
   CLI::App* sub = app.add_subcommand(
-      "p2p", "GPU to GPU copies: staged through host memory on both APIs (verified, with parity), "
-             "CUDA peer copies as the node's capability");
+      "p2p",
+      "GPU to GPU copies: staged through host memory on both APIs (verified, with parity), "
+      "CUDA peer copies as the node's capability");
   sub->add_option("--device", a->device,
                   "GPUs to pair: all, or a list of CUDA indices (Vulkan where CUDA is absent); "
                   "the same GPU twice (0,0) is a loopback through host memory");

@@ -4,8 +4,8 @@
 #include "cli.h"
 #include "cmd_run.h"  // add_run_options
 #include "commands.h"
-#include "parity_printer.h"  // parity_table_headers
 #include "parity_command.h"
+#include "parity_printer.h"  // parity_table_headers
 
 namespace cuvk {
 
