@@ -2,8 +2,8 @@
 // ptxas -v, SASS, the CUDA runtime's attributes; VulkanSide: SPIR-V, the driver's statistics and
 // machine code, the layout check) and what is derived from them for the report (KernelInspection:
 // access summaries, SASS differences, the occupancy table, the layout verdict). Built-in tests
-// (PTX/cubin and SPIR-V embedded at build time) and user pairs (compiled at run time, host/cli/
-// cmd_inspect_pair.cpp) fill the same sides; host/results/inspect_printer.h prints the result.
+// (PTX/cubin and SPIR-V embedded at build time) and user pairs (compiled at run time,
+// host/app/inspect_pair.cpp) fill the same sides; host/results/inspect_printer.h prints the result.
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // kernel's verification, its records and their summary (host/core/trace_lane.h), and the tracing
 // cost (traced vs untraced GPU time). Made from the run the runner did with RunConfig::trace;
 // written as JSON (schema "cuvk.trace/1", results/SCHEMA.md) and as text; `--plot` draws the JSON
-// with the plotter (host/cli/plotter.h).
+// with the plotter (host/app/plotter.h).
 #pragma once
 
 #include <cstdint>

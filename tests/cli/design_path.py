@@ -8,7 +8,12 @@ the repository that holds a definition of the function (a free function by its n
 `Class::method`): the name followed by `(`, preceded on its line by a return type (or nothing, for
 a constructor written `Class::Class(`), and the first `{` after it comes before any `;`, within a
 few lines. The section's count line ("today: N files, M functions") must agree with its lines.
-Prints "design path: N steps in M files, all found", else each line that fails, and exits 1.
+
+And host/cli stays the command line alone (issue 32's thin CLI): its files hold fewer than
+MAX_CLI_LINES lines together, and none calls what runs a command (CLI_WORK: opening devices,
+loading pairs, the early inputs, the suite), which is host/app's.
+Prints "design path: N steps in M files, all found; host/cli: L lines", else each line that fails,
+and exits 1.
 """
 
 import re
@@ -23,6 +28,10 @@ COUNT = re.compile(r"^today: (\d+) files, (\d+) functions\b")
 PREFIX = re.compile(r"^[\w:<>,*&\s\[\]]*$")
 NOT_A_TYPE = {"return", "else", "throw", "case", "new", "delete", "co_return", "goto", "do"}
 BRACE_LINES = 8  # the `{` of a definition: within this many lines of its name
+CLI_DIR = "host/cli"
+MAX_CLI_LINES = 2500
+CLI_WORK = ("make_backend", "open_backends", "prepare_pairs", "load_pairs", "start_first_inputs",
+            "run_suite", "execute_run", "Run")
 
 
 def section_lines(design):
@@ -67,6 +76,25 @@ def defines(source, name):
     return False
 
 
+def thin_cli(root):
+    """What is wrong with host/cli as the command line alone; its line count."""
+    problems, total = [], 0
+    for file in sorted((root / CLI_DIR).iterdir()):
+        if not file.is_file():
+            continue
+        text = file.read_text(encoding="utf-8", errors="replace")
+        total += len(text.splitlines())
+        code = strip_comments(text)
+        for name in CLI_WORK:
+            if re.search(r"(?<![\w:.>])" + name + r"\s*\(", code):
+                problems.append(f"{CLI_DIR}/{file.name} calls {name}: "
+                                "a command's work is host/app's")
+    if total >= MAX_CLI_LINES:
+        problems.append(f"{CLI_DIR} has {total} lines; the command line alone stays under "
+                        f"{MAX_CLI_LINES}")
+    return problems, total
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: design_path.py REPO_ROOT", file=sys.stderr)
@@ -102,11 +130,14 @@ def main(argv):
     elif counts[0] != (files, len(steps)):
         problems.append(f"the count line says {counts[0][0]} files, {counts[0][1]} functions; "
                         f"the lines are {files} files, {len(steps)} functions")
+    cli_problems, cli_lines = thin_cli(root)
+    problems += cli_problems
     for p in problems:
         print(f"design path: {p}")
     if problems:
         return 1
-    print(f"design path: {len(steps)} steps in {files} files, all found")
+    print(f"design path: {len(steps)} steps in {files} files, all found; "
+          f"{CLI_DIR}: {cli_lines} lines")
     return 0
 
 

@@ -1,4 +1,4 @@
-// cpu_pair_n (host/cli/pair_tests.h): on a CPU device a pair's n is scaled down; the pair reader's
+// cpu_pair_n (host/app/pair_tests.h): on a CPU device a pair's n is scaled down; the pair reader's
 // own tests are in tests/unit/pairs.
 #include <gtest/gtest.h>
 

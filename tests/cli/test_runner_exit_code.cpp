@@ -1,4 +1,4 @@
-// The runner's verdict as cuvk run's exit code (host/cli/cmd_run.h run_exit_code), over the fake
+// The runner's verdict as cuvk run's exit code (host/app/run.h run_exit_code), over the fake
 // backend of tests/unit/core/runner_fixture.h. (Split from tests/test_runner.cpp.)
 #include <gtest/gtest.h>
 

@@ -4,7 +4,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "cli.h"
+#include "options.h"
+#include "output_file.h"
 #include "error.h"
 
 namespace cuvk {

@@ -9,7 +9,7 @@
 
 #include "axes.h"
 #include "catalogue.h"
-#include "cmd_run.h"
+#include "run.h"
 #include "error.h"
 
 namespace cuvk {
@@ -33,7 +33,7 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
 // --strides, --copy-mibs) must apply to a selected test: else it would select nothing and be
 // ignored without a word. A kernel pair has no layouts and sweeps no axis.
 void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests) {
-  check_node_args(a);  // --concurrent needs a device list (cmd_run_devices.cpp)
+  check_node_args(a);  // --concurrent needs a device list (run_devices.cpp)
   std::string selected = fmt::format("{}", fmt::join(tests, ", "));
   if (!a.pairs.empty()) selected += selected.empty() ? "kernel pairs only" : ", kernel pairs";
   const auto those = [](const std::function<bool(const TestCase&)>& has) {

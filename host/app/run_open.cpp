@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catalogue.h"
-#include "cmd_run.h"
+#include "run.h"
 #include "counters.h"
 #include "devices.h"
 #include "error.h"

@@ -15,8 +15,9 @@
 #include <set>
 #include <thread>
 
-#include "cli.h"
-#include "cmd_run.h"
+#include "options.h"
+#include "output_file.h"
+#include "run.h"
 #include "error.h"
 #include "interrupt.h"
 #include "run_reader.h"

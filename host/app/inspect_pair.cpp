@@ -13,8 +13,8 @@
 #include <fmt/ranges.h>
 
 #include "catalogue.h"
-#include "cli.h"
-#include "commands.h"
+#include "options.h"
+#include "output_file.h"
 #include "error.h"
 #include "inspect_printer.h"
 #include "inspect_sides.h"

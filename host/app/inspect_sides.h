@@ -1,5 +1,5 @@
-// What `cuvk inspect`'s two commands share: built-in tests (cmd_inspect.cpp: PTX/cubin embedded
-// at build time, SPIR-V embedded) and user pairs (cmd_inspect_pair.cpp: compiled at run time by
+// What `cuvk inspect`'s two commands share: built-in tests (inspect_command.cpp: PTX/cubin embedded
+// at build time, SPIR-V embedded) and user pairs (inspect_pair.cpp: compiled at run time by
 // NVRTC and shaderc, loaded into the backends). The analysis is host/inspect's
 // (kernel_inspection.h), the report host/results' (inspect_printer.h).
 #pragma once
@@ -29,7 +29,9 @@ struct InspectArgs {
   std::string pair;  // --pair FILE: a user's kernel pair instead of a built-in test
 };
 
-// `cuvk inspect --pair FILE` (cmd_inspect_pair.cpp); the exit status.
+// `cuvk inspect` (inspect_command.cpp): a built-in test's kernels, or a pair's (--pair FILE,
+// inspect_pair.cpp); the exit status.
+int inspect_command(const InspectArgs& args);
 int inspect_pair(const InspectArgs& args);
 
 // The sides of a kernel and their analysis: host/inspect/kernel_inspection.h.

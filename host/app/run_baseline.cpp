@@ -7,8 +7,9 @@
 #include "backends.h"
 #include "baseline.h"
 #include "baseline_printer.h"
-#include "cli.h"
-#include "cmd_run.h"
+#include "options.h"
+#include "output_file.h"
+#include "run.h"
 #include "devices.h"
 #include "error.h"
 #include "run_reader.h"
@@ -57,7 +58,7 @@ const RunFile& baseline_for(const std::vector<RunFile>& bases, const RunFile& no
 
 std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
   if (a.baseline.empty()) return std::nullopt;
-  parse_tolerance(a.tolerance);
+  parse_tolerance(a.tolerance);  // parity's, judged before the file is read
   const std::vector<RunFile> bases = read_results_all(a.baseline);  // a node file: its GPUs
   // Same GPU model as the device this run is about to use: a usage error now, not after the run.
   const RunFile now = chosen_devices_run(choose_devices(devices.get(), a.device));
@@ -68,10 +69,10 @@ std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
   return base;
 }
 
-int emit_baseline(const RunDocument& doc, const RunFile& base, const RunArgs& a) {
-  const BaselineResult b =
-      compare_baseline(run_file_of(doc, "this run"), base, parse_tolerance(a.tolerance));
-  const Format f = parse_format(a.format);
+int emit_baseline(const RunDocument& doc, const RunFile& base, const JudgedRun& j) {
+  const RunArgs& a = j.args;
+  const BaselineResult b = compare_baseline(run_file_of(doc, "this run"), base, j.tolerance);
+  const Format f = j.format;
   const Format text = f == Format::md ? Format::md : Format::table;
   if (a.output.empty() && (f == Format::json || f == Format::csv))
     std::cerr << '\n' << format_baseline(b, Format::table);  // stdout carries the run's data

@@ -5,8 +5,9 @@
 
 #include "backends.h"
 #include "baseline.h"
-#include "cli.h"
-#include "cmd_run.h"
+#include "options.h"
+#include "output_file.h"
+#include "run.h"
 #include "devices.h"
 #include "error.h"
 #include "interrupt.h"
@@ -103,8 +104,7 @@ bool console_shows(const RunArgs& a, Format f) {
 std::vector<std::optional<RunFile>> node_baselines(const RunArgs& a, InventoryOnce& devices,
                                                    const std::vector<Target>& targets) {
   std::vector<std::optional<RunFile>> out(targets.size());
-  if (a.baseline.empty()) return out;
-  parse_tolerance(a.tolerance);
+  if (a.baseline.empty()) return out;  // the tolerance: judged with the run (judge_run)
   const std::vector<RunFile> bases = read_results_all(a.baseline);
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const RunFile now = chosen_devices_run(choose_devices(devices.get(), targets[k].spec));
@@ -127,13 +127,14 @@ struct NodeRun {
 };
 
 // One GPU's run, in turn: measured, shown, compared with its baseline, gathered into `node`.
-void run_one_gpu(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices,
+void run_one_gpu(const JudgedRun& j, const std::string& cmdline, InventoryOnce& devices,
                  const Target& t, const std::optional<RunFile>& base, NodeRun& node) {
-  const Format f = parse_format(a.format);
-  RunArgs one = a;
-  one.device = t.spec;
-  one.baseline.clear();
-  one.concurrent = false;  // this GPU alone; the together pass is together_pass
+  const RunArgs& a = j.args;
+  const Format f = j.format;
+  JudgedRun one = j;
+  one.args.device = t.spec;
+  one.args.baseline.clear();
+  one.args.concurrent = false;  // this GPU alone; the together pass is together_pass
   NodeEntry entry;
   entry.index = t.index;
   entry.label = t.label;
@@ -143,10 +144,10 @@ void run_one_gpu(const RunArgs& a, const std::string& cmdline, InventoryOnce& de
   const std::string head = f == Format::md ? "# " + title + "\n\n" : "== " + title + " ==\n\n";
   if (console_shows(a, f)) std::cout << head << std::flush;
   try {
-    RunDocument doc = execute_run(one, cmdline, devices);
+    RunDocument doc = Run(one, cmdline, devices)();
     if (interrupted()) doc.outcome.interrupted = true;
     if (doc.outcome.interrupted) {  // what completed, on the console; no node file
-      emit(doc, "table", "", true);
+      emit(doc, Format::table, "", true);
       node.interrupted = true;
       node.code = worse_exit(node.code, run_exit_code(doc));
       return;
@@ -156,7 +157,7 @@ void run_one_gpu(const RunArgs& a, const std::string& cmdline, InventoryOnce& de
     for (const std::string& m : doc.validation_messages)
       std::cerr << "validation: " << printable(m) << '\n';
     node.code = worse_exit(node.code, run_exit_code(doc, a.require_verified));
-    if (base) node.code = worse_exit(node.code, emit_baseline(doc, *base, a));
+    if (base) node.code = worse_exit(node.code, emit_baseline(doc, *base, j));
     entry.run = run_json(doc);
     node.runs.push_back(run_file_of(doc, gpu_name(t)));
   } catch (const UsageError&) {
@@ -204,14 +205,6 @@ void together_pass(NodeRun& node, NodeSummary& summary, double tolerance) {
 
 }  // namespace
 
-void add_node_options(CLI::App& sub, RunArgs& a) {
-  sub.add_flag("--quiet", a.quiet, "with --output, print nothing on success");
-  sub.add_flag("--concurrent", a.concurrent,
-               "with --device all or a list: after measuring the GPUs in turn, measure them all "
-               "at once (one process per GPU) and report each point's together/alone ratio with "
-               "its 95% CI (the interference check, docs/MEASURING.md)");
-}
-
 void check_node_args(const RunArgs& a) {
   if (a.concurrent && !is_device_list(a.device))
     throw UsageError(
@@ -223,15 +216,16 @@ bool is_device_list(const std::string& spec) {
   return spec == kAllDevices || spec.find(',') != std::string::npos;
 }
 
-int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
-  const Format f = parse_format(a.format);
+int run_every_device(const JudgedRun& j, const std::string& cmdline, InventoryOnce& devices) {
+  const RunArgs& a = j.args;
+  const Format f = j.format;
   if (f == Format::csv)
     throw UsageError("--device " + a.device +
                      " with --format csv: a CSV holds one GPU's rows; "
                      "use --format json (one node file of every GPU) or run each GPU alone");
   if (!a.output.empty()) check_writable(a.output);
   check_distinct_files({{"--output", a.output}}, {{"--baseline", a.baseline}});
-  const double tolerance = parse_tolerance(a.tolerance);
+  const double tolerance = j.tolerance;
   const std::vector<Target> targets =
       a.device == kAllDevices ? node_targets(devices) : listed_targets(devices, a.device);
   const std::vector<std::optional<RunFile>> bases = node_baselines(a, devices, targets);
@@ -242,7 +236,7 @@ int run_every_device(const RunArgs& a, const std::string& cmdline, InventoryOnce
     std::cerr << "cuvk: --device " << printable(a.device) << ": " << (k + 1) << " of "
               << targets.size() << ": " << printable(targets[k].label)
               << (targets[k].spec.empty() ? "" : " [" + targets[k].spec + "]") << '\n';
-    run_one_gpu(a, cmdline, devices, targets[k], bases[k], node);
+    run_one_gpu(j, cmdline, devices, targets[k], bases[k], node);
   }
   if (node.runs.empty()) return node.code;  // every GPU failed, each said why
   if (node.interrupted) return node.code;   // emit said it: no file
