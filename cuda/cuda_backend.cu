@@ -13,8 +13,8 @@
 #include "cuda_buffer.h"
 #include "cuda_chain.h"
 #include "cuda_check.h"
-#include "cuda_transfers.h"
 #include "cuda_launch.h"
+#include "cuda_transfers.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
 #include "timestamps.h"
@@ -90,7 +90,8 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
     const auto t1 = Clock::now();
     CUVK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     startup_ = {{"context", ms_since(t0, t1)}, {"stream", ms_since(t1, Clock::now())}};
-    for (const BuiltinEntry& k : kKernels) kernels_.add(cuda::builtin_kernel(k.name, k.fn, k.traced));
+    for (const BuiltinEntry& k : kKernels)
+      kernels_.add(cuda::builtin_kernel(k.name, k.fn, k.traced));
   }
   ~CudaBackend() override {
     if (!hung_.empty()) return;  // a kernel still runs: leave the stream and libraries be
@@ -249,7 +250,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
   DeviceInfo info_;
   double timeout_s_ = 120.0;
-  std::string hung_;  // why the device is unusable: a launch did not finish in time
+  std::string hung_;           // why the device is unusable: a launch did not finish in time
   cuda::KernelTable kernels_;  // built-in kernels, the copy engine, run-time kernels
   cudaStream_t stream_ = nullptr;
   std::vector<std::pair<std::string, double>> startup_;
@@ -268,9 +269,8 @@ std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt
     plan.submission = launch.chain.submission;
     plan.pdl_capable = !kernel.runtime;
     for (std::uint32_t k = 0; k < launch.chain.steps; ++k)
-      plan.launches.emplace_back([this, &kernel, &steps, k](bool pdl) {
-        enqueue(kernel, steps[k], pdl);
-      });
+      plan.launches.emplace_back(
+          [this, &kernel, &steps, k](bool pdl) { enqueue(kernel, steps[k], pdl); });
     return cuda::run_chain(stream_, plan, opt.reps, [&] {
       if (flush) enqueue(*flush, *opt.before_each);
     });

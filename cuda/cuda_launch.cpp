@@ -94,8 +94,9 @@ void enqueue(cudaStream_t stream, Kernel& kernel, const Launch& launch, const De
     throw Error("CUDA launch geometry out of range for " + launch.kernel);
   if (launch.buffers.size() != kernel.buffers || launch.scalars.size() != kernel.scalar_bytes)
     throw Error("CUDA launch of '" + launch.kernel + "': " + std::to_string(launch.buffers.size()) +
-                " buffers and " + std::to_string(launch.scalars.size()) + " scalar bytes; it takes " +
-                std::to_string(kernel.buffers) + " and " + std::to_string(kernel.scalar_bytes));
+                " buffers and " + std::to_string(launch.scalars.size()) +
+                " scalar bytes; it takes " + std::to_string(kernel.buffers) + " and " +
+                std::to_string(kernel.scalar_bytes));
   // The arguments: buffer pointers (the trace buffer after them), then scalars; cudaLaunchKernel
   // copies them, so they live here, on the stack.
   void* pointers[kMaxModuleBuffers + 1];

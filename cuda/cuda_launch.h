@@ -25,7 +25,8 @@ struct Kernel {
   std::uint32_t scalar_bytes = 0;
   bool runtime = false;  // loaded at run time: it might never finish (waited for with a deadline)
   cudaLibrary_t library = nullptr;  // run-time kernels: the library that holds it
-  int max_dynamic_shared = 0;  // set on the kernel so far (cudaFuncAttributeMaxDynamicSharedMemorySize)
+  // Set on the kernel so far (cudaFuncAttributeMaxDynamicSharedMemorySize).
+  int max_dynamic_shared = 0;
 };
 
 // A built-in kernel as the table lists it: kBuiltinBuffers buffers, one CuvkParams scalar.

@@ -20,8 +20,8 @@ const VulkanBuffer& own_view(const BufferView& v, bool runtime, const std::strin
                              const std::string& where, const DeviceInfo& info,
                              const Allocator& allocator) {
   if (v.buffer == nullptr || v.offset + v.bytes > v.buffer->bytes() ||
-      (runtime && (v.bytes == 0 || v.offset % kViewAlignment != 0 ||
-                   v.bytes > info.max_buffer_bytes))) {
+      (runtime &&
+       (v.bytes == 0 || v.offset % kViewAlignment != 0 || v.bytes > info.max_buffer_bytes))) {
     throw Error(where + name + ": missing, empty, misaligned, or outside its buffer");
   }
   return allocator.own(*v.buffer, "launch buffer");
@@ -137,7 +137,8 @@ ResolvedLaunch resolve_launch(const Launch& launch, const char* what, const Devi
     throw Error(where + why);
   }
   const bool runtime = pipelines.runtime(launch.kernel) != nullptr;
-  if (runtime && launch.trace != nullptr) throw Error(where + "run-time kernels have no traced form");
+  if (runtime && launch.trace != nullptr)
+    throw Error(where + "run-time kernels have no traced form");
   const Trace trace = resolve_trace(launch, where, features);
   const KernelShape shape = pipelines.shape(launch.kernel, launch.binding, trace);
   ResolvedLaunch r;

@@ -57,9 +57,9 @@ void calibrate(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t 
       auto outbuf = b.allocate(block * sizeof(float));
       CuvkParams params = kernel_params(block);
       params.n = 0;  // every thread returns before touching memory: the dispatch alone
-      const Launch empty = builtin_launch(suite_kernels().host_cost_kernel,
-                                          launch_geometry(block, block, max_x, max_y), params,
-                                          *in, *outbuf);
+      const Launch empty =
+          builtin_launch(suite_kernels().host_cost_kernel,
+                         launch_geometry(block, block, max_x, max_y), params, *in, *outbuf);
       b.run(empty, RunOptions{kCalibrationWarmup, nullptr});
       const std::vector<double> times = b.run(empty, RunOptions{cfg.calibration_samples, nullptr});
       if (times.empty()) return;

@@ -61,8 +61,8 @@ void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launch
       auto outbuf = b.allocate(std::max<std::uint64_t>(p.plan->out_words, 1) * sizeof(float));
       b.fill(*in, 0x3F800000u);  // 1.0f: the kernels' addresses do not depend on it
       b.fill(*outbuf, 0);
-      const Launch launch = builtin_launch(p.plan->kernel, p.geometry, p.plan->params, *in,
-                                           *outbuf, native_binding(a.api));
+      const Launch launch = builtin_launch(p.plan->kernel, p.geometry, p.plan->params, *in, *outbuf,
+                                           native_binding(a.api));
       a.profiled[key] = s->profile_kernel(
           [&] {
             if (flush) b.run(a.flush, RunOptions{1, nullptr});

@@ -372,8 +372,8 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
       outbuf = b.allocate(job.plan.out_words * sizeof(float));
       if (lane.submission) chainbuf = b.allocate(job.plan.out_words * sizeof(float));
     }
-    Launch launch =
-        builtin_launch(job.plan.kernel, row.geometry, job.plan.params, *inbuf, *outbuf, lane.binding);
+    Launch launch = builtin_launch(job.plan.kernel, row.geometry, job.plan.params, *inbuf, *outbuf,
+                                   lane.binding);
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
     if (lane.submission) launch.chain = {job.plan.chain_steps, *lane.submission, chainbuf.get()};
     if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr) {
