@@ -170,7 +170,7 @@ struct Launch {
   Geometry geometry;
   // The kernel's buffers in declared order and its scalars' bytes (laid out by scalar_offsets;
   // exactly the kernel's scalar bytes). kCopyEngine: buffers[0] is copied into buffers[1]
-  // (buffers[1].bytes bytes), no scalars.
+  // (buffers[1].bytes bytes); scalars, if any, are ignored.
   std::vector<BufferView> buffers{};
   std::vector<std::uint8_t> scalars{};
   Binding binding = Binding::descriptor;  // Vulkan: descriptor or bda; CUDA ignores it (pointers)
