@@ -1,5 +1,5 @@
 // Shared by every cuvk CUDA kernel: the parameter block and the same 32-bit index arithmetic as
-// glsl/common.glsl. Every kernel has the signature (CuvkParams, const float* in, float* out).
+// glsl/common.glsl. Every kernel has the signature (const float* in, float* out, CuvkParams).
 #pragma once
 
 #include "params.h"
@@ -44,17 +44,19 @@ __device__ __forceinline__ void cuvk_trace_store(unsigned* trace, unsigned long 
 #define CUVK_KERNEL_BODY(name) \
   __device__ __forceinline__ void name##_body(CuvkParams p, const float* __restrict__ in, \
                                               float* __restrict__ out)
+// The kernels follow the contract's binding convention (backend.h, RuntimeModule): buffer
+// pointers, then scalars: (in, out, params); the traced twin takes the trace buffer after out.
 #define CUVK_KERNEL_DECLARE(name)                                                             \
-  __global__ void name(CuvkParams p, const float* __restrict__ in, float* __restrict__ out); \
-  __global__ void name##_trace(CuvkParams p, const float* __restrict__ in,                    \
-                               float* __restrict__ out, unsigned* __restrict__ trace)
+  __global__ void name(const float* __restrict__ in, float* __restrict__ out, CuvkParams p); \
+  __global__ void name##_trace(const float* __restrict__ in, float* __restrict__ out,         \
+                               unsigned* __restrict__ trace, CuvkParams p)
 #define CUVK_KERNEL(name)                                                                       \
   CUVK_KERNEL_BODY(name);                                                                       \
-  __global__ void name(CuvkParams p, const float* __restrict__ in, float* __restrict__ out) {   \
+  __global__ void name(const float* __restrict__ in, float* __restrict__ out, CuvkParams p) {   \
     name##_body(p, in, out);                                                                    \
   }                                                                                             \
-  __global__ void name##_trace(CuvkParams p, const float* __restrict__ in,                      \
-                               float* __restrict__ out, unsigned* __restrict__ trace) {         \
+  __global__ void name##_trace(const float* __restrict__ in, float* __restrict__ out,           \
+                               unsigned* __restrict__ trace, CuvkParams p) {                    \
     const unsigned long long start = threadIdx.x == 0 ? cuvk_globaltimer() : 0;                \
     name##_body(p, in, out);                                                                    \
     cuvk_trace_store(trace, start);                                                             \

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -14,6 +13,7 @@
 #include "cuda_buffer.h"
 #include "cuda_chain.h"
 #include "cuda_check.h"
+#include "cuda_launch.h"
 #include "cuda_transfers.h"
 #include "cuda_kernel_table.h"  // generated from the CUVK_KERNEL definitions in cuda/*.cu
 #include "error.h"
@@ -24,15 +24,17 @@ namespace {
 
 using cuda::decode;
 
-struct KernelEntry {
+using cuda::Kernel;
+
+struct BuiltinEntry {
   const char* name;
-  void (*fn)(CuvkParams, const float*, float*);
-  void (*traced)(CuvkParams, const float*, float*, unsigned*);  // the same plus timestamp writes
+  const void* fn;
+  const void* traced;  // the same plus timestamp writes
 };
 
-// The kernel table: kernel name -> host stub, one entry per CUVK_KERNEL in cuda/*.cu (CMake
+// The built-in kernels: kernel name -> host stub, one entry per CUVK_KERNEL in cuda/*.cu (CMake
 // generates it). Names equal the SPIR-V modules' names.
-const KernelEntry kKernels[] = {CUVK_KERNEL_TABLE};
+const BuiltinEntry kKernels[] = {CUVK_KERNEL_TABLE};
 
 __global__ void fill_words(std::uint32_t* dst, std::size_t words, std::uint32_t word) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -79,16 +81,6 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-// A kernel loaded at run time (Backend::load_module): its library, kernel handle and scalars.
-struct ModuleKernel {
-  cudaLibrary_t library = nullptr;
-  cudaKernel_t kernel = nullptr;
-  std::uint32_t buffers = 0;
-  std::vector<std::uint32_t> scalar_offsets;
-  std::uint32_t scalar_bytes = 0;
-  int max_dynamic_shared = 0;  // set on the kernel so far (cudaFuncAttributeMaxDynamicSharedMemorySize)
-};
-
 class CudaBackend final : public Backend, public Traces, public KernelResourceReports {
  public:
   CudaBackend(int index, double timeout_s) : info_(cuda::describe(index)), timeout_s_(timeout_s) {
@@ -98,10 +90,12 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
     const auto t1 = Clock::now();
     CUVK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     startup_ = {{"context", ms_since(t0, t1)}, {"stream", ms_since(t1, Clock::now())}};
+    for (const BuiltinEntry& k : kKernels)
+      kernels_.add(cuda::builtin_kernel(k.name, k.fn, k.traced));
   }
   ~CudaBackend() override {
     if (!hung_.empty()) return;  // a kernel still runs: leave the stream and libraries be
-    for (auto& [name, m] : modules_) cudaLibraryUnload(m.library);
+    kernels_.unload_libraries();
     if (stream_) cudaStreamDestroy(stream_);
   }
   CudaBackend(const CudaBackend&) = delete;
@@ -119,10 +113,9 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
   }
   KernelResources kernel_resources(const std::string& kernel,
                                    const std::vector<std::uint32_t>& block_sizes) override {
-    const ModuleKernel* module = find_module(kernel);
-    const void* fn = module ? reinterpret_cast<const void*>(module->kernel)
-                            : reinterpret_cast<const void*>(find(kernel).fn);
-    return cuda::kernel_resources(info_.index, fn, block_sizes);
+    const Kernel& k = kernels_.find(kernel);
+    if (k.fn == nullptr) throw Error("CUDA: '" + kernel + "' is the copy engine, not a kernel");
+    return cuda::kernel_resources(info_.index, k.fn, block_sizes);
   }
 
   std::uint64_t free_memory_bytes() const override {
@@ -134,7 +127,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
   HostCostSamples host_cost(const Launch& launch, int samples) override {
     ensure_usable();
-    const KernelEntry& kernel = find(launch.kernel);
+    Kernel& kernel = kernels_.find(launch.kernel);
     HostCostSamples cost;
     std::vector<double>&launch_us = cost.launch_us, &submit_us = cost.submit_us,
                        &round_trip_us = cost.round_trip_us;
@@ -216,7 +209,7 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
   std::vector<std::string> kernels() const override {
     std::vector<std::string> names = cuda_kernel_names();
     names.emplace_back(kCopyEngine);
-    for (const auto& [name, m] : modules_) names.push_back(name);
+    for (const std::string& name : kernels_.names(true)) names.push_back(name);
     return names;
   }
 
@@ -242,43 +235,9 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
   }
   // Waits for `event` until timeout_s_ has passed; then marks the backend hung and throws.
   void wait_with_deadline(cudaEvent_t event, const std::string& kernel);
-  // A run-time kernel's launch: buffer pointers, then scalars, as kernel arguments.
-  void enqueue_module(const ModuleKernel& m, const Launch& launch);
-  const ModuleKernel* find_module(const std::string& name) const {
-    const auto it = modules_.find(name);
-    return it == modules_.end() ? nullptr : &it->second;
-  }
-
-  static bool find_if_builtin(const std::string& name) {
-    for (const KernelEntry& k : kKernels)
-      if (name == k.name) return true;
-    return name == kCopyEngine;
-  }
-  const KernelEntry& find(const std::string& name) const {
-    for (const KernelEntry& k : kKernels)
-      if (name == k.name) return k;
-    throw Error("CUDA backend has no kernel named '" + name + "'");
-  }
-
-  void enqueue(const KernelEntry& kernel, const Launch& launch) {
-    const Geometry& g = launch.geometry;
-    if (g.block_size == 0 || g.block_size > info_.max_block_size || g.grid_x > info_.max_grid_x ||
-        g.grid_y > info_.max_grid_y)
-      throw Error("CUDA launch geometry out of range for " + launch.kernel);
-    const dim3 grid(g.grid_x, g.grid_y), block(g.block_size);
-    const auto* in = static_cast<const float*>(ptr(*launch.in));
-    auto* out = static_cast<float*>(ptr(*launch.out));
-    if (launch.trace == nullptr) {
-      kernel.fn<<<grid, block, 0, stream_>>>(launch.params, in, out);
-    } else {
-      const std::uint64_t need = std::uint64_t{g.grid_x} * g.grid_y * CUVK_TRACE_WORDS * 4;
-      if (launch.trace->bytes() < need)
-        throw Error("CUDA trace buffer of " + std::to_string(launch.trace->bytes()) + " bytes; " +
-                    launch.kernel + " needs " + std::to_string(need));
-      kernel.traced<<<grid, block, 0, stream_>>>(launch.params, in, out,
-                                                 static_cast<unsigned*>(ptr(*launch.trace)));
-    }
-    CUVK_CUDA_CHECK(cudaGetLastError());
+  // The one launch path (cuda_launch.h).
+  void enqueue(Kernel& kernel, const Launch& launch, bool pdl = false) {
+    cuda::enqueue(stream_, kernel, launch, info_, pdl);
   }
 
   using Clock = std::chrono::steady_clock;
@@ -291,8 +250,8 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 
   DeviceInfo info_;
   double timeout_s_ = 120.0;
-  std::string hung_;  // why the device is unusable: a launch did not finish in time
-  std::map<std::string, ModuleKernel> modules_;
+  std::string hung_;           // why the device is unusable: a launch did not finish in time
+  cuda::KernelTable kernels_;  // built-in kernels, the copy engine, run-time kernels
   cudaStream_t stream_ = nullptr;
   std::vector<std::pair<std::string, double>> startup_;
   std::unique_ptr<cuda::Transfers> transfers_;  // HostTransfers, PeerCopies: made when first asked
@@ -301,49 +260,34 @@ class CudaBackend final : public Backend, public Traces, public KernelResourceRe
 std::vector<double> CudaBackend::run(const Launch& launch, const RunOptions& opt) {
   ensure_usable();
   if (!launch.sequence.empty()) return run_sequence(launch, opt);
+  Kernel* flush = opt.before_each ? &kernels_.find(opt.before_each->kernel) : nullptr;
+  Kernel& kernel = kernels_.find(launch.kernel);  // resolved once per call
   if (launch.chain.steps > 0) {  // cuda_chain.cpp: the steps' buffers resolved here
+    std::vector<Launch> steps;
+    for (std::uint32_t k = 0; k < launch.chain.steps; ++k) steps.push_back(chain_step(launch, k));
     cuda::ChainPlan plan;
-    plan.fn = find(launch.kernel).fn;
-    plan.traced = find(launch.kernel).traced;
-    plan.trace = launch.trace ? static_cast<unsigned*>(ptr(*launch.trace)) : nullptr;
-    plan.grid = dim3(launch.geometry.grid_x, launch.geometry.grid_y);
-    plan.block = dim3(launch.geometry.block_size);
-    plan.params = launch.params;
     plan.submission = launch.chain.submission;
-    for (std::uint32_t k = 0; k < launch.chain.steps; ++k) {
-      const Launch step = chain_step(launch, k);
-      plan.steps.emplace_back(static_cast<const float*>(ptr(*step.in)),
-                              static_cast<float*>(ptr(*step.out)));
-    }
-    const KernelEntry* flush = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+    plan.pdl_capable = !kernel.runtime;
+    for (std::uint32_t k = 0; k < launch.chain.steps; ++k)
+      plan.launches.emplace_back(
+          [this, &kernel, &steps, k](bool pdl) { enqueue(kernel, steps[k], pdl); });
     return cuda::run_chain(stream_, plan, opt.reps, [&] {
       if (flush) enqueue(*flush, *opt.before_each);
     });
   }
-  const bool engine = launch.kernel == kCopyEngine;
-  const ModuleKernel* module = engine ? nullptr : find_module(launch.kernel);
-  const KernelEntry* kernel = engine || module ? nullptr : &find(launch.kernel);
-  const KernelEntry* before = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
   std::vector<Event> start, stop;
   start.reserve(static_cast<std::size_t>(opt.reps));
   stop.reserve(static_cast<std::size_t>(opt.reps));
   for (int r = 0; r < opt.reps; ++r) {
-    if (before) enqueue(*before, *opt.before_each);
+    if (flush) enqueue(*flush, *opt.before_each);
     start.emplace_back();
     stop.emplace_back();
     CUVK_CUDA_CHECK(cudaEventRecord(start.back().get(), stream_));
-    if (engine) {
-      CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*launch.out), ptr(*launch.in), launch.out->bytes(),
-                                      cudaMemcpyDeviceToDevice, stream_));
-    } else if (module) {
-      enqueue_module(*module, launch);
-    } else {
-      enqueue(*kernel, launch);
-    }
+    enqueue(kernel, launch);
     CUVK_CUDA_CHECK(cudaEventRecord(stop.back().get(), stream_));
   }
   // Built-in kernels always finish; a run-time kernel might not, so it is waited for with a deadline.
-  if (module) wait_with_deadline(stop.back().get(), launch.kernel);
+  if (kernel.runtime) wait_with_deadline(stop.back().get(), launch.kernel);
   else CUVK_CUDA_CHECK(cudaStreamSynchronize(stream_));
   std::vector<double> times_ms;
   times_ms.reserve(start.size());
@@ -363,32 +307,21 @@ std::vector<double> CudaBackend::run_sequence(const Launch& launch, const RunOpt
     throw Error("CUDA run: a sequence of " + std::to_string(k) + " steps repeated " +
                 std::to_string(launch.repeat) + " times (1.." + std::to_string(kMaxSequenceSteps) +
                 " steps, 1.." + std::to_string(kMaxSequenceLaunches) + " launches)");
-  std::vector<const ModuleKernel*> modules;  // a run-time kernel, else null: a built-in one
-  std::vector<const KernelEntry*> builtins;
-  for (const Launch& step : launch.sequence) {
-    modules.push_back(find_module(step.kernel));
-    builtins.push_back(modules.back() ? nullptr : &find(step.kernel));  // throws if unknown
-  }
+  std::vector<Kernel*> kernels;  // resolved once per call
+  for (const Launch& step : launch.sequence) kernels.push_back(&kernels_.find(step.kernel));
   for (const Launch& copy : launch.restore)
-    if (copy.kernel != kCopyEngine || copy.in == nullptr || copy.out == nullptr ||
-        copy.in->bytes() < copy.out->bytes())
-      throw Error("CUDA run: a restore launch must be a copy into a buffer no larger than its source");
+    if (copy.kernel != kCopyEngine) throw Error("CUDA run: a restore launch must be a copy");
+  Kernel& engine = kernels_.find(kCopyEngine);
   cuda::ChainPlan plan;
   plan.submission = launch.chain.submission;
   plan.wait = [&](cudaEvent_t stop) { wait_with_deadline(stop, launch.sequence.front().kernel); };
   for (std::uint32_t r = 0; r < launch.repeat; ++r)
     for (std::size_t i = 0; i < k; ++i)
-      plan.launches.emplace_back([this, &launch, &modules, &builtins, i] {
-        if (modules[i])
-          enqueue_module(*modules[i], launch.sequence[i]);
-        else
-          enqueue(*builtins[i], launch.sequence[i]);
-      });
-  const KernelEntry* flush = opt.before_each ? &find(opt.before_each->kernel) : nullptr;
+      plan.launches.emplace_back(
+          [this, &launch, &kernels, i](bool) { enqueue(*kernels[i], launch.sequence[i]); });
+  Kernel* flush = opt.before_each ? &kernels_.find(opt.before_each->kernel) : nullptr;
   return cuda::run_chain(stream_, plan, opt.reps, [&] {
-    for (const Launch& copy : launch.restore)
-      CUVK_CUDA_CHECK(cudaMemcpyAsync(ptr(*copy.out), ptr(*copy.in), copy.out->bytes(),
-                                      cudaMemcpyDeviceToDevice, stream_));
+    for (const Launch& copy : launch.restore) enqueue(engine, copy);
     if (flush) enqueue(*flush, *opt.before_each);
   });
 }
@@ -408,69 +341,45 @@ void CudaBackend::wait_with_deadline(cudaEvent_t event, const std::string& kerne
   throw Error("CUDA kernel " + hung_);
 }
 
-void CudaBackend::enqueue_module(const ModuleKernel& m, const Launch& launch) {
-  const Geometry& g = launch.geometry;
-  if (g.block_size == 0 || g.block_size > info_.max_block_size || g.grid_x > info_.max_grid_x ||
-      g.grid_y > info_.max_grid_y)
-    throw Error("CUDA launch geometry out of range for " + launch.kernel);
-  if (launch.buffers.size() != m.buffers || launch.scalars.size() < m.scalar_bytes)
-    throw Error("CUDA launch of '" + launch.kernel + "': " + std::to_string(launch.buffers.size()) +
-                " buffers and " + std::to_string(launch.scalars.size()) + " scalar bytes; it takes " +
-                std::to_string(m.buffers) + " and " + std::to_string(m.scalar_bytes));
-  std::vector<void*> pointers(m.buffers);
-  std::vector<void*> args;
-  for (std::uint32_t i = 0; i < m.buffers; ++i) {
-    const BufferView& v = launch.buffers[i];
-    if (v.buffer == nullptr || v.offset + v.bytes > v.buffer->bytes())
-      throw Error("CUDA launch of '" + launch.kernel + "': buffer " + std::to_string(i) +
-                  " is missing or its view lies outside it");
-    pointers[i] = static_cast<char*>(ptr(*v.buffer)) + v.offset;
-    args.push_back(&pointers[i]);
-  }
-  std::vector<std::uint8_t> scalars = launch.scalars;  // the arguments' storage, copied on launch
-  for (std::uint32_t offset : m.scalar_offsets) args.push_back(scalars.data() + offset);
-  const auto fn = reinterpret_cast<const void*>(m.kernel);
-  if (static_cast<int>(launch.shared_bytes) > m.max_dynamic_shared) {
-    CUVK_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(launch.shared_bytes)));
-    const_cast<ModuleKernel&>(m).max_dynamic_shared = static_cast<int>(launch.shared_bytes);
-  }
-  CUVK_CUDA_CHECK(cudaLaunchKernel(fn, dim3(g.grid_x, g.grid_y), dim3(g.block_size), args.data(),
-                                   launch.shared_bytes, stream_));
-}
-
 void CudaBackend::load_module(const RuntimeModule& module) {
   ensure_usable();
   if (module.cuda_image.empty()) throw Error("CUDA module '" + module.name + "' has no image");
   if (module.buffers > kMaxModuleBuffers)
     throw Error("CUDA module '" + module.name + "' takes " + std::to_string(module.buffers) +
                 " buffers; at most " + std::to_string(kMaxModuleBuffers));
-  if (modules_.count(module.name) || find_if_builtin(module.name))
+  if (kernels_.find_if(module.name) != nullptr)
     throw Error("CUDA backend already has a kernel named '" + module.name + "'");
-  ModuleKernel m;
+  Kernel m;
+  m.name = module.name;
+  m.runtime = true;
   m.buffers = module.buffers;
   m.scalar_offsets = scalar_offsets(module.scalar_sizes, &m.scalar_bytes);
+  if (m.scalar_bytes > kMaxScalarBytes)
+    throw Error("CUDA module '" + module.name + "' takes " + std::to_string(m.scalar_bytes) +
+                " scalar bytes; at most " + std::to_string(kMaxScalarBytes));
   std::vector<std::uint8_t> image = module.cuda_image;
   if (image.back() != 0) image.push_back(0);  // PTX is text: the driver wants it NUL-terminated
   for (const auto& c : module.compile_ms) startup_.push_back(c);
   const auto t0 = Clock::now();
   CUVK_CUDA_CHECK(cudaLibraryLoadData(&m.library, image.data(), nullptr, nullptr, 0, nullptr,
                                       nullptr, 0));
-  const cudaError_t e = cudaLibraryGetKernel(&m.kernel, m.library, module.entry.c_str());
+  cudaKernel_t handle = nullptr;
+  const cudaError_t e = cudaLibraryGetKernel(&handle, m.library, module.entry.c_str());
   if (e != cudaSuccess) {
     cudaLibraryUnload(m.library);
     throw Error("CUDA module '" + module.name + "' has no kernel named '" + module.entry +
                 "': " + decode(e));
   }
+  m.fn = reinterpret_cast<const void*>(handle);
   startup_.emplace_back("load module " + module.name, ms_since(t0, Clock::now()));
-  modules_.emplace(module.name, m);
+  kernels_.add(std::move(m));
 }
 
 }  // namespace
 
 std::vector<std::string> cuda_kernel_names() {
   std::vector<std::string> names;
-  for (const KernelEntry& k : kKernels) names.emplace_back(k.name);
+  for (const BuiltinEntry& k : kKernels) names.emplace_back(k.name);
   return names;
 }
 

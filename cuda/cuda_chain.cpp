@@ -54,38 +54,11 @@ class ChainGraph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// Step k: a plain launch, or under pdl (every step after the first) cudaLaunchKernelEx with
-// programmatic stream serialization, so it may start while step k - 1 finishes; the kernel's
-// griddepcontrol.wait keeps it from reading before step k - 1's writes are visible.
-void launch_step(cudaStream_t stream, const ChainPlan& p, std::size_t k) {
-  CuvkParams params = p.params;
-  const float* in = p.steps[k].first;
-  float* out = p.steps[k].second;
-  unsigned* trace = p.trace;
-  void* args[] = {&params, &in, &out, &trace};
-  const auto fn = p.trace ? reinterpret_cast<const void*>(p.traced)
-                          : reinterpret_cast<const void*>(p.fn);
-  if (p.submission != Submission::pdl || k == 0) {
-    CUVK_CUDA_CHECK(cudaLaunchKernel(fn, p.grid, p.block, args, 0, stream));
-    return;
-  }
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = p.grid;
-  config.blockDim = p.block;
-  config.stream = stream;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  CUVK_CUDA_CHECK(cudaLaunchKernelExC(&config, fn, args));
-}
-
+// Step k under pdl (every step after the first) may start while step k - 1 finishes; the
+// kernel's griddepcontrol.wait keeps it from reading before step k - 1's writes are visible.
 void launch_steps(cudaStream_t stream, const ChainPlan& p) {
-  const std::size_t count = p.launches.empty() ? p.steps.size() : p.launches.size();
-  for (std::size_t k = 0; k < count; ++k) {
-    if (p.launches.empty()) launch_step(stream, p, k);
-    else p.launches[k]();
+  for (std::size_t k = 0; k < p.launches.size(); ++k) {
+    p.launches[k](p.submission == Submission::pdl && k > 0);
     if (p.submission == Submission::wait_each) CUVK_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 }
@@ -116,8 +89,8 @@ std::string chain_unsupported(Submission s, int device) {
 
 std::vector<double> run_chain(cudaStream_t stream, const ChainPlan& plan, int reps,
                               const std::function<void()>& before) {
-  if (plan.steps.empty() && plan.launches.empty()) throw Error("CUDA chain of no steps");
-  if (!plan.launches.empty() && plan.submission == Submission::pdl)
+  if (plan.launches.empty()) throw Error("CUDA chain of no steps");
+  if (!plan.pdl_capable && plan.submission == Submission::pdl)
     throw Error("CUDA sequence: pdl needs kernels that wait with griddepcontrol (built-in chains)");
   int device = 0;
   CUVK_CUDA_CHECK(cudaGetDevice(&device));

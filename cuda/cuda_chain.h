@@ -1,35 +1,25 @@
 // Chains of dependent launches (Launch::chain, issue 33) on one stream, in the CUDA submission
 // modes: stream, graph, pdl, wait_each. Private to cuda/; the backend resolves the kernel and the
-// buffers of each step, this file submits and times them.
+// buffers of each step (its one enqueue, cuda_launch.h), this file submits and times them.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backend.h"
 
 namespace cuvk::cuda {
 
-using KernelFn = void (*)(CuvkParams, const float*, float*);
-
-using TracedFn = void (*)(CuvkParams, const float*, float*, unsigned*);
-
 struct ChainPlan {
-  KernelFn fn = nullptr;
-  // Launch::trace set: every step runs the traced twin into this buffer (the last step's records
-  // are what remains), as the Vulkan backend's chains do.
-  TracedFn traced = nullptr;
-  unsigned* trace = nullptr;
-  dim3 grid, block;
-  CuvkParams params{};
-  std::vector<std::pair<const float*, float*>> steps;  // (in, out) of each step, in order
-  // A sequence of run-time launches (Launch::sequence) instead: each issues one launch on the
-  // stream, in order; fn, traced, grid, block, params and steps are then unused (no pdl).
-  std::vector<std::function<void()>> launches;
+  // The launches of one repetition, in order, each issuing one launch on the stream (the
+  // backend's enqueue: a chain's steps or a sequence's launches). A step after the first under
+  // pdl is issued with programmatic stream serialization: launches(k, true).
+  std::vector<std::function<void(bool pdl)>> launches;
+  // pdl needs kernels that wait with griddepcontrol: the built-in chains' kernel.
+  bool pdl_capable = false;
   // How the host waits for a repetition's closing event; empty: cudaEventSynchronize. A sequence
   // of run-time kernels waits with the backend's deadline (--timeout): a kernel might never end.
   std::function<void(cudaEvent_t)> wait;

@@ -73,6 +73,8 @@ layout(std430, binding = CUVK_BINDING_TRACE) restrict writeonly buffer CuvkTrace
 //   push constants = CuvkParams (16 bytes).
 // - CUVK_BDA (module `<kernel>_bda`): GL_EXT_buffer_reference pointers in the push constants after
 //   CuvkParams (CuvkBdaPush, 32 bytes), no descriptor set: the CUDA way of passing buffers.
+// Both are the contract's one binding convention (host/contract/backend.h, RuntimeModule) for two
+// buffers and one scalar, CuvkParams; a traced twin's trace buffer is buffer 2 (binding or address).
 #ifdef CUVK_BDA
 #extension GL_EXT_buffer_reference : require
 #define CUVK_BUFFERS(IN_MEMBERS, OUT_MEMBERS)                                                     \

@@ -1,5 +1,7 @@
-// One launch, checked and turned into handles (ResolvedLaunch), and its recording: a dispatch
-// with its descriptor set or buffer device addresses, or the copy engine's vkCmdCopyBuffer.
+// One launch, checked against its kernel's shape and turned into handles (ResolvedLaunch), and its
+// recording: a dispatch with its descriptor set or buffer device addresses, or the copy engine's
+// vkCmdCopyBuffer. The Vulkan backend's one launch path: single launches, chains, sequences and
+// traces all resolve and record here.
 // Private to vulkan/.
 #pragma once
 
@@ -9,35 +11,27 @@
 #include <vector>
 
 #include "backend.h"
-#include "params.h"
 #include "vk_context.h"
 #include "vk_memory.h"
 #include "vk_pipelines.h"
 
 namespace cuvk::vk {
 
-struct ResolvedLaunch {  // a validated launch
-  bool engine = false;   // kCopyEngine: vkCmdCopyBuffer of copy_bytes, no pipeline
+// A validated launch, built-in and run-time kernels alike (one binding convention, backend.h):
+// its buffers' views in binding order (a traced twin's trace buffer last) and the whole
+// push-constant block (the scalars; in the bda form followed by the buffers' addresses).
+struct ResolvedLaunch {
+  bool engine = false;  // kCopyEngine: vkCmdCopyBuffer of `copy` from views[0] to views[1]
   VkPipelineStageFlagBits stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;  // where its work runs
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;  // of the binding mode
   Binding binding = Binding::descriptor;     // bda: addresses in push constants, no descriptor set
-  VkBuffer in = VK_NULL_HANDLE;
-  VkBuffer out = VK_NULL_HANDLE;
-  VkDeviceAddress in_address = 0;  // bda only
-  VkDeviceAddress out_address = 0;
-  VkDeviceSize copy_bytes = 0;
   Geometry geometry;
-  CuvkParams params{};
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // descriptor form: of the set made for it
   VkDescriptorSet set = VK_NULL_HANDLE;
-  Trace trace = Trace::none;  // a traced twin (Launch::trace) writes its records to:
-  VkBuffer trace_buffer = VK_NULL_HANDLE;
-  VkDeviceAddress trace_address = 0;  // bda only
-  // A run-time kernel (Backend::load_module): its buffers' views (descriptor form) and the whole
-  // push-constant block (the scalars; in the bda form followed by the buffers' addresses).
-  const RuntimeKernel* runtime = nullptr;
   std::vector<VkDescriptorBufferInfo> views;
   std::vector<std::uint8_t> push;
+  VkBufferCopy copy{};
 };
 
 // "" when launches with `binding` can run on a device with `features`, else why not.

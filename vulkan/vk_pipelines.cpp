@@ -260,14 +260,34 @@ std::vector<std::string> Pipelines::runtime_names() const {
   return names;
 }
 
-VkDescriptorSet Pipelines::make_runtime_set(const RuntimeKernel& kernel,
-                                            const std::vector<VkDescriptorBufferInfo>& views) {
-  return write_set(kernel.set_layout.get(), views);
+KernelShape Pipelines::shape(const std::string& kernel, Binding binding, Trace trace) const {
+  KernelShape shape;
+  const bool bda = binding == Binding::bda;
+  if (const RuntimeKernel* k = runtime(kernel)) {
+    if (trace != Trace::none) throw Error("run-time kernel '" + kernel + "' has no traced form");
+    shape.runtime = true;
+    shape.buffers = k->buffers;
+    shape.scalar_bytes = k->scalar_bytes;
+    shape.address_offset = k->address_offset;
+    shape.set_layout = k->set_layout.get();
+    shape.layout = bda ? k->bda_layout.get() : k->layout.get();
+    return shape;
+  }
+  // A built-in kernel: in, out (the trace buffer after them), one scalar: CuvkParams.
+  static_assert(kBuiltinBuffers == kBindingsPerSet && kBuiltinScalarBytes == kPushConstantBytes &&
+                    kCuvkAddressesAt == (kPushConstantBytes + 7) / 8 * 8,
+                "built-in kernels follow the run-time binding convention");
+  shape.buffers = kBuiltinBuffers;
+  shape.scalar_bytes = kBuiltinScalarBytes;
+  shape.address_offset = kCuvkAddressesAt;
+  shape.set_layout = trace != Trace::none ? trace_set_layout_.get() : set_layout_.get();
+  shape.layout = layout(binding, trace);
+  return shape;
 }
 
 // A set of `layout` from the pool, storage buffer `views[b]` at binding b.
-VkDescriptorSet Pipelines::write_set(VkDescriptorSetLayout layout,
-                                     const std::vector<VkDescriptorBufferInfo>& views) {
+VkDescriptorSet Pipelines::make_set(VkDescriptorSetLayout layout,
+                                    const std::vector<VkDescriptorBufferInfo>& views) {
   VkDescriptorSetAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   alloc.descriptorPool = descriptor_pool_.get();
@@ -294,13 +314,5 @@ void Pipelines::reset_sets() {
   CUVK_VK(vk().vkResetDescriptorPool, device(), descriptor_pool_.get(), 0);
 }
 
-VkDescriptorSet Pipelines::make_set(VkBuffer in, VkBuffer out, VkBuffer trace) {
-  const bool traced = trace != VK_NULL_HANDLE;
-  std::vector<VkDescriptorBufferInfo> views(traced ? kTraceBindingsPerSet : kBindingsPerSet);
-  views[CUVK_BINDING_IN] = {in, 0, VK_WHOLE_SIZE};
-  views[CUVK_BINDING_OUT] = {out, 0, VK_WHOLE_SIZE};
-  if (traced) views[CUVK_BINDING_TRACE] = {trace, 0, VK_WHOLE_SIZE};
-  return write_set(traced ? trace_set_layout_.get() : set_layout_.get(), views);
-}
 
 }  // namespace cuvk::vk

@@ -56,6 +56,18 @@ struct RuntimeKernel {
   vk::PipelineLayout layout, bda_layout;
 };
 
+// What a launch of a kernel must give it and how it is bound (backend.h's binding convention),
+// the same for built-in and run-time kernels: its buffers (a traced twin takes its trace buffer
+// after them: binding N, or the address after theirs), its scalar bytes, and its layouts.
+struct KernelShape {
+  bool runtime = false;
+  std::uint32_t buffers = 0;
+  std::uint32_t scalar_bytes = 0;    // push-constant bytes of the descriptor form
+  std::uint32_t address_offset = 0;  // bda form: where the addresses start (8-byte aligned)
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;  // descriptor form
+  VkPipelineLayout layout = VK_NULL_HANDLE;           // of the binding mode asked for
+};
+
 class Pipelines {
  public:
   // Creates the set layout, the two pipeline layouts and the descriptor pool, in that order.
@@ -73,8 +85,9 @@ class Pipelines {
   void load(const RuntimeModule& module);
   const RuntimeKernel* runtime(const std::string& kernel) const;
   std::vector<std::string> runtime_names() const;
-  VkDescriptorSet make_runtime_set(const RuntimeKernel& kernel,
-                                   const std::vector<VkDescriptorBufferInfo>& views);
+  // The shape of `kernel` (built-in or run-time) in `binding`, traced or not; throws where a
+  // run-time kernel is asked for a traced form.
+  KernelShape shape(const std::string& kernel, Binding binding, Trace trace) const;
 
   // The pipeline of `kernel` in `binding` at `block_size`, made at first use.
   VkPipeline get(const std::string& kernel, std::uint32_t block_size, Binding binding,
@@ -88,8 +101,9 @@ class Pipelines {
 
   // Descriptor sets, one per kernel launch of a run, from a pool reset before each run.
   void reset_sets();
-  // `trace`: VK_NULL_HANDLE, or the trace buffer of a traced twin (binding CUVK_BINDING_TRACE).
-  VkDescriptorSet make_set(VkBuffer in, VkBuffer out, VkBuffer trace = VK_NULL_HANDLE);
+  // A set of `layout` from the pool, storage buffer `views[b]` at binding b.
+  VkDescriptorSet make_set(VkDescriptorSetLayout layout,
+                           const std::vector<VkDescriptorBufferInfo>& views);
 
   // How long each pipeline took to make, in the order they were made.
   const std::vector<std::pair<std::string, double>>& creation_ms() const { return creation_ms_; }
@@ -105,8 +119,6 @@ class Pipelines {
                            std::uint32_t block_size, VkPipelineLayout pipeline_layout,
                            VkPipelineCache cache, bool capture_statistics);
   VkDevice device() const { return context_.device.get(); }
-  VkDescriptorSet write_set(VkDescriptorSetLayout layout,
-                            const std::vector<VkDescriptorBufferInfo>& views);
 
   const DeviceContext& context_;
   bool capture_statistics_ = false;

@@ -1,6 +1,8 @@
 #include "backend.h"
 
 #include <cstdio>
+#include <cstring>
+#include <utility>
 
 #include "error.h"
 #include "numbers.h"
@@ -62,17 +64,51 @@ std::string Backend::submission_unsupported(Submission s) const {
 
 Launch chain_step(const Launch& launch, std::uint32_t k) {
   const std::uint32_t steps = launch.chain.steps;
-  if (steps == 0 || k >= steps || launch.chain.scratch == nullptr)
+  if (steps == 0 || k >= steps || launch.chain.scratch == nullptr || launch.buffers.size() != 2)
     throw Error("chain step " + std::to_string(k) + " of " + std::to_string(steps) +
-                " (a chain needs a scratch buffer)");
-  const auto writes = [&](std::uint32_t j) {
-    return (steps - 1 - j) % 2 == 0 ? launch.out : launch.chain.scratch;
-  };
+                " (a chain needs a scratch buffer and two buffers, in and out)");
+  const BufferView out = launch.buffers[1];
+  const BufferView scratch{launch.chain.scratch, 0, out.bytes};
+  const auto writes = [&](std::uint32_t j) { return (steps - 1 - j) % 2 == 0 ? out : scratch; };
   Launch step = launch;
   step.chain = Chain{};
-  step.in = k == 0 ? launch.in : writes(k - 1);
-  step.out = writes(k);
+  step.buffers = {k == 0 ? launch.buffers[0] : writes(k - 1), writes(k)};
   return step;
+}
+
+BufferView whole(const DeviceBuffer& buffer) {
+  // A view names the buffer a kernel may write; whether it does is the kernel's (in: it reads).
+  return BufferView{const_cast<DeviceBuffer*>(&buffer), 0, buffer.bytes()};
+}
+
+Launch builtin_launch(std::string kernel, const Geometry& geometry, const CuvkParams& params,
+                      const DeviceBuffer& in, DeviceBuffer& out, Binding binding) {
+  Launch launch;
+  launch.kernel = std::move(kernel);
+  launch.geometry = geometry;
+  launch.buffers = {whole(in), whole(out)};
+  launch.scalars.resize(sizeof params);
+  std::memcpy(launch.scalars.data(), &params, sizeof params);
+  launch.binding = binding;
+  return launch;
+}
+
+Launch copy_launch(const DeviceBuffer& from, DeviceBuffer& to) {
+  Launch launch;
+  launch.kernel = kCopyEngine;
+  launch.buffers = {whole(from), whole(to)};
+  return launch;
+}
+
+CuvkParams builtin_params(const Launch& launch) {
+  CuvkParams params{};
+  if (launch.scalars.empty()) return params;
+  if (launch.scalars.size() != sizeof params)
+    throw Error("launch of '" + launch.kernel + "' carries " +
+                std::to_string(launch.scalars.size()) + " scalar bytes, not a CuvkParams block (" +
+                std::to_string(sizeof params) + ")");
+  std::memcpy(&params, launch.scalars.data(), sizeof params);
+  return params;
 }
 
 Binding native_binding(Api api) {

@@ -101,8 +101,9 @@ enum class Binding { pointer, descriptor, bda };
 const char* binding_name(Binding binding);  // "pointer", "descriptor", "bda"
 Binding native_binding(Api api);            // descriptor for Vulkan, else pointer
 
-// A byte range of a buffer: run-time kernels (Backend::load_module) reach each buffer's interior,
-// between guard bands the host checks after the run. `offset` is a multiple of kViewAlignment.
+// A byte range of a buffer, what a launch gives a kernel (Launch::buffers): built-in kernels take
+// whole buffers; run-time ones (Backend::load_module) reach each buffer's interior, between guard
+// bands the host checks after the run. `offset` is a multiple of kViewAlignment.
 struct BufferView {
   DeviceBuffer* buffer = nullptr;
   std::uint64_t offset = 0;
@@ -116,7 +117,8 @@ inline constexpr std::uint32_t kMaxModuleBuffers = 32;
 inline constexpr std::uint32_t kMaxScalarBytes = 128;
 
 // A kernel compiled at run time (a user's kernel pair), loaded with Backend::load_module; launches
-// then name it like a built-in kernel. The binding convention:
+// then name it like a built-in kernel. The binding convention, of every kernel (built-in ones
+// too: buffers in, out; one scalar, CuvkParams; Launch):
 //   CUDA:   kernel(buffer 0 pointer, ..., buffer N-1 pointer, scalar 0, ..., scalar S-1)
 //   Vulkan: buffer i at set 0, binding i (std430 storage buffers); the scalars in one push-constant
 //           block in order (std430: each at a multiple of its size); block size from
@@ -151,59 +153,83 @@ inline constexpr std::array<Submission, 7> kSubmissions = {
     Submission::stream,     Submission::graph,       Submission::pdl,      Submission::recorded,
     Submission::rerecorded, Submission::submit_each, Submission::wait_each};
 
-// A chain: `steps` (K) dependent launches of one kernel. Step 0 reads Launch::in; step k > 0 reads
-// what step k - 1 wrote; step k writes Launch::out when K - 1 - k is even, else `scratch` (as
-// large as out), so the last step writes out and the input is never written (chain_buffers).
+// A chain: `steps` (K) dependent launches of one kernel. Step 0 reads Launch::buffers[0]; step
+// k > 0 reads what step k - 1 wrote; step k writes buffers[1] when K - 1 - k is even, else
+// `scratch` (as large as buffers[1]), so the last step writes buffers[1] and the input is never
+// written (chain_step).
 struct Chain {
   std::uint32_t steps = 0;  // 0: no chain, one launch per repetition
   Submission submission = Submission::stream;
   DeviceBuffer* scratch = nullptr;
 };
 
-// One kernel launch. `kernel` is the catalogue's kernel name: the CUDA kernel's name and the
-// SPIR-V module's name (e.g. "read_x_aos", "copy_vec4"). Every kernel takes (params, in, out).
+// One kernel launch, the one launch model of every kernel, built-in or run-time: `kernel` names
+// it (a built-in kernel: the catalogue's name, the CUDA kernel's and the SPIR-V module's, e.g.
+// "read_x_aos"; a run-time one: RuntimeModule::name), and it takes its buffers and scalars by
+// the binding convention above (RuntimeModule). A built-in kernel is described to its backend as
+// a run-time one would be: kBuiltinBuffers buffers (in, out) and one scalar, the CuvkParams block
+// (kBuiltinScalarBytes at offset 0); builtin_launch fills them. Each backend checks the buffer
+// count and the scalar bytes against the kernel's and refuses a mismatch with an Error.
 struct Launch {
   std::string kernel;
   Geometry geometry;
-  CuvkParams params{};
-  const DeviceBuffer* in = nullptr;
-  DeviceBuffer* out = nullptr;
+  // The kernel's buffers in declared order and its scalars' bytes (laid out by scalar_offsets;
+  // exactly the kernel's scalar bytes). kCopyEngine: buffers[0] is copied into buffers[1]
+  // (buffers[1].bytes bytes); scalars, if any, are ignored.
+  std::vector<BufferView> buffers{};
+  std::vector<std::uint8_t> scalars{};
   Binding binding = Binding::descriptor;  // Vulkan: descriptor or bda; CUDA ignores it (pointers)
-  // Dispatch trace (`cuvk trace`): when set, the kernel's traced twin runs instead, the same
-  // kernel plus timestamp writes, and writes one record of CUVK_TRACE_WORDS words per block
-  // (params.h) into this buffer, which must hold grid_x * grid_y records.
+  // Dispatch trace (`cuvk trace`, built-in kernels): when set, the kernel's traced twin runs
+  // instead, the same kernel plus timestamp writes, and writes one record of CUVK_TRACE_WORDS
+  // words per block (params.h) into this buffer, which must hold grid_x * grid_y records. It is
+  // the twin's extra buffer after the kernel's own (CUDA: the pointer after theirs; Vulkan:
+  // binding N, or the address after theirs).
   DeviceBuffer* trace = nullptr;
   // kCopyEngine launches only: the queue family (QueueFamily::index) whose queue runs the copy;
   // -1: the backend's own queue (every other launch runs there).
   std::int32_t queue_family = -1;
-  // Run-time kernels (Backend::load_module) only; `params`, `in` and `out` are unused then: the
-  // kernel's buffers in declared order, its scalars' bytes (laid out by scalar_offsets) and the
-  // dynamic shared memory per block (CUDA; Vulkan shaders declare theirs).
-  std::vector<BufferView> buffers{};
-  std::vector<std::uint8_t> scalars{};
+  // Dynamic shared memory per block (CUDA run-time kernels; Vulkan shaders declare theirs).
   std::uint32_t shared_bytes = 0;
   // With chain.steps > 0 each repetition is the whole chain, and run() returns its GPU span: from
-  // before the first step to after the last (built-in kernels only).
+  // before the first step to after the last.
   Chain chain{};
-  // A sequence of run-time launches (issue 34, a multi-step kernel pair): when not empty, each
+  // A sequence of launches (issue 34, a multi-step kernel pair): when not empty, each
   // repetition runs the `sequence` `repeat` times in order, submitted as chain.submission says
   // (CUDA: stream, graph, wait_each; Vulkan: recorded, rerecorded, submit_each, wait_each), with
   // stream order (CUDA) or a compute-to-compute barrier (Vulkan) between consecutive launches, and
-  // run() returns the GPU span of the whole repetition. `kernel` and the fields above it are then
-  // unused, and chain.steps too (the runner counts the launches in it: RunConfig::dispatch_chain).
-  // The steps may be built-in kernels (a chain of one kernel's dispatches) or run-time ones. `restore`: copy-engine launches (kCopyEngine) that run before every repetition, before
+  // run() returns the GPU span of the whole repetition. The backend then reads only `sequence`,
+  // `repeat`, `restore` and chain.submission (the runner counts the launches in chain.steps:
+  // RunConfig::dispatch_chain; its own buffers may name the output the host reads back).
+  // The steps may be built-in kernels (a chain of one kernel's dispatches) or run-time ones.
+  // `restore`: copy-engine launches (kCopyEngine) that run before every repetition, before
   // RunOptions::before_each, outside the timed span (the pair's inputs put back).
   std::vector<Launch> sequence{};
   std::uint32_t repeat = 1;
   std::vector<Launch> restore{};
 };
 
+// A built-in kernel's buffers (in, out) and scalar bytes (the CuvkParams block).
+inline constexpr std::uint32_t kBuiltinBuffers = 2;
+inline constexpr std::uint32_t kBuiltinScalarBytes = sizeof(CuvkParams);
+
+// The whole of `buffer` as a view.
+BufferView whole(const DeviceBuffer& buffer);
+// A built-in kernel's launch: buffers {in, out} (whole), scalars the bytes of `params`.
+Launch builtin_launch(std::string kernel, const Geometry& geometry, const CuvkParams& params,
+                      const DeviceBuffer& in, DeviceBuffer& out,
+                      Binding binding = Binding::descriptor);
+// A copy-engine launch (kCopyEngine): `from` copied into `to` (to.bytes() bytes).
+Launch copy_launch(const DeviceBuffer& from, DeviceBuffer& to);
+// The CuvkParams block a built-in launch carries in its scalars; zeros where it carries no scalars
+// (e.g. the outer launch of a sequence); throws where they are not a CuvkParams block.
+CuvkParams builtin_params(const Launch& launch);
+
 // Launches a sequence may hold (distinct steps; Launch::repeat repeats them).
 inline constexpr std::uint32_t kMaxSequenceSteps = 8;
 // Launches one repetition of a sequence may issue (steps x repeat).
 inline constexpr std::uint64_t kMaxSequenceLaunches = 1u << 16;
 
-// Step `k` of `launch`'s chain as a plain launch: its input and output buffers (Chain).
+// Step `k` of `launch`'s chain as a plain launch: its buffers[0] and buffers[1] (Chain).
 Launch chain_step(const Launch& launch, std::uint32_t k);
 
 // What a backend's traced launches record (Traces::trace_support).
@@ -217,9 +243,10 @@ struct TraceSupport {
   double ticks_per_ns = 1.0;
 };
 
-// A launch whose kernel is kCopyEngine copies `in` to `out` (out->bytes() bytes) with the API's
-// own copy command (cudaMemcpyAsync device-to-device / vkCmdCopyBuffer), timed like a kernel:
-// the drivers' copy engines as a reference for the copy kernels' ceiling.
+// A launch whose kernel is kCopyEngine copies buffers[0] into buffers[1] (buffers[1].bytes bytes;
+// copy_launch) with the API's own copy command (cudaMemcpyAsync device-to-device /
+// vkCmdCopyBuffer), timed like a kernel: the drivers' copy engines as a reference for the copy
+// kernels' ceiling.
 inline constexpr const char* kCopyEngine = "copy_engine";
 
 // A queue family that can copy buffers (Backend::copy_queue_families): kCopyEngine launches may

@@ -1,5 +1,6 @@
 // The one parameter block shared by C++, CUDA and GLSL. It is passed by value as the CUDA kernel's
-// first argument and as the Vulkan push-constant block, so both APIs see identical bytes.
+// scalar argument, after the buffer pointers, and as the Vulkan push-constant block, so both APIs
+// see identical bytes.
 // Only 32-bit scalars: their std430 / push-constant layout equals the C layout (checked below).
 #ifndef CUVK_PARAMS_H
 #define CUVK_PARAMS_H

@@ -28,14 +28,11 @@ std::uint64_t flush_scratch_bytes(bool any_gpu, bool any_cpu, std::uint64_t l2_b
 Launch flush_launch(DeviceBuffer* scratch, DeviceBuffer* sink, std::uint32_t block_size,
                     std::uint32_t max_x, std::uint32_t max_y) {
   const auto vecs = static_cast<std::uint32_t>(scratch->bytes() / kFlushVecBytes);
-  Launch flush;
-  flush.kernel = suite_kernels().l2_flush_kernel;
-  flush.geometry = launch_geometry(vecs, block_size, max_x, max_y);
-  flush.params.n = vecs;
-  std::memcpy(&flush.params.aux, &kFlushSentinel, sizeof kFlushSentinel);
-  flush.in = scratch;
-  flush.out = sink;
-  return flush;
+  CuvkParams params{};
+  params.n = vecs;
+  std::memcpy(&params.aux, &kFlushSentinel, sizeof kFlushSentinel);
+  return builtin_launch(suite_kernels().l2_flush_kernel,
+                        launch_geometry(vecs, block_size, max_x, max_y), params, *scratch, *sink);
 }
 
 }  // namespace cuvk

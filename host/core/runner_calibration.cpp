@@ -36,8 +36,9 @@ void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, std::u
     auto in = b.allocate(block * sizeof(float));
     auto outbuf = b.allocate(block * sizeof(float));
     b.fill(*in, 0x3F800000u);  // 1.0f
-    const Launch tiny{suite_kernels().host_cost_kernel, launch_geometry(block, block, max_x, max_y),
-                      kernel_params(block), in.get(), outbuf.get()};
+    const Launch tiny = builtin_launch(suite_kernels().host_cost_kernel,
+                                       launch_geometry(block, block, max_x, max_y),
+                                       kernel_params(block), *in, *outbuf);
     HostCostSamples samples = b.host_cost(tiny, cfg.host_cost_samples);
     out.host.push_back({a.api, summarize(samples.launch_us), summarize(samples.submit_us),
                         summarize(samples.round_trip_us), b.startup_ms()});
@@ -56,9 +57,9 @@ void calibrate(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t 
       auto outbuf = b.allocate(block * sizeof(float));
       CuvkParams params = kernel_params(block);
       params.n = 0;  // every thread returns before touching memory: the dispatch alone
-      const Launch empty{suite_kernels().host_cost_kernel,
-                         launch_geometry(block, block, max_x, max_y), params, in.get(),
-                         outbuf.get()};
+      const Launch empty =
+          builtin_launch(suite_kernels().host_cost_kernel,
+                         launch_geometry(block, block, max_x, max_y), params, *in, *outbuf);
       b.run(empty, RunOptions{kCalibrationWarmup, nullptr});
       const std::vector<double> times = b.run(empty, RunOptions{cfg.calibration_samples, nullptr});
       if (times.empty()) return;

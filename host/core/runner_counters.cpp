@@ -36,12 +36,14 @@ double ctas_of(const Launch& l) {
 
 }  // namespace
 
-std::string kernel_launch_key(const Launch& l) {
-  const Geometry& g = l.geometry;
-  const CuvkParams& p = l.params;
-  return l.kernel + "_g" + std::to_string(g.grid_x) + "x" + std::to_string(g.grid_y) + "_b" +
+std::string kernel_launch_key(const std::string& kernel, const Geometry& g, const CuvkParams& p) {
+  return kernel + "_g" + std::to_string(g.grid_x) + "x" + std::to_string(g.grid_y) + "_b" +
          std::to_string(g.block_size) + "_n" + std::to_string(p.n) + "_o" +
          std::to_string(p.offset) + "_s" + std::to_string(p.stride) + "_a" + std::to_string(p.aux);
+}
+
+std::string kernel_launch_key(const Launch& l) {
+  return kernel_launch_key(l.kernel, l.geometry, builtin_params(l));
 }
 
 void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launches, bool flush,
@@ -52,17 +54,15 @@ void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launch
   Backend& b = *a.backend;
   for (const PlannedLaunch& p : launches) {
     if (interrupted()) break;
-    Launch launch{p.plan->kernel, p.geometry, p.plan->params,
-                  nullptr,        nullptr,    native_binding(a.api)};
-    const std::string key = kernel_launch_key(launch);
+    const std::string key = kernel_launch_key(p.plan->kernel, p.geometry, p.plan->params);
     if (p.plan->kernel == kCopyEngine || a.profiled.count(key)) continue;
     try {
       auto in = b.allocate(std::max<std::uint64_t>(p.plan->in_words, 1) * sizeof(float));
       auto outbuf = b.allocate(std::max<std::uint64_t>(p.plan->out_words, 1) * sizeof(float));
       b.fill(*in, 0x3F800000u);  // 1.0f: the kernels' addresses do not depend on it
       b.fill(*outbuf, 0);
-      launch.in = in.get();
-      launch.out = outbuf.get();
+      const Launch launch = builtin_launch(p.plan->kernel, p.geometry, p.plan->params, *in, *outbuf,
+                                           native_binding(a.api));
       a.profiled[key] = s->profile_kernel(
           [&] {
             if (flush) b.run(a.flush, RunOptions{1, nullptr});
@@ -73,7 +73,7 @@ void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launch
           ctas_of(launch));
     } catch (const std::exception&) {  // profiled with its row instead, which says why not
     }
-    s->dump("range_" + key, launch.kernel + " before the first row", 1, 0);
+    s->dump("range_" + key, p.plan->kernel + " before the first row", 1, 0);
   }
   for (const auto& [step, sec] : s->take_costs()) add_phase(out.counters_cost_s, step, sec);
 }

@@ -69,8 +69,9 @@ DispatchCostResult sweep(ApiState& a, const std::vector<ApiState>& apis, std::ui
     const std::uint32_t threads = blocks * block;
     CuvkParams params = kernel_params(threads);
     params.n = 1;  // one thread copies one float; every other returns at its first comparison
-    const Launch launch{suite_kernels().host_cost_kernel,
-                        launch_geometry(threads, block, max_x, max_y), params, in.get(), out.get()};
+    const Launch launch =
+        builtin_launch(suite_kernels().host_cost_kernel,
+                       launch_geometry(threads, block, max_x, max_y), params, *in, *out);
     b.run(launch, RunOptions{kDispatchWarmup, nullptr});
     std::vector<double> us = b.run(launch, RunOptions{kDispatchReps, nullptr});
     for (double& t : us) t *= 1000.0;  // ms -> us

@@ -38,8 +38,8 @@ const char* stop_name(StopReason r) {
 
 // The untimed correctness run on freshly uploaded input and a poisoned output, downloaded into
 // the point's download buffer (run_lane checks it: verify, then conclude_check).
-void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, const Inputs& in,
-                     RunOutcome& out) {
+void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, DeviceBuffer& outbuf,
+                     const Inputs& in, RunOutcome& out) {
   const Api api = b.info().api;
   {
     // The point's host arrays, registered with this backend once per slot and size: transfers
@@ -54,7 +54,7 @@ void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, cons
   }
   {
     PhaseTimer t(out.phase_s, api_phase(api, "poison"));
-    b.fill(*launch.out, kPoisonWord);
+    b.fill(outbuf, kPoisonWord);
   }
   {
     PhaseTimer t(out.phase_s, api_phase(api, "correctness run"));
@@ -62,7 +62,7 @@ void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, cons
   }
   const Span<float> got = in.download;
   PhaseTimer t(out.phase_s, api_phase(api, "download"));
-  b.download(*launch.out, got.data(), got.size() * sizeof(float));
+  b.download(outbuf, got.data(), got.size() * sizeof(float));
 }
 
 // The verdict on the downloaded output (verify() has filled row's checked, mismatches, verified):
@@ -341,8 +341,7 @@ namespace {
 Launch dispatch_chain(const Launch& launch, std::uint32_t k, Api api) {
   Launch seq;
   seq.kernel = launch.kernel;
-  seq.in = launch.in;
-  seq.out = launch.out;
+  seq.buffers = launch.buffers;
   seq.sequence = {launch};
   seq.repeat = k;
   seq.chain.steps = k;
@@ -373,15 +372,15 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
       outbuf = b.allocate(job.plan.out_words * sizeof(float));
       if (lane.submission) chainbuf = b.allocate(job.plan.out_words * sizeof(float));
     }
-    Launch launch{job.plan.kernel, row.geometry, job.plan.params,
-                  inbuf.get(),     outbuf.get(), lane.binding};
+    Launch launch = builtin_launch(job.plan.kernel, row.geometry, job.plan.params, *inbuf, *outbuf,
+                                   lane.binding);
     if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
     if (lane.submission) launch.chain = {job.plan.chain_steps, *lane.submission, chainbuf.get()};
     if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr) {
       launch = dispatch_chain(launch, cfg.dispatch_chain, a.api);
       row.flags.push_back("dispatch_chain");
     }
-    correctness_run(b, launch, *inbuf, in, out);
+    correctness_run(b, launch, *inbuf, *outbuf, in, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;
     const bool verified = verify_and_measure(a, launch, before, in, cfg, clocks, out, row);

@@ -23,11 +23,12 @@ std::vector<std::uint32_t> download_words(Backend& b, const DeviceBuffer& buf) {
 // flush where there is one; then its output verified and its records checked and summarised.
 void record(Backend& b, const Launch& traced, const Launch* before, const Inputs& in,
             TraceLane& lane) {
-  lane.params = traced.params;
-  b.fill(*traced.out, kPoisonWord);
+  lane.params = builtin_params(traced);
+  DeviceBuffer& outbuf = *traced.buffers.at(1).buffer;
+  b.fill(outbuf, kPoisonWord);
   b.fill(*traced.trace, 0);
   lane.recorded_ms = b.run(traced, RunOptions{1, before}).front();
-  b.download(*traced.out, in.download.data(), in.download.size() * sizeof(float));
+  b.download(outbuf, in.download.data(), in.download.size() * sizeof(float));
   ResultRow check;
   verify(in.download, in.expected, check);
   lane.verified = check.verified;

@@ -214,11 +214,7 @@ void add_sequence(const UserPlan& u, const Lane& lane, const ResultRow& row, Bac
     if (u.buffers[i].poisoned) continue;
     owned.push_back(b.allocate(images[i].size()));
     b.upload(*owned.back(), images[i].data(), images[i].size());
-    Launch copy;
-    copy.kernel = kCopyEngine;
-    copy.in = owned.back().get();
-    copy.out = owned[i].get();
-    launch.restore.push_back(std::move(copy));
+    launch.restore.push_back(copy_launch(*owned.back(), *owned[i]));
   }
 }
 

@@ -133,11 +133,7 @@ TEST_F(RuntimeModule_, SequencesRepeatAndRestore) {
       launch.repeat = 3;
       launch.chain.submission = mode;
       if (restore) {
-        Launch copy;
-        copy.kernel = kCopyEngine;
-        copy.in = saved.get();
-        copy.out = y.get();
-        launch.restore.push_back(copy);
+        launch.restore.push_back(copy_launch(*saved, *y));
       }
       ASSERT_EQ(backend_->run(launch, RunOptions{4, nullptr}).size(), 4u);
       std::vector<float> got(words);

@@ -111,7 +111,8 @@ TEST_F(VulkanValidated, FlushKernelBehavesTheSameInBothBindingModes) {
     for (std::uint32_t sentinel_bits : {0x3F800000u /* 1.0f: never */, 0u /* 0.0f: always */}) {
       backend_->fill(*sink, kPoisonWord);
       const CuvkParams params = flush_params(sentinel_bits);
-      Launch flush{"l2_flush", Geometry{256, 4, 1}, params, scratch.get(), sink.get(), binding};
+      const Launch flush =
+          builtin_launch("l2_flush", Geometry{256, 4, 1}, params, *scratch, *sink, binding);
       backend_->run(flush, RunOptions{1, nullptr});
       std::uint32_t word = 0;
       backend_->download(*sink, &word, sizeof word);
@@ -130,8 +131,7 @@ TEST_F(VulkanValidated, GpuTimesOfABatchFitInItsWallTime) {
   auto out = backend_->allocate(n * sizeof(float));
   backend_->fill(*in, 0x3F800000u);
   const CuvkParams params = kernel_params(n);
-  const Launch copy{"copy",    Geometry{256, n / 256, 1}, params, in.get(),
-                    out.get(), Binding::descriptor};
+  const Launch copy = builtin_launch("copy", Geometry{256, n / 256, 1}, params, *in, *out);
   backend_->run(copy, RunOptions{1, nullptr});  // pipeline made, memory touched
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> times = backend_->run(copy, RunOptions{20, nullptr});
@@ -317,10 +317,7 @@ TEST_F(VulkanValidated, CopyEngineRunsOnEachFamilyAndRefusesUnknownOnes) {
   auto in = backend_->allocate(kWords * 4);
   auto out = backend_->allocate(kWords * 4);
   backend_->upload(*in, data.data(), kWords * 4);
-  Launch launch;
-  launch.kernel = kCopyEngine;
-  launch.in = in.get();
-  launch.out = out.get();
+  Launch launch = copy_launch(*in, *out);
   for (const QueueFamily& f : backend_->copy_queue_families()) {
     if (!vk::measurable(f)) continue;
     backend_->fill(*out, 0);
@@ -354,4 +351,56 @@ TEST_F(VulkanValidated, EveryChainModeRunsVerified) {
   }
   for (Submission s : {Submission::stream, Submission::graph, Submission::pdl})
     EXPECT_FALSE(backend_->submission_unsupported(s).empty()) << submission_name(s);
+}
+
+// Issue 32: built-in kernels take the one launch model (Launch::buffers + scalars, the run-time
+// kernels' binding convention): a launch made by hand runs as builtin_launch's does, in both
+// binding modes, and one whose buffer count or scalar bytes are not the kernel's is refused with
+// an Error that says what it gave and what the kernel takes (never a validation message or a
+// crash). The copy engine takes two buffers, from and to.
+TEST_F(VulkanValidated, BuiltinLaunchesAreCheckedLikeRunTimeOnes) {
+  constexpr std::uint32_t n = 1000;
+  std::vector<float> data(n), got(n);
+  std::iota(data.begin(), data.end(), 1.0f);
+  auto in = backend_->allocate(n * 4), out = backend_->allocate(n * 4);
+  backend_->upload(*in, data.data(), n * 4);
+  const CuvkParams params = kernel_params(n);
+  const Geometry g{256, (n + 255) / 256, 1};
+  const auto expect_refused = [&](const Launch& launch, const std::string& says) {
+    try {
+      backend_->run(launch, RunOptions{1, nullptr});
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  for (Binding binding : {Binding::descriptor, Binding::bda}) {
+    if (!backend_->binding_unsupported(binding).empty()) continue;
+    SCOPED_TRACE(binding_name(binding));
+    Launch launch;  // by hand: what builtin_launch fills
+    launch.kernel = "copy";
+    launch.geometry = g;
+    launch.binding = binding;
+    launch.buffers = {{in.get(), 0, n * 4}, {out.get(), 0, n * 4}};
+    launch.scalars.resize(sizeof params);
+    std::memcpy(launch.scalars.data(), &params, sizeof params);
+    backend_->fill(*out, kPoisonWord);
+    backend_->run(launch, RunOptions{1, nullptr});
+    backend_->download(*out, got.data(), n * 4);
+    EXPECT_EQ(got, data);
+    Launch one = launch, three = launch, short_scalars = launch, long_scalars = launch;
+    one.buffers.pop_back();
+    three.buffers.push_back(launch.buffers[0]);
+    short_scalars.scalars.resize(8);
+    long_scalars.scalars.resize(sizeof params + 4);
+    expect_refused(one, "1 buffers and 16 scalar bytes; the kernel takes 2 and 16");
+    expect_refused(three, "3 buffers and 16 scalar bytes; the kernel takes 2 and 16");
+    expect_refused(short_scalars, "2 buffers and 8 scalar bytes; the kernel takes 2 and 16");
+    expect_refused(long_scalars, "2 buffers and 20 scalar bytes; the kernel takes 2 and 16");
+  }
+  Launch engine = copy_launch(*in, *out);
+  engine.buffers.pop_back();
+  expect_refused(engine, "1 buffers; the copy engine takes 2");
+  auto small = backend_->allocate(16);
+  expect_refused(copy_launch(*small, *out), "the input needs at least as many");
 }

@@ -46,7 +46,8 @@ class VulkanTraced : public suite::ValidatedVulkan {
     backend_->upload(*in, input.data(), input.size() * 4);
     backend_->fill(*out, kPoisonWord);
     backend_->fill(*records, 0);
-    const Launch launch{plan.kernel, g, plan.params, in.get(), out.get(), binding, records.get()};
+    Launch launch = builtin_launch(plan.kernel, g, plan.params, *in, *out, binding);
+    launch.trace = records.get();
     EXPECT_EQ(backend_->run(launch, RunOptions{1, nullptr}).size(), 1u);
     backend_->download(*out, got.data(), got.size() * 4);
     ResultRow row;

@@ -284,6 +284,7 @@ struct PlannedLaunch {
 };
 // What identifies a launch to the range profiler: kernel, grid, block and parameters.
 std::string kernel_launch_key(const Launch& launch);
+std::string kernel_launch_key(const std::string& kernel, const Geometry& g, const CuvkParams& p);
 // With RunConfig::counters on CUDA: the range profiler over one launch of each of `launches`
 // (after the L2 flush where `flush` is set), on buffers of the plan's sizes, before the first row,
 // into `a.profiled`: the profiler is enabled once for all of them, not switched with the PM

@@ -66,7 +66,7 @@ class FakeBackend final : public Backend {
     launches.push_back({launch.kernel, launch.queue_family, opt.before_each != nullptr});
     if (launch.kernel == suite_kernels().l2_flush_kernel)  // clock settling
       return std::vector<double>(static_cast<std::size_t>(opt.reps), flush_ms);
-    if (launch.params.n == 0) {  // the calibration's empty dispatch
+    if (builtin_params(launch).n == 0) {  // the calibration's empty dispatch
       empty_dispatches += opt.reps;
       std::vector<double> t(static_cast<std::size_t>(opt.reps), empty_ms);
       for (std::size_t i = 0; i < t.size(); ++i) t[i] += (i % 2) * 0.0005;  // 0.5 us apart
@@ -80,8 +80,8 @@ class FakeBackend final : public Backend {
           std::chrono::duration<double, std::milli>(sleep_ms_per_rep * opt.reps));
     if (launch.kernel == lost_on) throw Error("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
     if (launch.kernel == copies_input || launch.kernel == also_copies) {
-      const auto& in = static_cast<const HostBuffer*>(launch.in)->data;
-      auto& out = static_cast<HostBuffer*>(launch.out)->data;
+      const auto& in = static_cast<const HostBuffer*>(launch.buffers.at(0).buffer)->data;
+      auto& out = static_cast<HostBuffer*>(launch.buffers.at(1).buffer)->data;
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
       for (std::uint64_t i : corrupt) out[i] ^= 1u;  // the element's lowest bit
     }
@@ -101,9 +101,9 @@ class FakeBackend final : public Backend {
     for (std::uint32_t k = 0; k < launch.chain.steps; ++k) {
       if (static_cast<int>(k) == skip_chain_step) continue;
       const Launch step = chain_step(launch, k);
-      const auto& in = static_cast<const HostBuffer*>(step.in)->data;
-      auto& out = static_cast<HostBuffer*>(step.out)->data;
-      for (std::size_t i = 0; i < launch.params.n; ++i) out[i] = chain_word(in[i]);
+      const auto& in = static_cast<const HostBuffer*>(step.buffers.at(0).buffer)->data;
+      auto& out = static_cast<HostBuffer*>(step.buffers.at(1).buffer)->data;
+      for (std::size_t i = 0; i < builtin_params(launch).n; ++i) out[i] = chain_word(in[i]);
     }
   }
   std::vector<std::pair<std::string, double>> startup_ms() const override { return {}; }
