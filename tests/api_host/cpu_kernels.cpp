@@ -10,17 +10,8 @@ namespace {
 
 std::optional<std::uint64_t> g_broken_copy;  // break_copy_at
 
-CuvkParams params_of(const KernelCall& c) {
-  CuvkParams p{};
-  if (c.scalars.size() != sizeof p)
-    throw Error("host kernel: " + std::to_string(c.scalars.size()) + " scalar bytes, expected " +
-                std::to_string(sizeof p) + " (CuvkParams)");
-  std::memcpy(&p, c.scalars.data(), sizeof p);
-  return p;
-}
-
 // Buffer `i`'s words, checked to hold `words` of them: a kernel never reads past a buffer.
-std::uint32_t* words_of(const KernelCall& c, std::size_t i, std::uint64_t words) {
+std::uint32_t* words_of(const Launch& c, std::size_t i, std::uint64_t words) {
   if (i >= c.buffers.size() || c.buffers[i].buffer == nullptr)
     throw Error("host kernel: no buffer " + std::to_string(i));
   const BufferView& v = c.buffers[i];
@@ -31,13 +22,13 @@ std::uint32_t* words_of(const KernelCall& c, std::size_t i, std::uint64_t words)
 }
 
 // Threads that do work: those the geometry launches, below the index bound n.
-std::uint64_t active(const KernelCall& c, std::uint32_t n) {
+std::uint64_t active(const Launch& c, std::uint32_t n) {
   const Geometry& g = c.geometry;
   return std::min<std::uint64_t>(n, std::uint64_t{g.block_size} * g.grid_x * g.grid_y);
 }
 
-void copy(const KernelCall& c) {  // cuda/copy.cu: out[i] = in[i]
-  const CuvkParams p = params_of(c);
+void copy(const Launch& c) {  // cuda/copy.cu: out[i] = in[i]
+  const CuvkParams p = builtin_params(c);
   const std::uint64_t threads = active(c, p.n);
   if (threads == 0) return;  // the calibration's empty dispatch
   const std::uint32_t* in = words_of(c, 0, threads);
@@ -46,8 +37,8 @@ void copy(const KernelCall& c) {  // cuda/copy.cu: out[i] = in[i]
   if (g_broken_copy && *g_broken_copy < threads) out[*g_broken_copy] ^= 1u;
 }
 
-void read_x_aos(const KernelCall& c) {  // cuda/read_x.cu: out[i] = x of particle i {x,y,z,w}
-  const CuvkParams p = params_of(c);
+void read_x_aos(const Launch& c) {  // cuda/read_x.cu: out[i] = x of particle i {x,y,z,w}
+  const CuvkParams p = builtin_params(c);
   const std::uint64_t threads = active(c, p.n);
   if (threads == 0) return;
   const std::uint32_t* in = words_of(c, 0, 4 * threads);
@@ -55,16 +46,16 @@ void read_x_aos(const KernelCall& c) {  // cuda/read_x.cu: out[i] = x of particl
   for (std::uint64_t i = 0; i < threads; ++i) out[i] = in[4 * i];
 }
 
-void read_x_soa(const KernelCall& c) {  // the x plane first: out[i] = in[i]
-  const CuvkParams p = params_of(c);
+void read_x_soa(const Launch& c) {  // the x plane first: out[i] = in[i]
+  const CuvkParams p = builtin_params(c);
   const std::uint64_t threads = active(c, p.n);
   if (threads == 0) return;
   std::copy_n(words_of(c, 0, threads), threads, words_of(c, 1, threads));
 }
 
 // cuda/l2_flush.cu: reads n float4s; stores only where one sums to the sentinel in aux.
-void l2_flush(const KernelCall& c) {
-  const CuvkParams p = params_of(c);
+void l2_flush(const Launch& c) {
+  const CuvkParams p = builtin_params(c);
   const std::uint64_t threads = active(c, p.n);
   if (threads == 0) return;
   const std::uint32_t* in = words_of(c, 0, 4 * threads);
@@ -89,17 +80,6 @@ const std::map<std::string, CpuKernel>& cpu_kernels() {
 
 void break_copy_at(std::optional<std::uint64_t> element) {
   g_broken_copy = element;
-}
-
-// MERGE: the adapter from today's Launch; at merge Launch gives buffers + scalars itself.
-KernelCall call_of(const Launch& launch) {
-  KernelCall c;
-  c.geometry = launch.geometry;
-  for (const DeviceBuffer* b : {launch.in, static_cast<const DeviceBuffer*>(launch.out)})
-    c.buffers.push_back({const_cast<DeviceBuffer*>(b), 0, b ? b->bytes() : 0});
-  c.scalars.resize(sizeof launch.params);
-  std::memcpy(c.scalars.data(), &launch.params, sizeof launch.params);
-  return c;
 }
 
 }  // namespace cuvk::host_api

@@ -20,23 +20,14 @@ class HostBuffer final : public DeviceBuffer {
   std::vector<std::uint32_t> words;
 };
 
-// One launch: its geometry (threads = block_size * grid_x * grid_y, linear index as the GPU
-// kernels compute it), buffers and scalars.
-struct KernelCall {
-  Geometry geometry;
-  std::vector<BufferView> buffers;
-  std::vector<std::uint8_t> scalars;
-};
-
-using CpuKernel = void (*)(const KernelCall&);
+// A kernel runs one launch: its geometry (threads = block_size * grid_x * grid_y, linear index as
+// the GPU kernels compute it), buffers and scalars (the one launch form, backend.h).
+using CpuKernel = void (*)(const Launch&);
 // Kernel name (the catalogue's: "copy", "read_x_aos", ...) -> its CPU implementation.
 const std::map<std::string, CpuKernel>& cpu_kernels();
 
 // A broken kernel for the tests: `copy` flips the lowest bit of this element (nullopt: none).
 void break_copy_at(std::optional<std::uint64_t> element);
 
-// MERGE: today's launch (params, in, out) in the form above; goes when Launch carries buffers +
-// scalars for every kernel (issue 32, one launch path).
-KernelCall call_of(const Launch& launch);
 
 }  // namespace cuvk::host_api

@@ -50,12 +50,11 @@ class HostBackend final : public Backend {
     if (launch.chain.steps > 0 || !launch.sequence.empty() || launch.trace != nullptr)
       throw Error("host backend runs single launches only (" + launch.kernel + ")");
     const CpuKernel kernel = find(launch.kernel);
-    const KernelCall call = call_of(launch);  // MERGE: launch.buffers, launch.scalars
     std::vector<double> times;
     for (int r = 0; r < opt.reps; ++r) {
-      if (opt.before_each) find(opt.before_each->kernel)(call_of(*opt.before_each));
+      if (opt.before_each) find(opt.before_each->kernel)(*opt.before_each);
       const auto t0 = Clock::now();
-      kernel(call);
+      kernel(launch);
       times.push_back(ms_since(t0));
     }
     return times;
