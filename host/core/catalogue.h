@@ -22,6 +22,8 @@
 
 namespace cuvk {
 
+struct ResultRow;  // row.h
+
 // One parameter point as the user sees it.
 struct Point {
   std::string layout;   // "" where the test has no layout axis
@@ -98,6 +100,16 @@ struct Plan {
   std::optional<OwnSize> own_size() const;
   // A pair's declared buffer contents for `seed`; empty without declared contents.
   UserContents declared_contents(std::uint64_t seed) const;
+  // What a row at `geom` reports of the work: n, threads launched, useful and moved bytes (a
+  // built-in test's from its sector model; a pair's from its declaration: useful = moved).
+  void describe_row(const Geometry& geom, ResultRow& row) const;
+  // Whether the row's label names n: a built-in test where the run or the test has several sizes
+  // (`run_sized`, the test's own `test_sizes`), a pair where it runs at several (--n).
+  bool n_in_label(bool run_sized, std::size_t test_sizes) const;
+  // What the API's side says of itself where it cannot run (a pair's "compiled for sm_90 by
+  // NVRTC ..."; "" for a built-in test), and whether it has a kernel to launch there at all.
+  std::string side_note(Api api) const;
+  bool side_built(Api api) const;
 };
 
 struct TestCase {

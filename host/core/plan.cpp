@@ -1,8 +1,9 @@
 // What the runner asks of a planned point (catalogue.h, Plan): a built-in test's plan answers from
 // its kernel, parameters and buffer words, a kernel pair's from its UserPlan (runner_user.cpp
 // checks and launches it). run_config.cpp, runner.cpp and input_pipeline.cpp ask these instead of
-// telling the kinds apart; a lane's own run (runner_lane.cpp, runner_user.cpp) still does, until
-// the Backend contract has one launch path.
+// telling the kinds apart, and so do a row's identity and a lane's refusals (runner_lane.cpp).
+// One branch is left in the lane: a pair's lane runs runner_user.cpp (its guarded buffers, the
+// other lanes as its check), a built-in test's the CPU-reference path.
 #include "catalogue.h"
 #include "launch_geometry.h"
 #include "runner.h"
@@ -65,6 +66,31 @@ std::optional<OwnSize> Plan::own_size() const {
 
 UserContents Plan::declared_contents(std::uint64_t seed) const {
   return user ? user->contents(seed) : UserContents{};
+}
+
+void Plan::describe_row(const Geometry& geom, ResultRow& row) const {
+  if (!user) {
+    row.threads = runner_detail::launch_threads(*this);
+    row.useful_bytes = traffic.useful_bytes;
+    row.moved_bytes = traffic.moved_bytes;
+    return;
+  }
+  // No sector model: what the declaration says it must move.
+  row.useful_bytes = row.moved_bytes = user->launch(geom.block_size).useful_bytes;
+  row.n = static_cast<std::uint32_t>(user->n);
+  row.threads = geom.grid_x * geom.grid_y * geom.block_size;
+}
+
+bool Plan::n_in_label(bool run_sized, std::size_t test_sizes) const {
+  return user ? test_sizes > 1 : run_sized || test_sizes > 0;
+}
+
+std::string Plan::side_note(Api api) const {
+  return user ? user->notes[api] : std::string();
+}
+
+bool Plan::side_built(Api api) const {
+  return !user || !user->not_built[api];
 }
 
 void runner_detail::conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,

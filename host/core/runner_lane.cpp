@@ -200,20 +200,12 @@ ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool si
   row.binding = lane.binding;
   row.n = job.point.n;
   // The size in the label where the run has several, or the test its own (the chain's).
-  // A pair: where it runs at several sizes (--n, issue 34).
-  row.n_in_label = job.plan.user ? job.test->sizes.size() > 1 : sized || !job.test->sizes.empty();
+  row.n_in_label = job.plan.n_in_label(sized, job.test->sizes.size());
   row.submission = lane.submission;
   row.axes = job.point.axes;
   row.block_size = geom.block_size;
-  row.threads = launch_threads(job.plan);
   row.geometry = geom;
-  row.useful_bytes = job.plan.traffic.useful_bytes;
-  row.moved_bytes = job.plan.traffic.moved_bytes;
-  if (job.plan.user) {  // no sector model: what the declaration says it must move
-    row.useful_bytes = row.moved_bytes = job.plan.user->launch(geom.block_size).useful_bytes;
-    row.n = static_cast<std::uint32_t>(job.plan.user->n);
-    row.threads = geom.grid_x * geom.grid_y * geom.block_size;
-  }
+  job.plan.describe_row(geom, row);
   row.sectors_per_request = job.plan.traffic.sectors_per_request;
   row.request_efficiency = job.plan.traffic.request_efficiency;
   if (is_engine(job))
@@ -246,19 +238,19 @@ namespace {
 
 // Whether `lane` cannot run here (no backend, a hung device, a binding or queue family it does
 // not offer): then the row is unavailable, with the reason.
-bool lane_unavailable(const Lane& lane, const UserPlan* user, ResultRow& row) {
+bool lane_unavailable(const Lane& lane, const Plan& plan, ResultRow& row) {
   const ApiState& a = *lane.state;
   if (!a.backend) {
     row.status = Status::unavailable;
     row.reason = a.reason;
     // A pair's side that cannot run says what was done instead (compiled, by what).
-    const std::string note = !user ? "" : user->notes[a.api];
+    const std::string note = plan.side_note(a.api);
     if (!note.empty()) row.reason = note + ", not run: " + a.reason;
     return true;
   }
-  if (user && user->not_built[a.api]) {  // e.g. CUDA without NVRTC, on a machine with a CUDA GPU
+  if (!plan.side_built(a.api)) {  // e.g. CUDA without NVRTC, on a machine with a CUDA GPU
     row.status = Status::unavailable;
-    row.reason = user->notes[a.api] + ", not run: no " + api_name(a.api) + " kernel to launch";
+    row.reason = plan.side_note(a.api) + ", not run: no " + api_name(a.api) + " kernel to launch";
     return true;
   }
   if (const std::string why = a.backend->hung(); !why.empty()) {
@@ -355,9 +347,8 @@ Launch dispatch_chain(const Launch& launch, std::uint32_t k, Api api) {
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
               ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   ApiState& a = *lane.state;
-  const UserPlan* user = job.plan.user.get();
-  if (lane_unavailable(lane, user, row)) return;
-  if (user) {
+  if (lane_unavailable(lane, job.plan, row)) return;
+  if (!job.plan.has_cpu_reference()) {  // a pair: its buffers, checked against the other lanes
     run_user_lane(lane, job, in, cfg, clocks, out, row);
     return;
   }

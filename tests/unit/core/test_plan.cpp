@@ -12,6 +12,7 @@
 #include "element.h"
 #include "error.h"
 #include "launch_geometry.h"
+#include "row.h"
 #include "runner.h"
 #include "runner_fixture.h"
 
@@ -93,6 +94,43 @@ TEST(Plan, APairAnswersFromItsDeclaration) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("two_steps.toml"), std::string::npos) << e.what();
   }
+}
+
+// A row's work, label and unavailable sides come from the plan: a built-in test's sector model and
+// grid-stride threads, a pair's declaration (its n, useful = moved bytes, its grid's threads).
+TEST(Plan, ARowsWorkAndSidesComeFromThePlan) {
+  const Plan copy = copy_plan();
+  const Geometry g = copy.geometry(256, DeviceLimits{});
+  ResultRow row;
+  row.n = 1u << 16;
+  copy.describe_row(g, row);
+  EXPECT_EQ(row.n, 1u << 16);
+  EXPECT_EQ(row.threads, copy.params.n);
+  EXPECT_EQ(row.useful_bytes, copy.traffic.useful_bytes);
+  EXPECT_EQ(row.moved_bytes, copy.traffic.moved_bytes);
+  EXPECT_FALSE(copy.n_in_label(false, 0));
+  EXPECT_TRUE(copy.n_in_label(true, 0));   // the run has several sizes
+  EXPECT_TRUE(copy.n_in_label(false, 1));  // the test its own (the chain's)
+  EXPECT_TRUE(copy.side_built(Api::cuda));
+  EXPECT_EQ(copy.side_note(Api::cuda), "");
+
+  Plan pair = pair_plan();
+  auto u = std::make_shared<UserPlan>(*pair.user);
+  u->notes[Api::cuda] = "compiled for sm_90";
+  pair.user = u;
+  const Geometry pg = pair.geometry(64, DeviceLimits{});
+  ResultRow prow;
+  prow.n = 1u << 20;  // the run's n: a pair reports its own
+  pair.describe_row(pg, prow);
+  EXPECT_EQ(prow.n, 4096u);
+  EXPECT_EQ(prow.threads, 4096u);
+  EXPECT_EQ(prow.useful_bytes, 16384u);
+  EXPECT_EQ(prow.moved_bytes, 16384u);
+  EXPECT_FALSE(pair.n_in_label(true, 1));  // one size of its own
+  EXPECT_TRUE(pair.n_in_label(false, 2));  // --n with several
+  EXPECT_FALSE(pair.side_built(Api::cuda));
+  EXPECT_TRUE(pair.side_built(Api::vulkan));
+  EXPECT_EQ(pair.side_note(Api::cuda), "compiled for sm_90");
 }
 
 TEST(Plan, TheElementTypesHaveTheDeclarationsNames) {
