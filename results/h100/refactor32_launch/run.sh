@@ -4,7 +4,7 @@ set -u
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h[0-9]{3}' | tr A-Z a-z)
-W=/tmp/res/$gpu/numbers43; mkdir -p $W build
+W=/tmp/res/$gpu/numbers43b; mkdir -p $W build
 for b in cuvk cuvk_before; do python3 -c "import lzma,shutil; shutil.copyfileobj(lzma.open('.dev/bin/$b.xz'), open('build/$b', 'wb'))"; chmod +x build/$b; done
 build/cuvk_before --version; build/cuvk --version
 timeout 100 build/cuvk_before run --baseline results/$gpu.json --format json --output $W/before.json > $W/before.txt 2>&1; echo "before rc=$?"
