@@ -42,8 +42,12 @@ std::string kernel_launch_key(const std::string& kernel, const Geometry& g, cons
          std::to_string(p.offset) + "_s" + std::to_string(p.stride) + "_a" + std::to_string(p.aux);
 }
 
+// A run-time kernel's scalars are its own (a pair's: any size), not a CuvkParams block: its key
+// names the kernel and geometry with zero parameters (pair kernels are named "pair:...", so a key
+// never meets a built-in one).
 std::string kernel_launch_key(const Launch& l) {
-  return kernel_launch_key(l.kernel, l.geometry, builtin_params(l));
+  const bool builtin = l.scalars.size() == kBuiltinScalarBytes;
+  return kernel_launch_key(l.kernel, l.geometry, builtin ? builtin_params(l) : CuvkParams{});
 }
 
 void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launches, bool flush,
