@@ -44,12 +44,24 @@ class HostBackend final : public Backend {
   std::uint64_t free_memory_bytes() const override { return info_.memory_bytes; }
   std::vector<std::string> kernels() const override { return host_kernel_names(); }
 
+  // Every kernel here is a built-in one: two buffers (in, out) and the CuvkParams block, checked
+  // as the contract asks (backend.h, Launch) before anything runs.
+  static void check_shape(const Launch& l) {
+    if (l.buffers.size() != kBuiltinBuffers || l.scalars.size() != kBuiltinScalarBytes)
+      throw Error("host backend: launch of '" + l.kernel + "' gives " +
+                  std::to_string(l.buffers.size()) + " buffers and " +
+                  std::to_string(l.scalars.size()) + " scalar bytes; its kernels take " +
+                  std::to_string(kBuiltinBuffers) + " and " + std::to_string(kBuiltinScalarBytes));
+  }
+
   // Each repetition: the before_each launch (untimed), then the kernel between two host clock
   // reads. Single launches only: chains and sequences are not offered.
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
     if (launch.chain.steps > 0 || !launch.sequence.empty() || launch.trace != nullptr)
       throw Error("host backend runs single launches only (" + launch.kernel + ")");
     const CpuKernel kernel = find(launch.kernel);
+    check_shape(launch);
+    if (opt.before_each) check_shape(*opt.before_each);
     std::vector<double> times;
     for (int r = 0; r < opt.reps; ++r) {
       if (opt.before_each) find(opt.before_each->kernel)(*opt.before_each);

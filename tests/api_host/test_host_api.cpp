@@ -78,6 +78,18 @@ TEST(HostApi, TheFactoryOpensItsOneDevice) {
   EXPECT_EQ(b->info().uuid, host_api::kHostUuid);
   EXPECT_NE(b->info().timer.source.find("host clock"), std::string::npos);
   EXPECT_THROW(make_backend(Api::host, 1, BackendOptions{}), Error);
+  // A launch not of the kernel's shape is refused, as the contract asks (backend.h, Launch).
+  auto in = b->allocate(1024), out = b->allocate(1024);
+  CuvkParams p{};
+  p.n = 256;
+  Launch ok = builtin_launch("copy", Geometry{256, 1, 1}, p, *in, *out);
+  EXPECT_EQ(b->run(ok, RunOptions{1, nullptr}).size(), 1u);
+  Launch no_scalars = ok;
+  no_scalars.scalars.clear();
+  EXPECT_THROW(b->run(no_scalars, RunOptions{1, nullptr}), Error);
+  Launch one_buffer = ok;
+  one_buffer.buffers.pop_back();
+  EXPECT_THROW(b->run(one_buffer, RunOptions{1, nullptr}), Error);
   const std::vector<std::string> kernels = built_kernels(Api::host);
   EXPECT_NE(std::find(kernels.begin(), kernels.end(), "copy"), kernels.end());
 }
