@@ -27,8 +27,6 @@ void set_process_args(int argc, const char* const* argv) {
   g_process_args.assign(argv, argv + argc);
 }
 
-namespace {
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
@@ -37,6 +35,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   if (!s.empty() && s.back() == sep) out.emplace_back();
   return out;
 }
+
+namespace {
 
 std::uint64_t parse_u64(const std::string& s, const std::string& what) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)

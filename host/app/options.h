@@ -41,6 +41,8 @@ Format parse_format(const std::string& text);                            // tabl
 std::vector<Api> parse_apis(const std::vector<std::string>& names);      // cuda|vulkan|all
 std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names);  // descriptor|bda|all
 std::vector<std::string> parse_tests(const std::vector<std::string>& names);    // catalogue order
+// `s` cut at every `sep`; a trailing separator gives a last empty item ("a," -> "a", "").
+std::vector<std::string> split(const std::string& s, char sep);
 std::string now_utc();                         // ISO 8601
 std::string hostname();
 

@@ -13,7 +13,6 @@
 #include <iostream>
 #include <limits>
 #include <new>
-#include <sstream>
 #include <system_error>
 #include <unordered_set>
 
@@ -28,18 +27,6 @@
 #include "standard_output.h"
 
 namespace cuvk {
-namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.emplace_back();
-  return out;
-}
-
-}  // namespace
 
 static std::string command_line(int argc, char** argv) {
   std::string s;
