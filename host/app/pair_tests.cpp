@@ -92,11 +92,11 @@ std::vector<std::uint8_t> initial_contents(const PairDeclaration& d, const pairs
 }
 
 // The launch at a block size by `decl`'s [launch] (or a step's: pairs::step_declarations).
-std::function<UserLaunch(std::uint32_t)> launch_rule(std::shared_ptr<const PairDeclaration> decl,
-                                                     std::uint64_t n) {
+std::function<ModelLaunch(std::uint32_t)> launch_rule(std::shared_ptr<const PairDeclaration> decl,
+                                                      std::uint64_t n) {
   return [decl, n](std::uint32_t block) {
     const PairDeclaration& dd = *decl;
-    UserLaunch l;
+    ModelLaunch l;
     if (dd.launch.grid.empty()) {  // no shape: a pair of [[step]]s (each step has its own)
       if (!dd.launch.threads.empty())
         l.threads = eval(dd, dd.launch.threads, n, block, "launch.threads");
@@ -112,15 +112,15 @@ std::function<UserLaunch(std::uint32_t)> launch_rule(std::shared_ptr<const PairD
   };
 }
 
-UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
+KernelModel kernel_model(const PreparedPair& p, std::uint64_t n) {
   const PairDeclaration& d = p.decl;
-  UserPlan u;
+  KernelModel u;
   u.file = d.file;
   u.n = n;
   u.n_rule = p.n_rule;
   for (std::size_t i = 0; i < d.buffers.size(); ++i) {
     const pairs::BufferDecl& b = d.buffers[i];
-    UserBuffer ub;
+    ModelBuffer ub;
     ub.name = b.name;
     ub.element = b.type;
     ub.element_bytes = b.element_bytes;
@@ -144,7 +144,7 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
   if (pairs::is_sequence(d)) {
     for (std::size_t k = 0; k < p.steps.size(); ++k) {
       const PreparedStep& step = p.steps[k];
-      UserStep us;
+      ModelStep us;
       us.kernel = step.module;
       us.name = d.steps.empty() ? "" : step.view.file.substr(d.file.size() + 2);
       us.block = d.steps.empty() ? 0 : d.steps[k].block;
@@ -152,11 +152,11 @@ UserPlan user_plan(const PreparedPair& p, std::uint64_t n) {
       u.steps.push_back(std::move(us));
     }
     u.repeat = d.repeat;
-    u.state = static_cast<UserState>(d.state);
+    u.state = static_cast<ModelState>(d.state);
   }
-  const std::vector<UserBuffer> buffers = u.buffers;
+  const std::vector<ModelBuffer> buffers = u.buffers;
   u.contents = [decl, buffers](std::uint64_t run_seed) {
-    UserContents c;
+    ModelContents c;
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       const pairs::BufferDecl& b = decl->buffers[i];
       c.initial.push_back(buffers[i].poisoned
@@ -320,7 +320,8 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     t.plan = [pair](const Point& point) {
       Plan plan;
       plan.kernel = module_name(pair->decl);
-      plan.user = std::make_shared<const UserPlan>(user_plan(*pair, point.n ? point.n : pair->n));
+      plan.model =
+          std::make_shared<const KernelModel>(kernel_model(*pair, point.n ? point.n : pair->n));
       return plan;
     };
     register_pair_test(std::move(t));

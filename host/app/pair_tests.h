@@ -1,7 +1,7 @@
 // `cuvk run --pair FILE` (issue 20): each declaration read, both sides compiled and their
 // interfaces checked before any device is opened for work, then registered as a catalogue entry
-// of its own kind (a TestCase whose plan carries a UserPlan), so a pair takes the built-in tests'
-// path through the runner; its modules are loaded into the open backends.
+// of its own kind (a TestCase whose plan carries a KernelModel), so a pair takes the built-in
+// tests' path through the runner; its modules are loaded into the open backends.
 #pragma once
 
 #include <memory>

@@ -21,6 +21,42 @@ AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::u
   return AccessStream{base_bytes, stride_bytes, elem_bytes, count};
 }
 
+// A built-in test's kernel model (kernel_model.h) from its plan: two buffers of floats, the
+// point's random input and a poisoned output checked against the CPU reference (unguarded, as
+// they were measured), the CuvkParams block as its one scalar, params.n or launch_threads threads.
+std::shared_ptr<const KernelModel> builtin_model(const Plan& plan, const Point& pt) {
+  auto m = std::make_shared<KernelModel>();
+  m->check = CheckBy::cpu_reference;
+  m->n = pt.n;
+  ModelBuffer in, out;
+  in.name = "in";
+  in.count = plan.in_words;
+  in.point_input = true;
+  out.name = "out";
+  out.count = plan.out_words;
+  out.output = out.poisoned = true;
+  in.guarded = out.guarded = false;
+  m->buffers = {in, out};
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&plan.params);
+  m->scalars.assign(bytes, bytes + sizeof plan.params);
+  m->bda = true;
+  const std::uint64_t threads = plan.launch_threads ? plan.launch_threads : plan.params.n;
+  const std::uint64_t useful = plan.traffic.useful_bytes;
+  m->launch = [threads, useful](std::uint32_t) {
+    return ModelLaunch{threads, std::nullopt, 0, useful};
+  };
+  return m;
+}
+
+// The catalogue's entry for a plan_* function: its plan with the kernel model made from it.
+std::function<Plan(const Point&)> builtin(Plan (*plan_of)(const Point&)) {
+  return [plan_of](const Point& pt) {
+    Plan plan = plan_of(pt);
+    plan.model = builtin_model(plan, pt);
+    return plan;
+  };
+}
+
 CuvkParams params(std::uint32_t threads, const Point& pt) {
   return kernel_params(threads, pt.axes);
 }
@@ -210,7 +246,7 @@ TestCase chain_test() {
   TestCase t{"chain",
              "K = 64 dependent dispatches of y = step(x) (mantissa LCG, bit-exact), ping-pong "
              "between two buffers; one row per submission mode, time = GPU span / K; n elements",
-             {}, {"scalar"}, {}, plan_chain};
+             {}, {"scalar"}, {}, builtin(plan_chain)};
   t.sizes = {1u << 12, 1u << 16, 1u << 20};  // 4k, 64k, 1M: the launch-bound regime and beyond
   t.cpu_sizes = {1u << 12, 1u << 16};        // lavapipe: a 1M step takes milliseconds
   t.named_only = true;
@@ -221,29 +257,29 @@ std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
       {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (article 001); n particles",
-       {"aos", "soa"}, scalar, {}, plan_read_x},
+       {"aos", "soa"}, scalar, {}, builtin(plan_read_x)},
       {"read_x3",
        "particles {x,y,z} of 12 bytes: out[i] = x of particle i (article 004: AoS with 3 fields "
        "behaves like stride 3); n particles",
-       {"aos", "soa"}, scalar, {}, plan_read_x3},
+       {"aos", "soa"}, scalar, {}, builtin(plan_read_x3)},
       {"update_xy",
        "{x,y}: x += 10, y += 20 into a result buffer (articles 000, 003); n pairs (vec2: the pair, "
        "or two elements of each SoA plane, as one 8-byte access)",
-       {"aos", "soa"}, {"scalar", "vec2"}, {}, plan_update_xy},
+       {"aos", "soa"}, {"scalar", "vec2"}, {}, builtin(plan_update_xy)},
       {"read_offset", "b[i] = a[i + offset] (article 000); n threads", {}, scalar, {"offset"},
-       plan_read_offset},
+       builtin(plan_read_offset)},
       {"write_offset", "b[i + offset] = a[i] (article 000); n threads", {}, scalar, {"offset"},
-       plan_write_offset},
+       builtin(plan_write_offset)},
       {"stride", "b[i] = a[i * stride] over an array of n floats (article 004); n/stride threads",
-       {}, scalar, {"stride"}, plan_stride},
+       {}, scalar, {"stride"}, builtin(plan_stride)},
       {"copy",
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
        "driver's own copy; grid: 256K threads in a grid-stride loop, few workgroups)",
-       {}, {"scalar", "vec4", "engine", "grid"}, {}, plan_copy},
+       {}, {"scalar", "vec4", "engine", "grid"}, {}, builtin(plan_copy)},
       {"copy_engine",
        "the API's own buffer copy of copy_mib MiB (n unused): cudaMemcpyAsync device to device, "
        "and vkCmdCopyBuffer on every Vulkan queue family that can copy, one row each",
-       {}, {"engine"}, {"copy_mib"}, plan_copy_engine},
+       {}, {"engine"}, {"copy_mib"}, builtin(plan_copy_engine)},
       chain_test(),
   };
 }

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "axes.h"
+#include "kernel_model.h"
 #include "params.h"
 #include "sector_model.h"
 #include "span.h"
-#include "user_plan.h"
 
 namespace cuvk {
 
@@ -70,10 +70,12 @@ struct Plan {
   // each step on the previous one's output (Launch::chain), once per submission mode (a lane
   // dimension of this test only); `reference` applies every step. 0: one dispatch.
   std::uint32_t chain_steps = 0;
-  // A user's kernel pair (issue 20): its buffers, scalars and launch rule; in_words, out_words,
-  // params and reference are unused then, and outputs are compared across APIs. The runner's
-  // phases ask the functions below rather than this.
-  std::shared_ptr<const UserPlan> user;
+  // The kernel model the runner runs (kernel_model.h): its buffers, scalars, launch rule, steps
+  // and check. Every plan has one: the catalogue's built-in tests make it from the fields above
+  // (builtin_model: buffers in and out, the params block as scalars, checked against
+  // `reference`), a kernel pair's loader from its declaration (whose plan leaves those fields
+  // unused). The runner's phases ask the functions below, which read it.
+  std::shared_ptr<const KernelModel> model;
 
   // What the runner asks of a point, a built-in test's or a pair's alike (plan.cpp):
   // The launch at `block`; a pair's is its declared threads or grid (UsageError naming the file
@@ -90,7 +92,7 @@ struct Plan {
   // The block sizes it runs: its own where it declares them, else the run's.
   std::vector<std::uint32_t> block_sizes(const std::vector<std::uint32_t>& run_blocks) const;
   // Each lane checked against a CPU reference, so its row is final when the lane ends; false:
-  // the lanes' outputs are compared with each other at the point's end (a pair's, runner_user.cpp).
+  // the lanes' outputs are compared with each other at the point's end (CheckBy::lanes).
   bool has_cpu_reference() const;
   // Its CUDA counters are profiled before the first row (profile_first); a pair's with its row.
   bool profiled_first() const;
@@ -99,7 +101,7 @@ struct Plan {
   // Its own problem size where it does not run at the run's n (a pair's); nullopt: the run's.
   std::optional<OwnSize> own_size() const;
   // A pair's declared buffer contents for `seed`; empty without declared contents.
-  UserContents declared_contents(std::uint64_t seed) const;
+  ModelContents declared_contents(std::uint64_t seed) const;
   // What a row at `geom` reports of the work: n, threads launched, useful and moved bytes (a
   // built-in test's from its sector model; a pair's from its declaration: useful = moved).
   void describe_row(const Geometry& geom, ResultRow& row) const;

@@ -17,8 +17,8 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
   Inputs in;
   auto t0 = Clock::now();
   if (!plan.has_cpu_reference()) {  // a pair: its declared contents; the APIs check each other
-    in.user = plan.declared_contents(splitmix64(run_seed) + index);
-    in.reference = std::make_shared<UserReference>();
+    in.declared = plan.declared_contents(splitmix64(run_seed) + index);
+    in.reference = std::make_shared<LaneReference>();
     in.made_s.emplace_back("pair contents", seconds(t0));
     return in;
   }

@@ -33,10 +33,11 @@ struct Inputs {
   std::shared_ptr<HostSlot> slot;  // holds the arrays below
   Span<const float> input, expected;
   Span<float> download;  // out_words, faulted in: where each lane's output comes back
-  // A pair's point (Plan::user): its buffers' contents and expected outputs, and the outputs of
-  // the lanes that passed first, which later lanes are compared with (shared by the lanes).
-  UserContents user;
-  std::shared_ptr<UserReference> reference;
+  // A point checked by its lanes (Plan::has_cpu_reference false): its buffers' declared contents
+  // and expected outputs, and the outputs of the lanes that passed first, which later lanes are
+  // compared with (shared by the lanes).
+  ModelContents declared;
+  std::shared_ptr<LaneReference> reference;
   // Seconds the preparing thread spent per kind of work ("random inputs", "references").
   std::vector<std::pair<std::string, double>> made_s;
   // Computed on its own thread, beside the upload: wanted only once a row has verified.

@@ -35,7 +35,7 @@ double ulp_distance(const std::uint8_t* a, const std::uint8_t* b) {
   return static_cast<double>(std::fabs(ordered(x) - ordered(y)));
 }
 
-double as_double(const UserBuffer& b, const std::uint8_t* p) {
+double as_double(const ModelBuffer& b, const std::uint8_t* p) {
   if (b.element == ElementType::f64) {
     double d;
     std::memcpy(&d, p, 8);
@@ -57,7 +57,7 @@ double as_double(const UserBuffer& b, const std::uint8_t* p) {
 }
 
 // How far element x is from element y under the buffer's tolerance (0: equal bits).
-double difference(const UserBuffer& b, const std::uint8_t* x, const std::uint8_t* y) {
+double difference(const ModelBuffer& b, const std::uint8_t* x, const std::uint8_t* y) {
   if (std::memcmp(x, y, b.element_bytes) == 0) return 0.0;
   const bool f32 = b.element == ElementType::f32, f64 = b.element == ElementType::f64;
   const bool numeric = f32 || f64 || b.element == ElementType::i32 || b.element == ElementType::u32;
@@ -70,7 +70,7 @@ double difference(const UserBuffer& b, const std::uint8_t* x, const std::uint8_t
   return std::numeric_limits<double>::infinity();  // exact: any difference fails
 }
 
-bool is_nan(const UserBuffer& b, const std::uint8_t* p) {
+bool is_nan(const ModelBuffer& b, const std::uint8_t* p) {
   if (b.element != ElementType::f32 && b.element != ElementType::f64) return false;
   return std::isnan(as_double(b, p));
 }
@@ -82,7 +82,7 @@ std::uint32_t lane_poison_word(Api api, Binding binding) {
   return binding == Binding::bda ? kBdaPoison : kDescriptorPoison;
 }
 
-bool is_unwritten(const UserBuffer& b, const std::uint8_t* data, std::uint64_t i,
+bool is_unwritten(const ModelBuffer& b, const std::uint8_t* data, std::uint64_t i,
                   std::uint32_t poison) {
   const std::uint64_t at = i * b.element_bytes;
   for (std::uint32_t k = 0; k < b.element_bytes; ++k)
@@ -90,7 +90,7 @@ bool is_unwritten(const UserBuffer& b, const std::uint8_t* data, std::uint64_t i
   return true;
 }
 
-OutputScan scan_output(const UserBuffer& b, const std::uint8_t* data,
+OutputScan scan_output(const ModelBuffer& b, const std::uint8_t* data,
                        std::optional<std::uint32_t> poison) {
   OutputScan s;
   for (std::uint64_t i = 0; i < b.count; ++i) {
@@ -103,7 +103,7 @@ OutputScan scan_output(const UserBuffer& b, const std::uint8_t* data,
   return s;
 }
 
-Comparison compare_output(const UserBuffer& b, const std::uint8_t* got,
+Comparison compare_output(const ModelBuffer& b, const std::uint8_t* got,
                           std::optional<std::uint32_t> got_poison, const std::string& got_name,
                           const std::uint8_t* want, std::optional<std::uint32_t> want_poison,
                           const std::string& want_name) {
@@ -146,7 +146,7 @@ Comparison compare_output(const UserBuffer& b, const std::uint8_t* got,
   return c;
 }
 
-std::string element_text(const UserBuffer& b, const std::uint8_t* p) {
+std::string element_text(const ModelBuffer& b, const std::uint8_t* p) {
   std::ostringstream o;
   o.precision(9);
   std::uint64_t bits = 0;

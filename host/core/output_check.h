@@ -18,7 +18,7 @@
 #include <string>
 
 #include "backend.h"
-#include "user_plan.h"
+#include "kernel_model.h"
 
 namespace cuvk {
 
@@ -37,11 +37,11 @@ struct OutputScan {
   std::optional<std::uint64_t> first_unwritten, first_nan;
 };
 // `poison`: the lane's poison word where the buffer started poisoned, else nothing.
-OutputScan scan_output(const UserBuffer& b, const std::uint8_t* data,
+OutputScan scan_output(const ModelBuffer& b, const std::uint8_t* data,
                        std::optional<std::uint32_t> poison);
 
 // Element `i` of `data` still holds `poison` (the element's bytes at their buffer offsets).
-bool is_unwritten(const UserBuffer& b, const std::uint8_t* data, std::uint64_t i,
+bool is_unwritten(const ModelBuffer& b, const std::uint8_t* data, std::uint64_t i,
                   std::uint32_t poison);
 
 // One buffer of one lane compared with another result, element by element.
@@ -57,12 +57,12 @@ struct Comparison {
 // says which of its elements are unwritten: for a `partial` buffer an element unwritten on both
 // sides is skipped, on one side only it differs; an expected file (no poison) is compared only on
 // the elements `got` wrote. Elsewhere every element is compared, bytes as they are.
-Comparison compare_output(const UserBuffer& b, const std::uint8_t* got,
+Comparison compare_output(const ModelBuffer& b, const std::uint8_t* got,
                           std::optional<std::uint32_t> got_poison, const std::string& got_name,
                           const std::uint8_t* want, std::optional<std::uint32_t> want_poison,
                           const std::string& want_name);
 
 // An element as a message shows it: "2.5 (0x40200000)", "17", "0x00ff...".
-std::string element_text(const UserBuffer& b, const std::uint8_t* p);
+std::string element_text(const ModelBuffer& b, const std::uint8_t* p);
 
 }  // namespace cuvk

@@ -1,9 +1,7 @@
-// What the runner asks of a planned point (catalogue.h, Plan): a built-in test's plan answers from
-// its kernel, parameters and buffer words, a kernel pair's from its UserPlan (runner_user.cpp
-// checks and launches it). run_config.cpp, runner.cpp and input_pipeline.cpp ask these instead of
-// telling the kinds apart, and so do a row's identity and a lane's refusals (runner_lane.cpp).
-// One branch is left in the lane: a pair's lane runs runner_user.cpp (its guarded buffers, the
-// other lanes as its check), a built-in test's the CPU-reference path.
+// What the runner asks of a planned point (catalogue.h, Plan): every answer is read from the
+// plan's kernel model (kernel_model.h), which a built-in test's plan and a kernel pair's fill
+// alike. run_config.cpp, runner.cpp, input_pipeline.cpp and the lane (runner_lane.cpp) ask these
+// instead of telling kinds of test apart.
 #include "catalogue.h"
 #include "launch_geometry.h"
 #include "runner.h"
@@ -11,92 +9,89 @@
 
 namespace cuvk {
 
-using runner_detail::check_user_plan;
+using runner_detail::check_model;
+using runner_detail::model_geometry;
 using runner_detail::settle_pair_checks;
-using runner_detail::user_geometry;
 
 Geometry Plan::geometry(std::uint32_t block, const DeviceLimits& lim) const {
-  if (user) return user_geometry(*user, block, lim.max_x, lim.max_y, lim.max_block);
-  return launch_geometry(runner_detail::launch_threads(*this), block, lim.max_x, lim.max_y);
+  return model_geometry(*model, block, lim.max_x, lim.max_y, lim.max_block);
 }
 
 void Plan::check_limits(const std::string& test, std::uint32_t n,
                         const std::vector<std::uint32_t>& run_blocks,
                         const DeviceLimits& lim) const {
-  if (user)  // a pair: its sizes and grids, named by file and field
-    check_user_plan(*user, block_sizes(run_blocks), lim.max_x, lim.max_y, lim.max_block,
-                    lim.max_buffer);
-  else
-    check_plan(test, n, *this, lim.max_buffer);  // run_config.cpp: work, indices, buffers, host
+  // A CPU reference's indices and host arrays first (run_config.cpp: named by test and n), then
+  // the model's buffers and grids (a pair's named by its file and field).
+  if (has_cpu_reference()) check_plan(test, n, *this, lim.max_buffer);
+  check_model(*model, block_sizes(run_blocks), lim.max_x, lim.max_y, lim.max_block, lim.max_buffer);
 }
 
 std::uint64_t Plan::device_bytes() const {
-  if (user) return check_user_plan(*user, {}, 0, 0, 0, ~std::uint64_t{0});
-  return runner_detail::device_words(*this) * sizeof(float);
+  return check_model(*model, {}, 0, 0, 0, ~std::uint64_t{0}) +
+         (chain_steps > 0 ? out_words * sizeof(float) : 0);  // a chain's ping-pong buffer
 }
 
 std::vector<std::string> Plan::required_kernels(Api api) const {
-  if (user && user->not_built[api]) return {};  // its side runs no lane (run_lane)
+  if (model->not_built[api]) return {};  // its side runs no lane (run_lane)
   if (!is_sequence()) return {kernel};
   std::vector<std::string> kernels;
-  for (const UserStep& s : user->steps) kernels.push_back(s.kernel);
+  for (const ModelStep& s : model->steps) kernels.push_back(s.kernel);
   return kernels;
 }
 
 std::vector<std::uint32_t> Plan::block_sizes(const std::vector<std::uint32_t>& run_blocks) const {
-  return user && !user->block_sizes.empty() ? user->block_sizes : run_blocks;
+  return model->block_sizes.empty() ? run_blocks : model->block_sizes;
 }
 
 bool Plan::has_cpu_reference() const {
-  return !user;
+  return model->check == CheckBy::cpu_reference;
 }
 
 bool Plan::profiled_first() const {
-  return !user && kernel != kCopyEngine;
+  // profile_kernels_first launches on buffers of in_words and out_words with params.
+  return has_cpu_reference() && kernel != kCopyEngine;
 }
 
 bool Plan::is_sequence() const {
-  return user && !user->steps.empty();
+  return !model->steps.empty();
 }
 
 std::optional<OwnSize> Plan::own_size() const {
-  if (!user) return std::nullopt;
-  return OwnSize{user->n, user->n_rule};
+  if (model->n_rule.empty()) return std::nullopt;
+  return OwnSize{model->n, model->n_rule};
 }
 
-UserContents Plan::declared_contents(std::uint64_t seed) const {
-  return user ? user->contents(seed) : UserContents{};
+ModelContents Plan::declared_contents(std::uint64_t seed) const {
+  return model->contents ? model->contents(seed) : ModelContents{};
 }
 
 void Plan::describe_row(const Geometry& geom, ResultRow& row) const {
-  if (!user) {
-    row.threads = runner_detail::launch_threads(*this);
-    row.useful_bytes = traffic.useful_bytes;
-    row.moved_bytes = traffic.moved_bytes;
-    return;
-  }
-  // No sector model: what the declaration says it must move.
-  row.useful_bytes = row.moved_bytes = user->launch(geom.block_size).useful_bytes;
-  row.n = static_cast<std::uint32_t>(user->n);
-  row.threads = geom.grid_x * geom.grid_y * geom.block_size;
+  // The declared launch's useful bytes; the moved ones from the sector model where the test has
+  // one (a built-in test's), else what the declaration says it must move.
+  const ModelLaunch l = model->launch(geom.block_size);
+  row.n = static_cast<std::uint32_t>(model->n);
+  row.useful_bytes = l.useful_bytes;
+  row.moved_bytes = traffic.moved_bytes > 0 ? traffic.moved_bytes : l.useful_bytes;
+  row.threads =
+      l.grid ? geom.grid_x * geom.grid_y * geom.block_size : static_cast<std::uint32_t>(l.threads);
 }
 
 bool Plan::n_in_label(bool run_sized, std::size_t test_sizes) const {
-  return user ? test_sizes > 1 : run_sized || test_sizes > 0;
+  return own_size() ? test_sizes > 1 : run_sized || test_sizes > 0;
 }
 
 std::string Plan::side_note(Api api) const {
-  return user ? user->notes[api] : std::string();
+  return model->notes[api];
 }
 
 bool Plan::side_built(Api api) const {
-  return !user || !user->not_built[api];
+  return !model->not_built[api];
 }
 
 void runner_detail::conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
                                    std::vector<ResultRow>& rows) {
   if (plan.has_cpu_reference()) return;  // each lane concluded its own row
-  settle_pair_checks(*plan.user, in.reference->by_block[block], rows);
+  settle_pair_checks(*plan.model, in.reference->by_block[block], rows);
   in.reference->by_block.erase(block);  // the lanes' outputs: only this point compares them
 }
 

@@ -8,8 +8,8 @@
 #include "axes.h"
 #include "error.h"
 #include "host_data.h"
+#include "kernel_model.h"
 #include "runner.h"
-#include "user_plan.h"
 
 namespace cuvk {
 namespace {

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "host_data.h"
 #include "interrupt.h"
+#include "output_check.h"
 #include "runner_parts.h"
 #include "runner_trace.h"
 #include "stats.h"
@@ -36,33 +37,98 @@ const char* stop_name(StopReason r) {
   return "more";
 }
 
-// The untimed correctness run on freshly uploaded input and a poisoned output, downloaded into
-// the point's download buffer (run_lane checks it: verify, then conclude_check).
-void correctness_run(Backend& b, const Launch& launch, DeviceBuffer& inbuf, DeviceBuffer& outbuf,
-                     const Inputs& in, RunOutcome& out) {
-  const Api api = b.info().api;
+// A lane's device buffers: the model's, in order (then a restore's saved copies), a chain's
+// ping-pong buffer, the guarded ones as uploaded and as downloaded whole after the correctness run.
+struct LaneBuffers {
+  std::vector<std::unique_ptr<DeviceBuffer>> owned;
+  std::unique_ptr<DeviceBuffer> chain;
+  std::vector<std::vector<std::uint8_t>> images, got;
+};
+
+// The model's buffers allocated for `lane`, and the launch over them: the kernel, the row's
+// geometry, the lane's binding, queue family and chain, the model's scalars.
+Launch allocate_lane(const Lane& lane, const Job& job, const ResultRow& row, Backend& b,
+                     RunOutcome& out, LaneBuffers& lb) {
+  const KernelModel& m = *job.plan.model;
   {
-    // The point's host arrays, registered with this backend once per slot and size: transfers
-    // then copy straight from and into them.
+    PhaseTimer t(out.phase_s, api_phase(b.info().api, "allocate"));
+    for (const ModelBuffer& buf : m.buffers) lb.owned.push_back(b.allocate(allocation_bytes(buf)));
+    if (lane.submission && job.plan.chain_steps > 0)
+      lb.chain = b.allocate(job.plan.out_words * sizeof(float));
+  }
+  Launch launch;
+  launch.kernel = job.plan.kernel;
+  launch.geometry = row.geometry;
+  launch.binding = lane.binding;
+  launch.scalars = m.scalars;
+  launch.shared_bytes = static_cast<std::uint32_t>(m.launch(row.block_size).shared_bytes);
+  for (std::size_t i = 0; i < m.buffers.size(); ++i)
+    launch.buffers.push_back(m.buffers[i].guarded
+                                 ? BufferView{lb.owned[i].get(), kGuardBytes, m.buffers[i].bytes()}
+                                 : whole(*lb.owned[i]));
+  if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
+  if (lane.submission && job.plan.chain_steps > 0)
+    launch.chain = {job.plan.chain_steps, *lane.submission, lb.chain.get()};
+  return launch;
+}
+
+// Each buffer's contents for the correctness run: the point's random input from its host array
+// (registered with the backend once per slot and size, so transfers copy straight from and into
+// it), a guarded buffer's image (declared contents or the lane's poison between guard bands),
+// an unguarded output filled with kPoisonWord; a sequence's steps added once the images exist.
+void upload_lane(const Lane& lane, const Job& job, const ResultRow& row, const Inputs& in,
+                 Backend& b, RunOutcome& out, LaneBuffers& lb, Launch& launch) {
+  const KernelModel& m = *job.plan.model;
+  const Api api = b.info().api;
+  const bool point_input = std::any_of(m.buffers.begin(), m.buffers.end(),
+                                       [](const ModelBuffer& x) { return x.point_input; });
+  if (point_input) {
     PhaseTimer t(out.phase_s, api_phase(api, "register host memory"));
     in.slot->input.register_with(b, in.input.size());
     in.slot->download.register_with(b, in.download.size());
   }
   {
     PhaseTimer t(out.phase_s, api_phase(api, "upload"));
-    b.upload(inbuf, in.input.data(), in.input.size() * sizeof(float));
+    for (std::size_t i = 0; i < m.buffers.size(); ++i) {
+      const ModelBuffer& buf = m.buffers[i];
+      lb.images.emplace_back();
+      if (buf.guarded) {
+        const std::uint32_t poison = lane_poison_word(api, lane.binding);
+        lb.images.back() = guarded_image(buf, in.declared.initial[i], poison);
+        b.upload(*lb.owned[i], lb.images.back().data(), lb.images.back().size());
+      } else if (buf.point_input) {
+        b.upload(*lb.owned[i], in.input.data(), in.input.size() * sizeof(float));
+      }
+    }
+    if (job.plan.is_sequence()) add_sequence(m, lane, row, b, lb.images, lb.owned, launch);
   }
-  {
-    PhaseTimer t(out.phase_s, api_phase(api, "poison"));
-    b.fill(outbuf, kPoisonWord);
-  }
+  for (std::size_t i = 0; i < m.buffers.size(); ++i)
+    if (!m.buffers[i].guarded && m.buffers[i].poisoned) {
+      PhaseTimer t(out.phase_s, api_phase(api, "poison"));
+      b.fill(*lb.owned[i], kPoisonWord);
+    }
+}
+
+// The untimed correctness run, then its outputs downloaded: a guarded buffer whole (its guards
+// are checked too), an unguarded output into the point's download array.
+void correctness_run(Backend& b, const Launch& launch, const KernelModel& m, const Inputs& in,
+                     LaneBuffers& lb, RunOutcome& out) {
+  const Api api = b.info().api;
   {
     PhaseTimer t(out.phase_s, api_phase(api, "correctness run"));
     b.run(launch, RunOptions{1, nullptr});
   }
-  const Span<float> got = in.download;
   PhaseTimer t(out.phase_s, api_phase(api, "download"));
-  b.download(outbuf, got.data(), got.size() * sizeof(float));
+  lb.got.resize(m.buffers.size());
+  for (std::size_t i = 0; i < m.buffers.size(); ++i) {
+    const ModelBuffer& buf = m.buffers[i];
+    if (buf.guarded) {
+      lb.got[i].resize(lb.owned[i]->bytes());
+      b.download(*lb.owned[i], lb.got[i].data(), lb.got[i].size());
+    } else if (buf.output) {
+      b.download(*lb.owned[i], in.download.data(), in.download.size() * sizeof(float));
+    }
+  }
 }
 
 // The verdict on the downloaded output (verify() has filled row's checked, mismatches, verified):
@@ -275,6 +341,12 @@ bool lane_unavailable(const Lane& lane, const Plan& plan, ResultRow& row) {
     row.reason = why;
     return true;
   }
+  if (lane.binding == Binding::bda && !plan.model->bda) {
+    row.status = Status::unavailable;
+    row.reason =
+        "the pair has no bda form of its shader ([glsl] bda_defines, bda_source, bda_spirv)";
+    return true;
+  }
   return false;
 }
 
@@ -341,52 +413,70 @@ Launch dispatch_chain(const Launch& launch, std::uint32_t k, Api api) {
   return seq;
 }
 
+// The correctness run's outputs checked as the model says and the launch measured; whether they
+// passed (the row then holds the timings).
+bool check_and_measure(const Lane& lane, const Job& job, const Launch& launch, const Launch* before,
+                       const Inputs& in, const LaneBuffers& lb, const RunConfig& cfg,
+                       ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
+  ApiState& a = *lane.state;
+  if (job.plan.has_cpu_reference())  // every element against the CPU reference
+    return verify_and_measure(a, launch, before, in, cfg, clocks, out, row);
+  {
+    PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));  // the expected files, the other lanes
+    if (!verify_outputs(lane, *job.plan.model, lb.got, in, row)) return false;
+  }
+  measure(*a.backend, launch, before, cfg, clocks, out, row);
+  return true;
+}
+
+// With RunConfig::counters: the row's counters (a sequence's say why not).
+void lane_counters(const ApiState& a, const Job& job, const Launch& launch, const Launch* before,
+                   RunOutcome& out, ResultRow& row) {
+  if (!job.plan.is_sequence()) {
+    collect_counters(a, launch, before, out, row);
+    return;
+  }
+  RowCounters none;
+  none.kernel_unavailable = none.sampled_unavailable =
+      "a pair of steps: the counters attribute a batch of one kernel's dispatches";
+  row.counters = std::move(none);
+}
+
 }  // namespace
 
-// One lane of one point: check, then time. Any failure becomes the row's reason.
+// One lane of one point, a built-in test's or a pair's alike (the plan's kernel model): its
+// buffers, the correctness run, the check, then the timed repetitions and what follows them.
+// Any failure becomes the row's reason.
 void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
               ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
   ApiState& a = *lane.state;
   if (lane_unavailable(lane, job.plan, row)) return;
-  if (!job.plan.has_cpu_reference()) {  // a pair: its buffers, checked against the other lanes
-    run_user_lane(lane, job, in, cfg, clocks, out, row);
-    return;
-  }
   // A family that runs no kernels cannot run the L2 flush: its copies start with a warm L2.
   const bool no_flush = lane.family != nullptr && !lane.family->compute;
   Backend& b = *a.backend;
-  std::unique_ptr<DeviceBuffer> inbuf, outbuf, chainbuf;
+  LaneBuffers lb;
   try {
-    {
-      PhaseTimer t(out.phase_s, api_phase(a.api, "allocate"));
-      inbuf = b.allocate(job.plan.in_words * sizeof(float));
-      outbuf = b.allocate(job.plan.out_words * sizeof(float));
-      if (lane.submission) chainbuf = b.allocate(job.plan.out_words * sizeof(float));
-    }
-    Launch launch = builtin_launch(job.plan.kernel, row.geometry, job.plan.params, *inbuf, *outbuf,
-                                   lane.binding);
-    if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
-    if (lane.submission) launch.chain = {job.plan.chain_steps, *lane.submission, chainbuf.get()};
-    if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr) {
+    Launch launch = allocate_lane(lane, job, row, b, out, lb);
+    upload_lane(lane, job, row, in, b, out, lb, launch);
+    if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr &&
+        !job.plan.is_sequence()) {
       launch = dispatch_chain(launch, cfg.dispatch_chain, a.api);
       row.flags.push_back("dispatch_chain");
     }
-    correctness_run(b, launch, *inbuf, *outbuf, in, out);
+    correctness_run(b, launch, *job.plan.model, in, lb, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;
-    const bool verified = verify_and_measure(a, launch, before, in, cfg, clocks, out, row);
-    if (verified && cfg.l2 == L2Mode::cold && no_flush && row.status == Status::ok)
-      row.flags.push_back("l2_not_flushed");
-    if (verified && lane.submission && row.status == Status::ok)
-      measure_chain_host(b, launch, out, row);
-    if (verified && cfg.counters && row.status == Status::ok)
-      collect_counters(a, launch, before, out, row);
-    if (verified && cfg.trace && row.status == Status::ok)
-      trace_lane(a, launch, before, in, cfg, clocks, out, row);
+    const bool passed = check_and_measure(lane, job, launch, before, in, lb, cfg, clocks, out, row);
+    const bool ok = passed && row.status == Status::ok;
+    if (ok && cfg.l2 == L2Mode::cold && no_flush) row.flags.push_back("l2_not_flushed");
+    if (ok && lane.submission && job.plan.chain_steps > 0) measure_chain_host(b, launch, out, row);
+    if (ok) check_state(*job.plan.model, b, lb.owned, lb.got, row);
+    if (ok && cfg.counters && row.status == Status::ok)
+      lane_counters(a, job, launch, before, out, row);
+    if (ok && cfg.trace && row.status == Status::ok && job.plan.has_cpu_reference())
+      trace_lane(a, launch, before, in, cfg, clocks, out, row);  // built-in kernels' traced twins
     PhaseTimer t(out.phase_s, api_phase(a.api, "free"));
-    inbuf.reset();
-    outbuf.reset();
-    chainbuf.reset();
+    lb = LaneBuffers{};
   } catch (const std::exception& e) {
     row.status = Status::failed;
     row.reason = e.what();

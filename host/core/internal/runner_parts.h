@@ -185,7 +185,7 @@ inline bool sequence_submission(Submission s) {
 // Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
-  // A multi-step pair (UserPlan::steps, issue 34): a lane per submission mode it runs in.
+  // A multi-step pair (KernelModel::steps, issue 34): a lane per submission mode it runs in.
   if (job.plan.is_sequence()) return lane.submission && sequence_submission(*lane.submission);
   if (job.plan.chain_steps > 0 || lane.submission)
     return job.plan.chain_steps > 0 && lane.submission;
@@ -230,34 +230,57 @@ void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vec
 constexpr std::uint32_t kChainHostSteps = 1000;
 void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, ResultRow& row);
 
-// ---- user kernel pairs (runner_user.cpp) ----
+// ---- points checked by their lanes, sequences, guarded buffers (lane_check.cpp) ----
 
 // The block sizes a job runs: the pair's own where it declares them, else the run's sweep.
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg);
 // The pair's launch at `block`; UsageError naming the file and field past the devices' limits.
 // A multi-step pair: `step`'s launch (its fixed block, if any, instead of `block`); without
 // `step`, the first step's (the row's geometry).
-Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,
-                       std::uint32_t max_y, std::uint32_t max_block,
-                       const UserStep* step = nullptr);
+Geometry model_geometry(const KernelModel& u, std::uint32_t block, std::uint32_t max_x,
+                        std::uint32_t max_y, std::uint32_t max_block,
+                        const ModelStep* step = nullptr);
 // Sizes and grids against the devices, before anything is allocated (UsageError naming the file
 // and field); returns the device bytes one lane allocates, guard bands included.
-std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t>& blocks,
-                              std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
-                              std::uint64_t max_buffer);
+std::uint64_t check_model(const KernelModel& u, const std::vector<std::uint32_t>& blocks,
+                          std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
+                          std::uint64_t max_buffer);
 // After every lane of a pair's point: each comparison named on both of its rows, then each ok
 // row's check concluded (row.h's Check): verified where another API or an expected file for every
 // output agreed, consistent where only the same API's other binding did, else unchecked.
-// `lanes`: the outputs of the point's lanes that passed (UserReference).
-void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes,
+// `lanes`: the outputs of the point's lanes that passed (LaneReference).
+void settle_pair_checks(const KernelModel& u, const std::vector<LaneOutputs>& lanes,
                         std::vector<ResultRow>& rows);
 // After every lane of a point at `block` (plan.cpp): where the lanes are compared with each other
 // (Plan::has_cpu_reference false), settle_pair_checks, then their outputs dropped; else nothing.
 void conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
                     std::vector<ResultRow>& rows);
-// run_lane for a pair's point.
-void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
-                   ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+// What one lane allocates for `b`: its bytes, between guard bands where it is guarded (rounded up
+// to kViewAlignment).
+std::uint64_t allocation_bytes(const ModelBuffer& b);
+// A guarded buffer as uploaded: guard, contents (or the lane's poison where `data` is not the
+// buffer's size), guard up to the allocation's end.
+std::vector<std::uint8_t> guarded_image(const ModelBuffer& b, const std::vector<std::uint8_t>& data,
+                                        std::uint32_t poison);
+// After a lane's correctness run of a point checked by its lanes: guards, each output on its own,
+// then the expected files and every lane of the point that passed before this one (`got`: every
+// buffer downloaded whole). Records what the row was compared with (settle_pair_checks
+// concludes). Returns false (row failed, with the reason) on any difference.
+bool verify_outputs(const Lane& lane, const KernelModel& m,
+                    const std::vector<std::vector<std::uint8_t>>& got, const Inputs& in,
+                    ResultRow& row);
+// A sequence's launch (issue 34): its steps at the row's block size over the lane's buffers,
+// repeated, in the lane's submission mode; with state = restore a saved copy of every buffer that
+// starts with contents (`images`, uploaded beside it into `owned`) and the copies that put it back.
+void add_sequence(const KernelModel& m, const Lane& lane, const ResultRow& row, Backend& b,
+                  const std::vector<std::vector<std::uint8_t>>& images,
+                  std::vector<std::unique_ptr<DeviceBuffer>>& owned, Launch& launch);
+// After the timed repetitions of a sequence with a state rule: every output as the correctness
+// run left it (restore: put back each time; idempotent: repeating changes nothing), else the row
+// fails saying which buffer drifted.
+void check_state(const KernelModel& m, Backend& b,
+                 const std::vector<std::unique_ptr<DeviceBuffer>>& owned,
+                 const std::vector<std::vector<std::uint8_t>>& got, ResultRow& row);
 
 // Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times
 // (runner_calibration.cpp, as is calibrate).

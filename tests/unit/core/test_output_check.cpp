@@ -15,8 +15,8 @@ namespace {
 
 using namespace cuvk;
 
-UserBuffer f32_buffer(std::uint64_t count) {
-  UserBuffer b;
+ModelBuffer f32_buffer(std::uint64_t count) {
+  ModelBuffer b;
   b.name = "y";
   b.element = ElementType::f32;
   b.element_bytes = 4;
@@ -39,13 +39,13 @@ std::vector<float> values(std::uint64_t count, unsigned seed) {
   return v;
 }
 
-std::vector<std::uint8_t> poisoned(const UserBuffer& b, std::uint32_t word) {
+std::vector<std::uint8_t> poisoned(const ModelBuffer& b, std::uint32_t word) {
   std::vector<std::uint8_t> out(b.bytes());
   for (std::uint64_t i = 0; i < out.size(); ++i) out[i] = poison_byte(word, i);
   return out;
 }
 
-Comparison compare(const UserBuffer& b, const std::vector<std::uint8_t>& got,
+Comparison compare(const ModelBuffer& b, const std::vector<std::uint8_t>& got,
                    const std::vector<std::uint8_t>& want) {
   return compare_output(b, got.data(), std::nullopt, "vulkan descriptor", want.data(), std::nullopt,
                         "cuda");
@@ -53,7 +53,7 @@ Comparison compare(const UserBuffer& b, const std::vector<std::uint8_t>& got,
 
 TEST(OutputCheck, MismatchesAtRandomPositionsTheTailIncludedAreAllCounted) {
   const std::uint64_t n = 4099;  // not a power of two: a loop cut at n/2 or by 4 misses some
-  const UserBuffer b = f32_buffer(n);
+  const ModelBuffer b = f32_buffer(n);
   const std::vector<float> want = values(n, 1);
   std::mt19937 gen(7);
   std::set<std::uint64_t> bad = {n - 1, n / 2 + 1};  // the last element and one past the middle
@@ -76,7 +76,7 @@ TEST(OutputCheck, MismatchesAtRandomPositionsTheTailIncludedAreAllCounted) {
 }
 
 TEST(OutputCheck, AToleranceHoldsUpToItsBoundAndNotOneStepBeyond) {
-  UserBuffer b = f32_buffer(2);
+  ModelBuffer b = f32_buffer(2);
   const std::vector<float> want = {1.0f, -3.0f};
   b.tolerance = {Tolerance::Kind::ulp, 4};
   std::vector<float> within = want, beyond = want;
@@ -89,7 +89,7 @@ TEST(OutputCheck, AToleranceHoldsUpToItsBoundAndNotOneStepBeyond) {
   EXPECT_EQ(compare(b, bytes_of({1.5f, -3.0f}), bytes_of(want)).mismatches, 0u);
   EXPECT_EQ(compare(b, bytes_of({1.5001f, -3.0f}), bytes_of(want)).mismatches, 1u);
   // An integer buffer's absolute tolerance is a tolerance too (it compared exactly before).
-  UserBuffer ints = b;
+  ModelBuffer ints = b;
   ints.element = ElementType::i32;
   const std::vector<std::int32_t> a = {10, -4}, c = {12, -4};
   std::vector<std::uint8_t> ab(8), cb(8);
@@ -121,7 +121,7 @@ TEST(OutputCheck, EveryLaneHasItsOwnPoisonInEveryByteAndEachIsANaN) {
 
 TEST(OutputCheck, TwoLanesThatSkipTheSameElementsDifferThereUnlessThePartIsDeclared) {
   const std::uint64_t n = 1001;
-  UserBuffer b = f32_buffer(n);
+  ModelBuffer b = f32_buffer(n);
   b.poisoned = true;
   const std::uint32_t pa = lane_poison_word(Api::cuda, Binding::pointer);
   const std::uint32_t pb = lane_poison_word(Api::vulkan, Binding::descriptor);
@@ -154,7 +154,7 @@ TEST(OutputCheck, TwoLanesThatSkipTheSameElementsDifferThereUnlessThePartIsDecla
 }
 
 TEST(OutputCheck, NaNsAreCountedWhereverTheyAre) {
-  const UserBuffer b = f32_buffer(10);
+  const ModelBuffer b = f32_buffer(10);
   std::vector<float> v = values(10, 4);
   v[3] = std::nanf("");
   v[9] = -std::nanf("");

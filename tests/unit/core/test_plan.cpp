@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,11 +32,11 @@ Plan copy_plan() {
 Plan pair_plan() {
   Plan plan;
   plan.kernel = "pair:two_steps";
-  auto u = std::make_shared<UserPlan>();
+  auto u = std::make_shared<KernelModel>();
   u->file = "two_steps.toml";
   u->n = 4096;
   u->n_rule = "declared in two_steps.toml";
-  UserBuffer out;
+  ModelBuffer out;
   out.name = "out";
   out.element = ElementType::u32;
   out.count = 4096;
@@ -43,10 +44,10 @@ Plan pair_plan() {
   u->buffers = {out};
   u->block_sizes = {64};
   u->not_built[Api::cuda] = true;
-  u->launch = [](std::uint32_t) { return UserLaunch{4096, std::nullopt, 0, 16384}; };
+  u->launch = [](std::uint32_t) { return ModelLaunch{4096, std::nullopt, 0, 16384}; };
   for (const char* k : {"pair:two_steps:0", "pair:two_steps:1"})
     u->steps.push_back({k, std::string("step '") + k + "'", 0, u->launch});
-  plan.user = std::move(u);
+  plan.model = std::move(u);
   return plan;
 }
 
@@ -68,6 +69,38 @@ TEST(Plan, ABuiltInTestAnswersFromItsKernelAndBuffers) {
   DeviceLimits small;
   small.max_buffer = 1024;
   EXPECT_THROW(plan.check_limits("copy", 1u << 16, {256}, small), UsageError);
+}
+
+// Issue 32: a built-in test is one kernel model, as a pair is: every catalogue entry's plan
+// carries its two buffers (the point's random input; a poisoned output, unguarded as measured),
+// the CuvkParams block as its scalars, its threads and useful bytes, checked by the CPU reference.
+TEST(Plan, EveryBuiltInTestIsOneKernelModel) {
+  for (const TestCase& t : catalogue()) {
+    const std::vector<Point> points = points_of(t, 4096, {{"copy_mib", {1}}}, {}, {});
+    ASSERT_FALSE(points.empty()) << t.name;
+    const Plan plan = t.plan(points.front());
+    ASSERT_NE(plan.model, nullptr) << t.name;
+    const KernelModel& m = *plan.model;
+    EXPECT_EQ(m.check, CheckBy::cpu_reference) << t.name;
+    ASSERT_EQ(m.buffers.size(), 2u) << t.name;
+    const ModelBuffer& in = m.buffers[0];
+    const ModelBuffer& out = m.buffers[1];
+    EXPECT_TRUE(in.point_input && !in.output && !in.poisoned && !in.guarded) << t.name;
+    EXPECT_TRUE(out.output && out.poisoned && !out.point_input && !out.guarded) << t.name;
+    EXPECT_EQ(in.bytes(), plan.in_words * sizeof(float)) << t.name;
+    EXPECT_EQ(out.bytes(), plan.out_words * sizeof(float)) << t.name;
+    ASSERT_EQ(m.scalars.size(), sizeof(CuvkParams)) << t.name;
+    CuvkParams p{};
+    std::memcpy(&p, m.scalars.data(), sizeof p);
+    EXPECT_EQ(std::memcmp(&p, &plan.params, sizeof p), 0) << t.name;
+    const ModelLaunch l = m.launch(256);
+    EXPECT_EQ(l.threads, plan.launch_threads ? plan.launch_threads : plan.params.n) << t.name;
+    EXPECT_FALSE(l.grid.has_value()) << t.name;
+    EXPECT_EQ(l.useful_bytes, plan.traffic.useful_bytes) << t.name;
+    EXPECT_EQ(plan.device_bytes(),
+              (plan.in_words + plan.out_words * (plan.chain_steps ? 2 : 1)) * sizeof(float))
+        << t.name;
+  }
 }
 
 TEST(Plan, APairAnswersFromItsDeclaration) {
@@ -115,9 +148,9 @@ TEST(Plan, ARowsWorkAndSidesComeFromThePlan) {
   EXPECT_EQ(copy.side_note(Api::cuda), "");
 
   Plan pair = pair_plan();
-  auto u = std::make_shared<UserPlan>(*pair.user);
+  auto u = std::make_shared<KernelModel>(*pair.model);
   u->notes[Api::cuda] = "compiled for sm_90";
-  pair.user = u;
+  pair.model = u;
   const Geometry pg = pair.geometry(64, DeviceLimits{});
   ResultRow prow;
   prow.n = 1u << 20;  // the run's n: a pair reports its own
@@ -150,11 +183,11 @@ TEST(Plan, APairsPhasesNameTheApi) {
   t.variants = {"scalar"};
   t.plan = [](const Point&) {
     Plan plan = pair_plan();
-    auto u = std::make_shared<UserPlan>(*plan.user);
+    auto u = std::make_shared<KernelModel>(*plan.model);
     u->steps.clear();
-    u->contents = [](std::uint64_t) { return UserContents{{{}}, {{}}}; };
+    u->contents = [](std::uint64_t) { return ModelContents{{{}}, {{}}}; };
     plan.kernel = "copy";  // one the fake backend has (it runs nothing: the row fails)
-    plan.user = std::move(u);
+    plan.model = std::move(u);
     return plan;
   };
   register_pair_test(std::move(t));

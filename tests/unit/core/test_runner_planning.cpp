@@ -40,10 +40,10 @@ TEST(Runner, APairSideThatWasNotBuiltIsUnavailableWhereItsDeviceIsOpen) {
   t.plan = [](const Point&) {
     Plan plan;
     plan.kernel = "pair:unbuilt_pair";  // not in cuda.kernels()
-    auto u = std::make_shared<UserPlan>();
+    auto u = std::make_shared<KernelModel>();
     u->file = "unbuilt.toml";
     u->n = 1024;
-    UserBuffer out;
+    ModelBuffer out;
     out.name = "out";
     out.element = ElementType::u32;
     out.count = 1024;
@@ -51,9 +51,9 @@ TEST(Runner, APairSideThatWasNotBuiltIsUnavailableWhereItsDeviceIsOpen) {
     u->buffers = {out};
     u->notes[Api::cuda] = "not compiled (NVRTC unavailable: none here)";
     u->not_built[Api::cuda] = true;
-    u->launch = [](std::uint32_t) { return UserLaunch{1024, std::nullopt, 0, 4096}; };
-    u->contents = [](std::uint64_t) { return UserContents{{{}}, {{}}}; };
-    plan.user = std::move(u);
+    u->launch = [](std::uint32_t) { return ModelLaunch{1024, std::nullopt, 0, 4096}; };
+    u->contents = [](std::uint64_t) { return ModelContents{{{}}, {{}}}; };
+    plan.model = std::move(u);
     return plan;
   };
   register_pair_test(std::move(t));
@@ -151,7 +151,7 @@ TEST(RunnerFirstRow, PhasesBeforeTheFirstRowAreRecorded) {
 // and rule (it said "n = 1048576 (default for CPU devices)" while saxpy ran at 16M); with built-in
 // tests too, the built-ins' n, the pairs' sizes said beside it.
 TEST(Runner, TheHeadsNIsThePairsWhereOnlyPairsRun) {
-  UserPlan saxpy, transpose;
+  KernelModel saxpy, transpose;
   saxpy.n = 1u << 20;
   saxpy.n_rule = "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers";
   transpose.n = 1024;

@@ -1,8 +1,9 @@
-// One lane of one point of a user's kernel pair (issue 20; runner_parts.h): buffers between guard
-// bands, the correctness run, the guard check, the outputs compared with the expected files and
-// with the first lane that passed at this block size (CUDA's and Vulkan's outputs element by
-// element, bit for bit unless a tolerance is declared), then the same timed batches as built-in
-// tests. Also the pair's checks before anything is allocated: sizes and grids against the devices.
+// What a lane of a point checked by its lanes (CheckBy::lanes: a kernel pair's) needs beyond the
+// one lane body (runner_lane.cpp): buffers between guard bands, the guard check, the outputs
+// compared with the expected files and with every lane that passed before at this block size
+// (CUDA's and Vulkan's outputs element by element, bit for bit unless a tolerance is declared),
+// the concluding of those comparisons at the point's end; a sequence's launch and state check;
+// and the model's checks before anything is allocated: sizes and grids against the devices.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -21,16 +22,17 @@
 namespace cuvk::runner_detail {
 namespace {
 
-std::uint64_t allocation_bytes(const UserBuffer& b) {
-  return 2 * kGuardBytes + round_up(b.bytes(), kViewAlignment);
-}
-
 std::uint8_t guard_byte(std::uint64_t at) {  // kGuardWord, little endian, repeated
   return static_cast<std::uint8_t>(kGuardWord >> (8 * (at % 4)));
 }
 
-// The buffer as uploaded: guard, contents (or the lane's poison), guard up to the allocation's end.
-std::vector<std::uint8_t> guarded_image(const UserBuffer& b, const std::vector<std::uint8_t>& data,
+}  // namespace
+
+std::uint64_t allocation_bytes(const ModelBuffer& b) {
+  return b.guarded ? 2 * kGuardBytes + round_up(b.bytes(), kViewAlignment) : b.bytes();
+}
+
+std::vector<std::uint8_t> guarded_image(const ModelBuffer& b, const std::vector<std::uint8_t>& data,
                                         std::uint32_t poison) {
   std::vector<std::uint8_t> image(allocation_bytes(b));
   for (std::uint64_t i = 0; i < image.size(); ++i) image[i] = guard_byte(i);
@@ -43,8 +45,10 @@ std::vector<std::uint8_t> guarded_image(const UserBuffer& b, const std::vector<s
   return image;
 }
 
+namespace {
+
 // "" when both guard bands of `b` are intact, else where the first write outside it landed.
-std::string guard_damage(const UserBuffer& b, const std::vector<std::uint8_t>& image) {
+std::string guard_damage(const ModelBuffer& b, const std::vector<std::uint8_t>& image) {
   const std::uint64_t end = kGuardBytes + b.bytes();
   for (std::uint64_t i = 0; i < image.size(); ++i) {
     if (i == kGuardBytes) i = end;
@@ -63,16 +67,19 @@ std::string guard_damage(const UserBuffer& b, const std::vector<std::uint8_t>& i
   return {};
 }
 
-std::string tolerance_text(const UserBuffer& b, double worst) {
+std::string tolerance_text(const ModelBuffer& b, double worst) {
   std::ostringstream o;
   o.precision(3);
-  if (b.tolerance.kind == Tolerance::Kind::ulp) o << worst << "ulp";
-  else o << worst;
+  if (b.tolerance.kind == Tolerance::Kind::ulp)
+    o << worst << "ulp";
+  else
+    o << worst;
   return "max_diff_" + b.name + "=" + o.str();
 }
 
 std::string lane_name(const Lane& lane) {
-  const std::string mode = lane.submission ? std::string(" ") + submission_name(*lane.submission) : "";
+  const std::string mode =
+      lane.submission ? std::string(" ") + submission_name(*lane.submission) : "";
   return (lane.state->api == Api::cuda ? std::string("cuda")
                                        : std::string("vulkan ") + binding_name(lane.binding)) +
          mode;
@@ -90,7 +97,7 @@ std::string hex_word(std::uint32_t w) {
 
 // One output buffer on its own: unwritten elements (a failure unless the buffer is partial) and
 // NaNs beyond the declared fraction. "" when it passes, else the row's reason.
-std::string scan_verdict(const UserBuffer& b, const std::uint8_t* mine,
+std::string scan_verdict(const ModelBuffer& b, const std::uint8_t* mine,
                          std::optional<std::uint32_t> poison, ResultRow& row) {
   const OutputScan s = scan_output(b, mine, poison);
   if (s.unwritten > 0 && !b.partial) {
@@ -101,23 +108,27 @@ std::string scan_verdict(const UserBuffer& b, const std::uint8_t* mine,
            "), first at index " + std::to_string(*s.first_unwritten) +
            " (declare the buffer partial = true where that is intended)";
   }
-  if (b.partial && poison) row.flags.push_back("unwritten_" + b.name + "=" + std::to_string(s.unwritten));
-  const auto allowed = static_cast<std::uint64_t>(std::floor(b.nan_fraction * static_cast<double>(b.count)));
+  if (b.partial && poison)
+    row.flags.push_back("unwritten_" + b.name + "=" + std::to_string(s.unwritten));
+  const auto allowed =
+      static_cast<std::uint64_t>(std::floor(b.nan_fraction * static_cast<double>(b.count)));
   if (s.nans > allowed) {
     row.first_bad_index = s.first_nan;
     row.mismatches += s.nans;
     return "buffer '" + b.name + "': " + count_text(s.nans, b.count) +
-           " elements are NaN, first at index " + std::to_string(*s.first_nan) + " (allowed: " +
-           std::to_string(allowed) + "; a buffer may declare nan_fraction)";
+           " elements are NaN, first at index " + std::to_string(*s.first_nan) +
+           " (allowed: " + std::to_string(allowed) + "; a buffer may declare nan_fraction)";
   }
   if (s.nans > 0) row.flags.push_back("nan_" + b.name + "=" + std::to_string(s.nans));
   return {};
 }
 
-// Guards, each output on its own, then the expected files and every lane of the point that passed
-// before this one. Records what the row was compared with (settle_pair_checks concludes). Returns
-// false (row failed) on any difference.
-bool verify_outputs(const Lane& lane, const UserPlan& u,
+// "cuda", "vulkan descriptor", "vulkan bda": a row's lane as checked_against names it.
+std::string lane_name_of(const ResultRow& r);
+
+}  // namespace
+
+bool verify_outputs(const Lane& lane, const KernelModel& u,
                     const std::vector<std::vector<std::uint8_t>>& got, const Inputs& in,
                     ResultRow& row) {
   for (std::size_t i = 0; i < u.buffers.size(); ++i)
@@ -132,7 +143,7 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
   std::vector<std::uint8_t> outputs;  // every output's interior, in order: the row's hash
   std::vector<std::string> compared_with;
   for (std::size_t i = 0; i < u.buffers.size() && row.reason.empty(); ++i) {
-    const UserBuffer& b = u.buffers[i];
+    const ModelBuffer& b = u.buffers[i];
     if (!b.output) continue;
     const std::uint8_t* mine = got[i].data() + kGuardBytes;
     const auto poison = b.poisoned ? std::optional<std::uint32_t>(my_poison) : std::nullopt;
@@ -140,15 +151,16 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
     row.reason = scan_verdict(b, mine, poison, row);
     if (!row.reason.empty()) break;
     std::vector<std::pair<std::string, Comparison>> checks;
-    if (b.expected && in.user.expected[i].size() == b.bytes()) {
-      checks.emplace_back("expected file", compare_output(b, mine, poison, me,
-                                                          in.user.expected[i].data(),
-                                                          std::nullopt, "expected"));
+    if (b.expected && in.declared.expected[i].size() == b.bytes()) {
+      checks.emplace_back("expected file",
+                          compare_output(b, mine, poison, me, in.declared.expected[i].data(),
+                                         std::nullopt, "expected"));
     }
     for (LaneOutputs& e : earlier) {
       const auto theirs = b.poisoned ? std::optional<std::uint32_t>(e.poison) : std::nullopt;
-      checks.emplace_back(e.lane, compare_output(b, mine, poison, me,
-                                                 e.buffers[i].data() + kGuardBytes, theirs, e.lane));
+      checks.emplace_back(
+          e.lane,
+          compare_output(b, mine, poison, me, e.buffers[i].data() + kGuardBytes, theirs, e.lane));
       e.compared_by_later += checks.back().second.checked;
     }
     for (const auto& [with, c] : checks) {
@@ -167,7 +179,8 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
   // A hash says "bit-identical across APIs" (parity's outputs column); where a tolerance is
   // declared that is not the criterion, so no hash is recorded.
   bool exact = true;
-  for (const UserBuffer& b : u.buffers) exact = exact && (!b.output || b.tolerance.kind == Tolerance::Kind::exact);
+  for (const ModelBuffer& b : u.buffers)
+    exact = exact && (!b.output || b.tolerance.kind == Tolerance::Kind::exact);
   if (exact && !u.timing_only) row.output_hash = hash_output(outputs.data(), outputs.size());
   row.verified = false;
   if (!row.reason.empty()) {
@@ -179,7 +192,8 @@ bool verify_outputs(const Lane& lane, const UserPlan& u,
   return true;
 }
 
-// "cuda", "vulkan descriptor", "vulkan bda": a row's lane as checked_against names it.
+namespace {
+
 std::string lane_name_of(const ResultRow& r) {
   const std::string mode = r.submission ? std::string(" ") + submission_name(*r.submission) : "";
   return (r.api == Api::cuda ? std::string("cuda")
@@ -191,24 +205,23 @@ bool names_api(const std::string& against, Api api) {
   return against.rfind(api_name(api), 0) == 0;
 }
 
-// A multi-step pair's launch (issue 34): its steps at the row's block size over the lane's
-// buffers, repeated, in the lane's submission mode; with state = restore a saved copy of every
-// buffer that starts with contents (uploaded beside it) and the copies that put it back.
-void add_sequence(const UserPlan& u, const Lane& lane, const ResultRow& row, Backend& b,
+}  // namespace
+
+void add_sequence(const KernelModel& u, const Lane& lane, const ResultRow& row, Backend& b,
                   const std::vector<std::vector<std::uint8_t>>& images,
                   std::vector<std::unique_ptr<DeviceBuffer>>& owned, Launch& launch) {
   const DeviceInfo& info = b.info();
-  for (const UserStep& step : u.steps) {
+  for (const ModelStep& step : u.steps) {
     Launch s = launch;
     s.kernel = step.kernel;
-    s.geometry = user_geometry(u, row.block_size, info.max_grid_x, info.max_grid_y,
-                               info.max_block_size, &step);
+    s.geometry = model_geometry(u, row.block_size, info.max_grid_x, info.max_grid_y,
+                                info.max_block_size, &step);
     s.shared_bytes = static_cast<std::uint32_t>(step.launch(s.geometry.block_size).shared_bytes);
     launch.sequence.push_back(std::move(s));
   }
   launch.repeat = u.repeat;
   launch.chain.submission = *lane.submission;
-  if (u.state != UserState::restore) return;
+  if (u.state != ModelState::restore) return;
   const std::size_t buffers = u.buffers.size();
   for (std::size_t i = 0; i < buffers; ++i) {
     if (u.buffers[i].poisoned) continue;
@@ -218,15 +231,12 @@ void add_sequence(const UserPlan& u, const Lane& lane, const ResultRow& row, Bac
   }
 }
 
-// After the timed repetitions of a sequence with a state rule: every output as the correctness
-// run left it (restore: put back each time; idempotent: repeating changes nothing), else the row
-// fails saying which buffer drifted.
-void check_state(const UserPlan& u, Backend& b,
+void check_state(const KernelModel& u, Backend& b,
                  const std::vector<std::unique_ptr<DeviceBuffer>>& owned,
                  const std::vector<std::vector<std::uint8_t>>& got, ResultRow& row) {
-  if (u.state == UserState::none || row.status != Status::ok) return;
+  if (u.state == ModelState::none || row.status != Status::ok) return;
   for (std::size_t i = 0; i < u.buffers.size(); ++i) {
-    const UserBuffer& buf = u.buffers[i];
+    const ModelBuffer& buf = u.buffers[i];
     if (!buf.output) continue;
     std::vector<std::uint8_t> now(got[i].size());
     b.download(*owned[i], now.data(), now.size());
@@ -242,8 +252,9 @@ void check_state(const UserPlan& u, Backend& b,
     row.mismatches += differ;
     row.reason = "buffer '" + buf.name + "': " + count_text(differ, buf.count) +
                  " elements differ after the timed repetitions from after the first run, first "
-                 "at index " + std::to_string(first) +
-                 (u.state == UserState::idempotent
+                 "at index " +
+                 std::to_string(first) +
+                 (u.state == ModelState::idempotent
                       ? ": the sequence is not idempotent (state = \"idempotent\"); declare "
                         "state = \"restore\" to put its inputs back before each repetition"
                       : ": the inputs were restored before each repetition, so the sequence is "
@@ -252,14 +263,12 @@ void check_state(const UserPlan& u, Backend& b,
   }
 }
 
-}  // namespace
-
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg) {
   return job.plan.block_sizes(cfg.block_sizes);
 }
 
-Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max_x,
-                       std::uint32_t max_y, std::uint32_t max_block, const UserStep* step) {
+Geometry model_geometry(const KernelModel& u, std::uint32_t block, std::uint32_t max_x,
+                        std::uint32_t max_y, std::uint32_t max_block, const ModelStep* step) {
   if (!step && !u.steps.empty()) step = &u.steps[0];
   if (step && step->block) block = step->block;
   const std::string file = step && !step->name.empty() ? u.file + ": " + step->name : u.file;
@@ -267,7 +276,7 @@ Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max
     throw UsageError(file + (step && step->block ? ": launch.block: " : ": launch.block_sizes: ") +
                      std::to_string(block) + " threads per block; the devices allow 1.." +
                      std::to_string(max_block));
-  const UserLaunch l = step ? step->launch(block) : u.launch(block);
+  const ModelLaunch l = step ? step->launch(block) : u.launch(block);
   if (!l.grid) {
     if (l.threads == 0 || l.threads > std::numeric_limits<std::uint32_t>::max())
       throw UsageError(file + ": launch.threads: " + std::to_string(l.threads) +
@@ -287,11 +296,11 @@ Geometry user_geometry(const UserPlan& u, std::uint32_t block, std::uint32_t max
   return Geometry{block, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
 }
 
-std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t>& blocks,
-                              std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
-                              std::uint64_t max_buffer) {
+std::uint64_t check_model(const KernelModel& u, const std::vector<std::uint32_t>& blocks,
+                          std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
+                          std::uint64_t max_buffer) {
   std::uint64_t total = 0;
-  for (const UserBuffer& b : u.buffers) {
+  for (const ModelBuffer& b : u.buffers) {
     const std::string where = u.file + ": buffer '" + b.name + "'.count: ";
     if (b.count == 0) throw UsageError(where + "0 elements");
     if (b.count > std::numeric_limits<std::uint64_t>::max() / 2 / b.element_bytes ||
@@ -302,16 +311,16 @@ std::uint64_t check_user_plan(const UserPlan& u, const std::vector<std::uint32_t
     total += allocation_bytes(b);
   }
   for (std::uint32_t block : blocks) {
-    user_geometry(u, block, max_x, max_y, max_block);
-    for (const UserStep& step : u.steps) user_geometry(u, block, max_x, max_y, max_block, &step);
+    model_geometry(u, block, max_x, max_y, max_block);
+    for (const ModelStep& step : u.steps) model_geometry(u, block, max_x, max_y, max_block, &step);
   }
   // Restore (issue 34): a saved copy of every buffer that starts with contents.
-  if (u.state == UserState::restore)
-    for (const UserBuffer& b : u.buffers) total += b.poisoned ? 0 : allocation_bytes(b);
+  if (u.state == ModelState::restore)
+    for (const ModelBuffer& b : u.buffers) total += b.poisoned ? 0 : allocation_bytes(b);
   return total;
 }
 
-void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes,
+void settle_pair_checks(const KernelModel& u, const std::vector<LaneOutputs>& lanes,
                         std::vector<ResultRow>& rows) {
   // Both rows of a comparison name each other (a later lane compared itself with the earlier),
   // and count the elements compared.
@@ -329,7 +338,7 @@ void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes
         r.checked_against.push_back(their);
     }
   std::string no_expected;  // an output without an expected file
-  for (const UserBuffer& b : u.buffers)
+  for (const ModelBuffer& b : u.buffers)
     if (b.output && !b.expected && no_expected.empty()) no_expected = b.name;
   for (ResultRow& r : rows) {
     if (r.status != Status::ok) continue;
@@ -337,10 +346,10 @@ void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes
     const bool other_api = std::any_of(a.begin(), a.end(), [&r](const std::string& x) {
       return x != "expected file" && !names_api(x, r.api);
     });
-    const bool same_api = std::any_of(a.begin(), a.end(), [&r](const std::string& x) {
-      return names_api(x, r.api);
-    });
-    const bool all_expected = no_expected.empty() && std::find(a.begin(), a.end(), "expected file") != a.end();
+    const bool same_api =
+        std::any_of(a.begin(), a.end(), [&r](const std::string& x) { return names_api(x, r.api); });
+    const bool all_expected =
+        no_expected.empty() && std::find(a.begin(), a.end(), "expected file") != a.end();
     if (u.timing_only) {
       r.check = Check::timing_only;
       r.check_note = "the pair is declared timing only (timing_only = true): nothing compared";
@@ -354,72 +363,6 @@ void settle_pair_checks(const UserPlan& u, const std::vector<LaneOutputs>& lanes
       r.check_note += ", and buffer '" + no_expected + "' has no expected file";
     }
     r.verified = r.check == Check::verified;
-  }
-}
-
-void run_user_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
-                   ClockMonitor* clocks, RunOutcome& out, ResultRow& row) {
-  const UserPlan& u = *job.plan.user;
-  ApiState& a = *lane.state;
-  Backend& b = *a.backend;
-  if (lane.binding == Binding::bda && !u.bda) {
-    row.status = Status::unavailable;
-    row.reason = "the pair has no bda form of its shader ([glsl] bda_defines, bda_source, bda_spirv)";
-    return;
-  }
-  try {
-    std::vector<std::unique_ptr<DeviceBuffer>> owned;
-    Launch launch;
-    launch.kernel = job.plan.kernel;
-    launch.geometry = row.geometry;
-    launch.binding = lane.binding;
-    launch.scalars = u.scalars;
-    launch.shared_bytes = static_cast<std::uint32_t>(u.launch(row.block_size).shared_bytes);
-    {
-      PhaseTimer t(out.phase_s, api_phase(a.api, "upload"));
-      std::vector<std::vector<std::uint8_t>> images;
-      for (std::size_t i = 0; i < u.buffers.size(); ++i) {
-        const UserBuffer& buf = u.buffers[i];
-        owned.push_back(b.allocate(allocation_bytes(buf)));
-        images.push_back(guarded_image(buf, in.user.initial[i],
-                                       lane_poison_word(lane.state->api, lane.binding)));
-        b.upload(*owned.back(), images.back().data(), images.back().size());
-        launch.buffers.push_back({owned.back().get(), kGuardBytes, buf.bytes()});
-      }
-      if (!u.steps.empty()) add_sequence(u, lane, row, b, images, owned, launch);
-    }
-    {
-      PhaseTimer t(out.phase_s, api_phase(a.api, "correctness run"));
-      b.run(launch, RunOptions{1, nullptr});
-    }
-    std::vector<std::vector<std::uint8_t>> got(u.buffers.size());
-    {
-      PhaseTimer t(out.phase_s, api_phase(a.api, "download"));
-      for (std::size_t i = 0; i < got.size(); ++i) {
-        got[i].resize(owned[i]->bytes());
-        b.download(*owned[i], got[i].data(), got[i].size());
-      }
-    }
-    {
-      PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));
-      if (!verify_outputs(lane, u, got, in, row)) return;
-    }
-    const Launch* flush = cfg.l2 == L2Mode::cold ? &a.flush : nullptr;
-    measure(b, launch, flush, cfg, clocks, out, row);
-    check_state(u, b, owned, got, row);
-    if (cfg.counters && row.status == Status::ok) {  // as a built-in row's (issue 32)
-      if (u.steps.empty()) {
-        collect_counters(a, launch, flush, out, row);
-      } else {
-        RowCounters none;
-        none.kernel_unavailable = none.sampled_unavailable =
-            "a pair of steps: the counters attribute a batch of one kernel's dispatches";
-        row.counters = std::move(none);
-      }
-    }
-  } catch (const std::exception& e) {
-    row.status = Status::failed;
-    row.reason = e.what();
   }
 }
 

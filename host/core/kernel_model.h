@@ -1,8 +1,10 @@
-// What the runner needs to run a user's kernel pair (issue 20) at one point, beyond a built-in
-// Plan: the buffers (types, sizes, contents, which are outputs and how they compare), the scalar
-// bytes and the launch rule per block size. The declaration file (host/pairs) is read and compiled
-// elsewhere; the runner sees only this, so a pair takes the built-in tests' path (catalogue entry,
-// phases, rows) with its own buffers and verification (runner_user.cpp).
+// One kernel model for every test (issue 32): what the runner needs to run one point, a built-in
+// test's or a user's kernel pair's alike: its buffers (types, sizes, where their contents come
+// from, which are outputs and how they compare), the scalar bytes, the launch rule per block size,
+// its steps, and how its rows are checked. The catalogue's plan_* (catalogue.cpp, builtin_model)
+// and the pair loader (host/app/pair_tests.cpp, from the declaration file) both produce it; one
+// lane body (runner_lane.cpp) runs it, and lane_check.cpp compares lanes' outputs where the check
+// is by the other lanes.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,15 @@
 
 namespace cuvk {
 
-struct UserBuffer {
+struct ModelBuffer {
   std::string name;
+  // Its contents at each point: the point's random input (a built-in test's input: the input
+  // pipeline's host array, Inputs::input), else the declared contents (ModelContents::initial)
+  // or, where `poisoned`, the lane's poison.
+  bool point_input = false;
+  // Between guard bands (kGuardBytes each side), checked after the correctness run: a pair's
+  // buffers. A built-in kernel's are not: their launches stay as they were measured.
+  bool guarded = true;
   ElementType element = ElementType::f32;
   std::uint32_t element_bytes = 4;
   std::uint64_t count = 0;
@@ -30,13 +39,13 @@ struct UserBuffer {
   bool partial = false;
   double nan_fraction = 0.0;  // the fraction of NaN elements allowed (f32/f64 outputs)
   Tolerance tolerance;
-  bool expected = false;  // an expected-output file is given (UserContents::expected)
+  bool expected = false;  // an expected-output file is given (ModelContents::expected)
   std::uint64_t bytes() const { return count * element_bytes; }
 };
 
 // One block size's launch: threads (ceil(threads / block) blocks, as built-in tests launch) or a
 // fixed grid of blocks; CUDA's dynamic shared memory; the useful bytes for GB/s.
-struct UserLaunch {
+struct ModelLaunch {
   std::uint64_t threads = 0;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> grid;  // blocks in x, y
   std::uint64_t shared_bytes = 0;
@@ -45,29 +54,36 @@ struct UserLaunch {
 
 // The buffers' initial contents (poisoned ones: empty) and the expected outputs (empty where no
 // file is given), made on the input thread for each point.
-struct UserContents {
+struct ModelContents {
   std::vector<std::vector<std::uint8_t>> initial, expected;
 };
 
 // One kernel of a multi-step pair (issue 34): the module its launches name, its launch rule (as
-// UserPlan::launch) and its fixed block size (0: the row's).
-struct UserStep {
+// KernelModel::launch) and its fixed block size (0: the row's).
+struct ModelStep {
   std::string kernel;
   std::string name;  // "step[1] 'sums'" in errors
   std::uint32_t block = 0;
-  std::function<UserLaunch(std::uint32_t block)> launch;
+  std::function<ModelLaunch(std::uint32_t block)> launch;
 };
 
 // What holds between timed repetitions of a sequence (pairs::StateRule, docs/PAIRS.md "State").
-enum class UserState { none, restore, idempotent };
+enum class ModelState { none, restore, idempotent };
 
-struct UserPlan {
-  std::string file;  // the declaration file: errors name it
-  std::uint64_t n = 0;  // the problem size: the declaration's, or --n
+// How a point's rows are checked: every element against the CPU's own computation of the test
+// (a built-in test: Inputs::expected), or against the declared expected files and every other
+// lane of the point (a pair: lane_check.cpp, at the point's end).
+enum class CheckBy { cpu_reference, lanes };
+
+struct KernelModel {
+  CheckBy check = CheckBy::lanes;
+  std::string file;     // the declaration file: errors name it ("" for a built-in test)
+  std::uint64_t n = 0;  // the problem size: the point's; a pair's declared one, or --n
   // How n was chosen, for the run's head: "declared in saxpy.toml", "--n", or on a CPU device
   // "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers".
+  // "" where the test runs at the run's n (a built-in test): it has no size of its own.
   std::string n_rule;
-  std::vector<UserBuffer> buffers;
+  std::vector<ModelBuffer> buffers;
   std::vector<std::uint8_t> scalars;       // packed as the binding convention lays them out
   std::vector<std::uint32_t> block_sizes;  // the pair's own; empty: the run's sweep
   bool bda = false;                        // the shader has a bda form
@@ -80,24 +96,24 @@ struct UserPlan {
   // so (notes), on a machine with that API's device too. Default: every side built.
   PerApi<bool> not_built;
   // The launch at a block size; throws UsageError naming the file and the field.
-  std::function<UserLaunch(std::uint32_t block)> launch;
-  std::function<UserContents(std::uint64_t run_seed)> contents;
+  std::function<ModelLaunch(std::uint32_t block)> launch;
+  std::function<ModelContents(std::uint64_t run_seed)> contents;
   // A sequence (issue 34; pairs::is_sequence): the steps in order, run `repeat` times per timed
   // repetition as Launch::sequence, in the lane's submission mode. Empty: one launch, as before.
-  std::vector<UserStep> steps;
+  std::vector<ModelStep> steps;
   std::uint32_t repeat = 1;
-  UserState state = UserState::none;
+  ModelState state = ModelState::none;
 };
 
 // The outputs of every lane of a point that passed so far, per block size: each later lane's
-// outputs are compared with all of them (runner_user.cpp), then dropped at the point's end.
+// outputs are compared with all of them (lane_check.cpp), then dropped at the point's end.
 struct LaneOutputs {
-  std::string lane;  // "cuda", "vulkan descriptor", "vulkan bda"
-  std::uint32_t poison = 0;  // the lane's poison word (output_check.h)
+  std::string lane;                                // "cuda", "vulkan descriptor", "vulkan bda"
+  std::uint32_t poison = 0;                        // the lane's poison word (output_check.h)
   std::vector<std::vector<std::uint8_t>> buffers;  // every buffer with its guard bands
   std::uint64_t compared_by_later = 0;  // elements later lanes compared with these outputs
 };
-struct UserReference {
+struct LaneReference {
   std::map<std::uint32_t, std::vector<LaneOutputs>> by_block;
 };
 
