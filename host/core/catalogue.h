@@ -76,6 +76,7 @@ struct Plan {
   // `reference`), a kernel pair's loader from its declaration (whose plan leaves those fields
   // unused). The runner's phases ask the functions below, which read it.
   std::shared_ptr<const KernelModel> model;
+  const KernelModel& kernel_model() const;  // `model`; an Error where there is none
 
   // What the runner asks of a point, a built-in test's or a pair's alike (plan.cpp):
   // The launch at `block`; a pair's is its declared threads or grid (UsageError naming the file

@@ -77,11 +77,12 @@ enum class CheckBy { cpu_reference, lanes };
 
 struct KernelModel {
   CheckBy check = CheckBy::lanes;
-  std::string file;     // the declaration file: errors name it ("" for a built-in test)
+  // The declaration file: errors name it; a declared model runs at its own size (Plan::own_size).
+  // "" for a built-in test, which runs at the run's n.
+  std::string file;
   std::uint64_t n = 0;  // the problem size: the point's; a pair's declared one, or --n
   // How n was chosen, for the run's head: "declared in saxpy.toml", "--n", or on a CPU device
   // "saxpy.toml's n = 16777216 scaled down for CPU devices to 8 MiB of buffers".
-  // "" where the test runs at the run's n (a built-in test): it has no size of its own.
   std::string n_rule;
   std::vector<ModelBuffer> buffers;
   std::vector<std::uint8_t> scalars;       // packed as the binding convention lays them out

@@ -3,6 +3,7 @@
 // alike. run_config.cpp, runner.cpp, input_pipeline.cpp and the lane (runner_lane.cpp) ask these
 // instead of telling kinds of test apart.
 #include "catalogue.h"
+#include "error.h"
 #include "launch_geometry.h"
 #include "runner.h"
 #include "runner_parts.h"
@@ -13,8 +14,15 @@ using runner_detail::check_model;
 using runner_detail::model_geometry;
 using runner_detail::settle_pair_checks;
 
+const KernelModel& Plan::kernel_model() const {
+  if (!model)  // e.g. a catalogue entry whose plan_* is not wrapped in builtin()
+    throw Error("the plan of kernel '" + kernel +
+                "' has no kernel model (catalogue.cpp: wrap its plan_* in builtin())");
+  return *model;
+}
+
 Geometry Plan::geometry(std::uint32_t block, const DeviceLimits& lim) const {
-  return model_geometry(*model, block, lim.max_x, lim.max_y, lim.max_block);
+  return model_geometry(kernel_model(), block, lim.max_x, lim.max_y, lim.max_block);
 }
 
 void Plan::check_limits(const std::string& test, std::uint32_t n,
@@ -23,28 +31,29 @@ void Plan::check_limits(const std::string& test, std::uint32_t n,
   // A CPU reference's indices and host arrays first (run_config.cpp: named by test and n), then
   // the model's buffers and grids (a pair's named by its file and field).
   if (has_cpu_reference()) check_plan(test, n, *this, lim.max_buffer);
-  check_model(*model, block_sizes(run_blocks), lim.max_x, lim.max_y, lim.max_block, lim.max_buffer);
+  check_model(kernel_model(), block_sizes(run_blocks), lim.max_x, lim.max_y, lim.max_block,
+              lim.max_buffer);
 }
 
 std::uint64_t Plan::device_bytes() const {
-  return check_model(*model, {}, 0, 0, 0, ~std::uint64_t{0}) +
+  return check_model(kernel_model(), {}, 0, 0, 0, ~std::uint64_t{0}) +
          (chain_steps > 0 ? out_words * sizeof(float) : 0);  // a chain's ping-pong buffer
 }
 
 std::vector<std::string> Plan::required_kernels(Api api) const {
-  if (model->not_built[api]) return {};  // its side runs no lane (run_lane)
+  if (kernel_model().not_built[api]) return {};  // its side runs no lane (run_lane)
   if (!is_sequence()) return {kernel};
   std::vector<std::string> kernels;
-  for (const ModelStep& s : model->steps) kernels.push_back(s.kernel);
+  for (const ModelStep& s : kernel_model().steps) kernels.push_back(s.kernel);
   return kernels;
 }
 
 std::vector<std::uint32_t> Plan::block_sizes(const std::vector<std::uint32_t>& run_blocks) const {
-  return model->block_sizes.empty() ? run_blocks : model->block_sizes;
+  return kernel_model().block_sizes.empty() ? run_blocks : kernel_model().block_sizes;
 }
 
 bool Plan::has_cpu_reference() const {
-  return model->check == CheckBy::cpu_reference;
+  return kernel_model().check == CheckBy::cpu_reference;
 }
 
 bool Plan::profiled_first() const {
@@ -53,27 +62,29 @@ bool Plan::profiled_first() const {
 }
 
 bool Plan::is_sequence() const {
-  return !model->steps.empty();
+  return !kernel_model().steps.empty();
 }
 
 std::optional<OwnSize> Plan::own_size() const {
-  if (model->n_rule.empty()) return std::nullopt;
-  return OwnSize{model->n, model->n_rule};
+  if (kernel_model().file.empty()) return std::nullopt;  // a declaration runs at its own size
+  return OwnSize{kernel_model().n, kernel_model().n_rule};
 }
 
 ModelContents Plan::declared_contents(std::uint64_t seed) const {
-  return model->contents ? model->contents(seed) : ModelContents{};
+  return kernel_model().contents ? kernel_model().contents(seed) : ModelContents{};
 }
 
 void Plan::describe_row(const Geometry& geom, ResultRow& row) const {
   // The declared launch's useful bytes; the moved ones from the sector model where the test has
   // one (a built-in test's), else what the declaration says it must move.
-  const ModelLaunch l = model->launch(geom.block_size);
-  row.n = static_cast<std::uint32_t>(model->n);
+  const ModelLaunch l = kernel_model().launch(geom.block_size);
+  row.n = static_cast<std::uint32_t>(kernel_model().n);
   row.useful_bytes = l.useful_bytes;
   row.moved_bytes = traffic.moved_bytes > 0 ? traffic.moved_bytes : l.useful_bytes;
-  row.threads =
-      l.grid ? geom.grid_x * geom.grid_y * geom.block_size : static_cast<std::uint32_t>(l.threads);
+  // The threads that do work: the declared ones; where the launch is a grid (or a sequence's
+  // steps, which have their own shapes) the threads of the row's geometry.
+  row.threads = l.grid || l.threads == 0 ? geom.grid_x * geom.grid_y * geom.block_size
+                                         : static_cast<std::uint32_t>(l.threads);
 }
 
 bool Plan::n_in_label(bool run_sized, std::size_t test_sizes) const {
@@ -81,17 +92,17 @@ bool Plan::n_in_label(bool run_sized, std::size_t test_sizes) const {
 }
 
 std::string Plan::side_note(Api api) const {
-  return model->notes[api];
+  return kernel_model().notes[api];
 }
 
 bool Plan::side_built(Api api) const {
-  return !model->not_built[api];
+  return !kernel_model().not_built[api];
 }
 
 void runner_detail::conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
                                    std::vector<ResultRow>& rows) {
   if (plan.has_cpu_reference()) return;  // each lane concluded its own row
-  settle_pair_checks(*plan.model, in.reference->by_block[block], rows);
+  settle_pair_checks(plan.kernel_model(), in.reference->by_block[block], rows);
   in.reference->by_block.erase(block);  // the lanes' outputs: only this point compares them
 }
 

@@ -49,7 +49,7 @@ struct LaneBuffers {
 // geometry, the lane's binding, queue family and chain, the model's scalars.
 Launch allocate_lane(const Lane& lane, const Job& job, const ResultRow& row, Backend& b,
                      RunOutcome& out, LaneBuffers& lb) {
-  const KernelModel& m = *job.plan.model;
+  const KernelModel& m = job.plan.kernel_model();
   {
     PhaseTimer t(out.phase_s, api_phase(b.info().api, "allocate"));
     for (const ModelBuffer& buf : m.buffers) lb.owned.push_back(b.allocate(allocation_bytes(buf)));
@@ -78,7 +78,7 @@ Launch allocate_lane(const Lane& lane, const Job& job, const ResultRow& row, Bac
 // an unguarded output filled with kPoisonWord; a sequence's steps added once the images exist.
 void upload_lane(const Lane& lane, const Job& job, const ResultRow& row, const Inputs& in,
                  Backend& b, RunOutcome& out, LaneBuffers& lb, Launch& launch) {
-  const KernelModel& m = *job.plan.model;
+  const KernelModel& m = job.plan.kernel_model();
   const Api api = b.info().api;
   const bool point_input = std::any_of(m.buffers.begin(), m.buffers.end(),
                                        [](const ModelBuffer& x) { return x.point_input; });
@@ -341,7 +341,7 @@ bool lane_unavailable(const Lane& lane, const Plan& plan, ResultRow& row) {
     row.reason = why;
     return true;
   }
-  if (lane.binding == Binding::bda && !plan.model->bda) {
+  if (lane.binding == Binding::bda && !plan.kernel_model().bda) {
     row.status = Status::unavailable;
     row.reason =
         "the pair has no bda form of its shader ([glsl] bda_defines, bda_source, bda_spirv)";
@@ -423,7 +423,7 @@ bool check_and_measure(const Lane& lane, const Job& job, const Launch& launch, c
     return verify_and_measure(a, launch, before, in, cfg, clocks, out, row);
   {
     PhaseTimer t(out.phase_s, api_phase(a.api, "verify"));  // the expected files, the other lanes
-    if (!verify_outputs(lane, *job.plan.model, lb.got, in, row)) return false;
+    if (!verify_outputs(lane, job.plan.kernel_model(), lb.got, in, row)) return false;
   }
   measure(*a.backend, launch, before, cfg, clocks, out, row);
   return true;
@@ -458,19 +458,21 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
   try {
     Launch launch = allocate_lane(lane, job, row, b, out, lb);
     upload_lane(lane, job, row, in, b, out, lb, launch);
+    // The chain repeats the launch on the same buffers: a kernel checked by the CPU reference
+    // writes out = f(in), the same each time; a pair's may update in place (its expected file).
     if (cfg.dispatch_chain > 1 && !lane.submission && lane.family == nullptr &&
-        !job.plan.is_sequence()) {
+        job.plan.has_cpu_reference()) {
       launch = dispatch_chain(launch, cfg.dispatch_chain, a.api);
       row.flags.push_back("dispatch_chain");
     }
-    correctness_run(b, launch, *job.plan.model, in, lb, out);
+    correctness_run(b, launch, job.plan.kernel_model(), in, lb, out);
     const bool flush = cfg.l2 == L2Mode::cold && !no_flush;
     const Launch* before = flush ? &a.flush : nullptr;
     const bool passed = check_and_measure(lane, job, launch, before, in, lb, cfg, clocks, out, row);
     const bool ok = passed && row.status == Status::ok;
     if (ok && cfg.l2 == L2Mode::cold && no_flush) row.flags.push_back("l2_not_flushed");
     if (ok && lane.submission && job.plan.chain_steps > 0) measure_chain_host(b, launch, out, row);
-    if (ok) check_state(*job.plan.model, b, lb.owned, lb.got, row);
+    if (ok) check_state(job.plan.kernel_model(), b, lb.owned, lb.got, row);
     if (ok && cfg.counters && row.status == Status::ok)
       lane_counters(a, job, launch, before, out, row);
     if (ok && cfg.trace && row.status == Status::ok && job.plan.has_cpu_reference())

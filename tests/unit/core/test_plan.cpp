@@ -164,6 +164,26 @@ TEST(Plan, ARowsWorkAndSidesComeFromThePlan) {
   EXPECT_FALSE(pair.side_built(Api::cuda));
   EXPECT_TRUE(pair.side_built(Api::vulkan));
   EXPECT_EQ(pair.side_note(Api::cuda), "compiled for sm_90");
+
+  // A pair of [[step]]s has no launch shape of its own (threads 0): its row's threads are the
+  // geometry's, which its first step gives (found in review: rows said 0).
+  u->launch = [](std::uint32_t) { return ModelLaunch{0, std::nullopt, 0, 16384}; };
+  ResultRow srow;
+  pair.describe_row(pg, srow);
+  EXPECT_EQ(srow.threads, 4096u);
+}
+
+// A plan without a kernel model (a catalogue entry not wrapped in builtin()) is an error that
+// says so, not a crash.
+TEST(Plan, APlanWithoutAKernelModelIsAnErrorThatSaysSo) {
+  Plan plan;
+  plan.kernel = "read_x4";
+  try {
+    static_cast<void>(plan.has_cpu_reference());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("builtin()"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Plan, TheElementTypesHaveTheDeclarationsNames) {
@@ -192,11 +212,14 @@ TEST(Plan, APairsPhasesNameTheApi) {
   };
   register_pair_test(std::move(t));
   RunConfig cfg = config({"phase_pair"});
+  cfg.dispatch_chain = 64;  // built-in kernels only: a pair's may update its buffers in place
   BackendSet set;
   set.backends[Api::vulkan] = &vulkan;
   const RunOutcome out = run_suite(cfg, set);
   unregister_pair_tests();
   ASSERT_EQ(out.rows.size(), 1u);
+  const std::vector<std::string>& flags = out.rows[0].flags;
+  EXPECT_EQ(std::find(flags.begin(), flags.end(), "dispatch_chain"), flags.end());
   std::vector<std::string> names;
   for (const auto& p : out.phase_s) names.push_back(p.first);
   for (const char* phase : {"upload", "correctness run", "download", "verify"}) {
