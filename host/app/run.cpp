@@ -119,7 +119,7 @@ RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
   RunGrid g;
   g.block_sizes = cfg.block_sizes;
   for (Api api : cfg.apis) {
-    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    const std::optional<DeviceInfo>& d = choice.device(api);
     if (d && d->max_grid_x > 0)
       g.max_grid_x = g.max_grid_x ? std::min(g.max_grid_x, d->max_grid_x) : d->max_grid_x;
   }

@@ -27,7 +27,8 @@ namespace cuvk {
 // test-only API (tests/api_host: host memory and CPU kernels): a test program registers it in the
 // factory's table and runs it through run_suite; no cuvk binary lists it.
 enum class Api { cuda, vulkan, host };
-const char* api_name(Api api);  // "cuda", "vulkan", "host"
+const char* api_name(Api api);          // "cuda", "vulkan", "host"
+const char* api_display_name(Api api);  // "CUDA", "Vulkan", "host": the API in prose
 inline constexpr std::array<Api, 2> kApis = {Api::cuda, Api::vulkan};
 inline constexpr std::size_t kApiCount = 3;  // every Api value, kApis' and test-only ones
 
