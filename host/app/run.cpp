@@ -376,7 +376,9 @@ void open_early(const JudgedRun& j, InventoryOnce& devices) {
   if (!a.device.empty() || a.validation) return;
   try {
     devices.open_early(j.cfg->apis, vulkan_options(*j.cfg, a.timeout_s));
-    if (j.cfg->n == 0)  // sizes given: checked against the chosen devices first (Run)
+    // Sizes given: checked against the chosen devices first (Run). No tests yet (--pair alone):
+    // nothing to plan before the pairs are read.
+    if (j.cfg->n == 0 && !j.cfg->tests.empty())
       devices.early_inputs = start_first_inputs(j.cfg, access("/dev/nvidiactl", F_OK) == 0);
   } catch (const UsageError&) {  // the run says what is wrong, before opening anything
   }
