@@ -174,7 +174,7 @@ void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
   a.trace = true;
   const RunDocument doc = run_experiment(a, cmdline, devices);
   const TraceDocument t = trace_document(doc);
-  const TraceLane *cuda = nullptr, *vulkan = nullptr;
+  PerApi<const TraceLane*> lane;  // each API's traced lane that ran and checked
   std::string why;
   for (const TraceLane& l : t.lanes) {
     if (l.api == Api::vulkan && l.binding != line.vulkan->binding) continue;
@@ -183,10 +183,11 @@ void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
              (l.unavailable.empty() ? "wrong output or trace records" : l.unavailable);
       continue;
     }
-    (l.api == Api::cuda ? cuda : vulkan) = &l;
+    lane[l.api] = &l;
   }
-  if (cuda && vulkan)
-    c.evidence.push_back(explain::trace_evidence(cuda->summary, vulkan->summary));
+  if (lane[Api::cuda] && lane[Api::vulkan])
+    c.evidence.push_back(
+        explain::trace_evidence(lane[Api::cuda]->summary, lane[Api::vulkan]->summary));
   else
     c.not_run.push_back("trace: " + (why.empty() ? std::string("no trace lane ran") : why));
 }

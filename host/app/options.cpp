@@ -10,6 +10,9 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "catalogue.h"
 #include "error.h"
 
@@ -47,6 +50,36 @@ std::uint64_t parse_u64(const std::string& s, const std::string& what) {
   return v;
 }
 
+// One option's named choices: "all" (every choice, in `choices`' order; every other name is
+// still checked), else each name once in the order given; a name not among them is refused
+// naming the option's choices ("--api 'x': expected cuda, vulkan or all"), none at all as
+// "--api: no API given".
+template <class T>
+std::vector<T> parse_choices(const std::vector<std::string>& names, const std::string& option,
+                             const std::vector<T>& choices, const char* (*name_of)(T),
+                             const std::string& noun) {
+  std::vector<T> picked;
+  bool all = false;
+  for (const std::string& n : names) {
+    if (n == "all") {
+      all = true;
+      continue;
+    }
+    const auto c = std::find_if(choices.begin(), choices.end(),
+                                [&n, name_of](T choice) { return n == name_of(choice); });
+    if (c == choices.end()) {
+      std::vector<std::string> known;
+      for (T choice : choices) known.emplace_back(name_of(choice));
+      throw UsageError(
+          fmt::format("{} '{}': expected {} or all", option, n, fmt::join(known, ", ")));
+    }
+    if (std::find(picked.begin(), picked.end(), *c) == picked.end()) picked.push_back(*c);
+  }
+  if (all) return choices;
+  if (picked.empty()) throw UsageError(option + ": no " + noun + " given");
+  return picked;
+}
+
 }  // namespace
 
 std::string now_utc() {
@@ -72,42 +105,14 @@ Format parse_format(const std::string& s) {
 }
 
 std::vector<Api> parse_apis(const std::vector<std::string>& names) {
-  std::vector<Api> apis;
-  bool all = false;
-  for (const std::string& n : names) {
-    if (n == "all") {
-      all = true;
-      continue;
-    }
-    Api api;
-    if (n == "cuda") api = Api::cuda;
-    else if (n == "vulkan") api = Api::vulkan;
-    else throw UsageError("--api '" + n + "': expected cuda, vulkan or all");
-    if (std::find(apis.begin(), apis.end(), api) == apis.end()) apis.push_back(api);
-  }
-  if (all) return {Api::cuda, Api::vulkan};  // every other name checked too
-  if (apis.empty()) throw UsageError("--api: no API given");
-  return apis;
+  return parse_choices(names, "--api", std::vector<Api>(kApis.begin(), kApis.end()), api_name,
+                       "API");
 }
 
 // In the order given, each once; "all" = descriptor,bda.
 std::vector<Binding> parse_vk_bindings(const std::vector<std::string>& names) {
-  std::vector<Binding> bindings;
-  bool all = false;
-  for (const std::string& n : names) {
-    if (n == "all") {
-      all = true;
-      continue;
-    }
-    Binding b;
-    if (n == "descriptor") b = Binding::descriptor;
-    else if (n == "bda") b = Binding::bda;
-    else throw UsageError("--vk-binding '" + n + "': expected descriptor, bda or all");
-    if (std::find(bindings.begin(), bindings.end(), b) == bindings.end()) bindings.push_back(b);
-  }
-  if (all) return {Binding::descriptor, Binding::bda};  // every other name checked too
-  if (bindings.empty()) throw UsageError("--vk-binding: no binding mode given");
-  return bindings;
+  return parse_choices(names, "--vk-binding", {Binding::descriptor, Binding::bda}, binding_name,
+                       "binding mode");
 }
 
 // The selected tests in catalogue order; "all" selects every test but those that run only where

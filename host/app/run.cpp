@@ -119,7 +119,7 @@ RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
   RunGrid g;
   g.block_sizes = cfg.block_sizes;
   for (Api api : cfg.apis) {
-    const std::optional<DeviceInfo>& d = api == Api::cuda ? choice.cuda : choice.vulkan;
+    const std::optional<DeviceInfo>& d = choice.device(api);
     if (d && d->max_grid_x > 0)
       g.max_grid_x = g.max_grid_x ? std::min(g.max_grid_x, d->max_grid_x) : d->max_grid_x;
   }
@@ -135,60 +135,63 @@ std::optional<Format> console_format(const RunArgs& a, Format f) {
 }
 
 // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
-void apply_cpu_defaults(const RunArgs& a, const DeviceChoice& choice, RunConfig& cfg) {
+void apply_cpu_defaults(const RunArgs& a, const DeviceChoice& choice, ValidatedConfig& cfg) {
   const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
-  if (cpu_only && !a.reps) cfg.reps = kDefaultCpuReps;
-  if (cpu_only && !a.warmup) cfg.warmup = kDefaultCpuWarmup;
-  if (cpu_only && !a.settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
+  cfg.use_cpu_defaults(cpu_only && !a.reps, cpu_only && !a.warmup, cpu_only && !a.settle_ms);
 }
 
 // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
-void take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices, RunConfig& cfg) {
+void take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices, ValidatedConfig& cfg) {
   const auto wants = [&cfg](Api api) {
-    return std::find(cfg.apis.begin(), cfg.apis.end(), api) != cfg.apis.end();
+    return std::find(cfg->apis.begin(), cfg->apis.end(), api) != cfg->apis.end();
   };
   const bool on_gpu = (wants(Api::cuda) && choice.cuda) ||
                       (wants(Api::vulkan) && choice.vulkan && !choice.vulkan->is_cpu);
   // Those started with the command (default sizes only) where made for this kind of device (and
   // then where they fit the first point: EarlyInputs::take_for), else started now.
-  cfg.first_inputs = std::move(devices.early_inputs);
-  if (cfg.first_inputs && (cfg.n || cfg.first_inputs->for_gpu != on_gpu)) cfg.first_inputs.reset();
-  if (!cfg.first_inputs) cfg.first_inputs = start_first_inputs(cfg, on_gpu, choice);
+  std::shared_ptr<EarlyInputs>& first = cfg.first_inputs();
+  first = std::move(devices.early_inputs);
+  if (first && (cfg->n || first->for_gpu != on_gpu)) first.reset();
+  if (!first) first = start_first_inputs(cfg, on_gpu, choice);
 }
 
 // The run's callbacks onto the live console: the head once the clocks are settled, each row as
 // it is measured (in `live_format`, if any), progress on a TTY; the first row's time into `doc`.
 void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocument& doc,
-                 RunConfig& cfg) {
-  cfg.progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
+                 ValidatedConfig& cfg) {
+  const auto progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
   // The columns' widths, chosen with the head from what the plan knows (stream_widths).
   auto widths = std::make_shared<std::vector<std::size_t>>();
-  cfg.on_start = [&live, live_format, &doc, widths](const RunOutcome& settings) {
+  const auto on_start = [&live, live_format, &doc, widths](const RunOutcome& settings) {
     if (!live_format) return;
     RunDocument head = doc;
     head.outcome = settings;
     *widths = stream_widths(head);
     live.print(stream_head(head, *live_format, *widths));
   };
-  cfg.on_row = [&live, live_format, &doc, &cfg, widths](const ResultRow& row) {
+  const auto on_row = [&live, live_format, &doc, counters = cfg->counters,
+                       widths](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
-    if (live_format) live.print(stream_row(row, *live_format, *widths, doc.columns, cfg.counters));
+    if (live_format) live.print(stream_row(row, *live_format, *widths, doc.columns, counters));
   };
+  cfg.set_callbacks(progress, on_row, on_start);
 }
 
 // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work,
-// their tests added to the run; every file they read is an input --output may not overwrite.
+// their tests added to the run (`tests`); every file they read is an input --output may not
+// overwrite.
 std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const DeviceChoice& choice,
-                                                      RunConfig& cfg) {
+                                                      const RunConfig& cfg,
+                                                      std::vector<std::string>& tests) {
   const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
   auto pairs = prepare_pairs(a.pairs, choice.cuda ? cuda_arch_of(*choice.cuda) : 0,
                              a.n.empty() ? std::vector<std::uint32_t>{} : cfg.sizes, cpu_only,
                              run_grid(cfg, choice));
   std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
   for (const auto& p : pairs) {
-    cfg.tests.push_back(p->decl.name);
+    tests.push_back(p->decl.name);
     if (!p->warning.empty()) std::cerr << "warning: " << printable(p->warning) << '\n';
     if (!p->skipped.empty()) std::cerr << "note: " << printable(p->skipped) << '\n';
     for (const auto& [what, path] : pair_input_files(*p))
@@ -205,7 +208,7 @@ RunConfig run_config_of(const RunArgs& a) {
 }
 
 JudgedRun judge_run(const RunArgs& a) {
-  JudgedRun j{a, config_of(a), Format::table, 0.0};
+  RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
     throw UsageError("--timeout must be more than 0 and at most " +
                      std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " + [&] {
@@ -213,10 +216,8 @@ JudgedRun judge_run(const RunArgs& a) {
                        o << std::setprecision(15) << a.timeout_s;
                        return o.str();
                      }());
-  if (a.pairs.empty()) validate_config(j.cfg);  // with pairs: once they are read (Run)
-  j.format = parse_format(a.format);
-  j.tolerance = parse_tolerance(a.tolerance);  // checked with or without --baseline
-  return j;
+  // In this order (the first wrong one is named); the tolerance with or without --baseline.
+  return {a, validate_config(std::move(cfg)), parse_format(a.format), parse_tolerance(a.tolerance)};
 }
 
 void check_run_args(const RunArgs& a) {
@@ -251,7 +252,7 @@ RunDocument Run::operator()() {
 void Run::check_outputs() {
   if (!a_.output.empty()) check_writable(a_.output);
   check_distinct_files({{"--output", a_.output}}, {{"--baseline", a_.baseline}});
-  vk_opts_ = vulkan_options(cfg_, a_.timeout_s);
+  vk_opts_ = vulkan_options(*cfg_, a_.timeout_s);
   if (a_.validation) {
     vk_opts_.validation = true;
     vk_opts_.on_message = [this](const std::string& m) { doc_.validation_messages.push_back(m); };
@@ -268,12 +269,13 @@ void Run::choose() {
   apply_cpu_defaults(a_, doc_.choice, cfg_);
 }
 
-// The pairs compiled for the chosen devices and their tests added; then the configuration judged
-// (once: without pairs judge_run did) before any device is opened.
+// The pairs compiled for the chosen devices and their tests added (the sweep's size judged again)
+// before any device is opened.
 void Run::read_pairs() {
-  pairs_ = cuvk::read_pairs(a_, doc_.choice, cfg_);
-  if (!a_.pairs.empty()) validate_config(cfg_);
-  doc_.config = cfg_;
+  std::vector<std::string> tests;
+  pairs_ = cuvk::read_pairs(a_, doc_.choice, *cfg_, tests);
+  if (!tests.empty()) cfg_.add_tests(tests);
+  doc_.config = *cfg_;
 }
 
 void Run::take_first_inputs() {
@@ -286,7 +288,7 @@ void Run::take_first_inputs() {
 void Run::open() {
   backends_ = std::make_unique<OpenBackends>();
   opening_s_ = seconds_since_launch();
-  open_backends(cfg_, vk_opts_, doc_.choice, devices_, *backends_);
+  open_backends(*cfg_, vk_opts_, doc_.choice, devices_, *backends_);
   load_pairs(pairs_, backends_->backends[Api::cuda].get(), backends_->backends[Api::vulkan].get());
 }
 
@@ -304,7 +306,7 @@ void Run::measure() {
     leave_hung(*backends_);
     throw;
   }
-  add_unloaded_compiles(doc_.outcome, cfg_, *backends_, pairs_);
+  add_unloaded_compiles(doc_.outcome, *cfg_, *backends_, pairs_);
   leave_hung(*backends_);
   doc_.node = read_node_view(doc_.choice.cuda ? &*doc_.choice.cuda : nullptr);  // gpu_health.h
 }
@@ -320,10 +322,10 @@ void Run::finish() {
       {"start-up: open", start_up_s_ - opening_s_ - b.clocks_s - b.counters_s},
       {"start-up: clock monitor", b.clocks_s},
       {"start-up: other", opening_s_ - devices_s_}};
-  if (cfg_.counters)  // CUPTI's start, before the first row (0.5-1 s on an H100)
+  if (cfg_->counters)  // CUPTI's start, before the first row (0.5-1 s on an H100)
     start_up.insert(start_up.begin() + 4, {"start-up: counters", b.counters_s});
   add_start_up(doc_, start_up, b);
-  cfg_.first_inputs.reset();  // unused when the devices planned another first point
+  cfg_.first_inputs().reset();  // unused when the devices planned another first point
   live_->finish();
   doc_.wall_s = seconds_since_launch();
   doc_.outcome.phase_s.emplace_back("finish", doc_.wall_s - suite_s);
@@ -373,8 +375,10 @@ void open_early(const JudgedRun& j, InventoryOnce& devices) {
   const RunArgs& a = j.args;
   if (!a.device.empty() || a.validation) return;
   try {
-    devices.open_early(j.cfg.apis, vulkan_options(j.cfg, a.timeout_s));
-    if (j.cfg.n == 0)  // sizes given: checked against the chosen devices first (Run)
+    devices.open_early(j.cfg->apis, vulkan_options(*j.cfg, a.timeout_s));
+    // Sizes given: checked against the chosen devices first (Run). No tests yet (--pair alone):
+    // nothing to plan before the pairs are read.
+    if (j.cfg->n == 0 && !j.cfg->tests.empty())
       devices.early_inputs = start_first_inputs(j.cfg, access("/dev/nvidiactl", F_OK) == 0);
   } catch (const UsageError&) {  // the run says what is wrong, before opening anything
   }

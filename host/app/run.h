@@ -91,12 +91,13 @@ class InventoryOnce {
   std::shared_ptr<Early> early_;
 };
 
-// The run's options judged once, before anything opens: the configuration built (and validated;
-// with --pair once the pairs are read, by Run), --timeout bounded, the format and the tolerance
-// parsed. Throws UsageError. `cuvk run`'s check makes it; its action runs it.
+// The run's options judged once, before anything opens: the configuration built and validated
+// (the pairs' tests join it once read, by Run: ValidatedConfig::add_tests), --timeout bounded,
+// the format and the tolerance parsed. Throws UsageError. `cuvk run`'s check makes it; its action
+// runs it.
 struct JudgedRun {
   RunArgs args;
-  RunConfig cfg;
+  ValidatedConfig cfg;
   Format format = Format::table;
   double tolerance = 0.0;
 };
@@ -127,7 +128,7 @@ class Run {
  private:
   void check_outputs();      // --output writable and no input; the Vulkan backend's options
   void choose();             // the devices chosen; a CPU device's defaults
-  void read_pairs();         // pairs compiled for those devices; the config validated
+  void read_pairs();         // pairs compiled for those devices, their tests added
   void take_first_inputs();  // the early inputs kept where they fit, else started
   void open();               // the backends opened (early ones taken), pairs loaded
   void follow_live();        // head and rows onto the live console
@@ -135,7 +136,7 @@ class Run {
   void finish();             // the start-up phases, wall time
 
   RunArgs a_;
-  RunConfig cfg_;
+  ValidatedConfig cfg_;
   Format format_;
   InventoryOnce& devices_;
   RunDocument doc_;

@@ -25,6 +25,18 @@ const char* api_name(Api api) {
   return "?";
 }
 
+const char* api_display_name(Api api) {
+  switch (api) {
+    case Api::cuda:
+      return "CUDA";
+    case Api::vulkan:
+      return "Vulkan";
+    case Api::host:
+      return "host";
+  }
+  return "?";
+}
+
 const char* binding_name(Binding binding) {
   switch (binding) {
     case Binding::pointer:

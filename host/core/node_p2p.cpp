@@ -71,7 +71,7 @@ P2pRow staged_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pC
   Backend* A = a.backend[api];
   Backend* B = b.backend[api];
   if (A == nullptr || B == nullptr)
-    return unavailable(row, std::string(api == Api::cuda ? "CUDA: " : "Vulkan: ") +
+    return unavailable(row, std::string(api_display_name(api)) + ": " +
                                 (A ? b.why[api] : a.why[api]));
   auto* ta = A->find<HostTransfers>();
   auto* tb = B->find<HostTransfers>();

@@ -4,6 +4,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "axes.h"
 #include "error.h"
@@ -34,9 +35,57 @@ void check_count(std::size_t count, std::size_t bound, const std::string& what) 
                      std::to_string(bound) + ")");
 }
 
+// The product of the sweep lists, bounded: points x sizes x block sizes x Vulkan binding modes.
+void check_sweep_size(const RunConfig& cfg) {
+  std::uint64_t points = 0;
+  for (const std::string& name : cfg.tests)
+    if (const TestCase* t = find_test(name))
+      points += points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).size();
+  const std::size_t sizes = std::max<std::size_t>(1, cfg.sizes.size());
+  const std::uint64_t measured = points * sizes * cfg.block_sizes.size() * cfg.vk_bindings.size();
+  if (measured > kMaxRunPoints)
+    throw UsageError("the sweep has " + std::to_string(measured) + " points (" +
+                     std::to_string(points) + " points x " +
+                     (sizes > 1 ? std::to_string(sizes) + " sizes (--n) x " : "") +
+                     std::to_string(cfg.block_sizes.size()) + " block sizes x " +
+                     std::to_string(cfg.vk_bindings.size()) + " Vulkan binding modes); at most " +
+                     std::to_string(kMaxRunPoints) + " in one run: split it into several runs");
+}
+
+// A CPU device's defaults replace judged values after validate_config: they are within bounds.
+static_assert(kDefaultCpuReps >= 1 && kDefaultCpuReps <= kMaxReps);
+static_assert(kDefaultCpuWarmup >= 0 && kDefaultCpuWarmup <= kMaxWarmup);
+static_assert(kDefaultCpuSettleMs >= 0.0 && kDefaultCpuSettleMs <= kMaxSettleMs);
+
 }  // namespace
 
-void validate_config(const RunConfig& cfg) {
+void ValidatedConfig::set_callbacks(decltype(RunConfig::progress) progress,
+                                    decltype(RunConfig::on_row) on_row,
+                                    decltype(RunConfig::on_start) on_start) {
+  cfg_.progress = std::move(progress);
+  cfg_.on_row = std::move(on_row);
+  cfg_.on_start = std::move(on_start);
+}
+
+void ValidatedConfig::use_cpu_defaults(bool reps, bool warmup, bool settle_ms) {
+  if (reps) cfg_.reps = kDefaultCpuReps;
+  if (warmup) cfg_.warmup = kDefaultCpuWarmup;
+  if (settle_ms) cfg_.settle_ms = kDefaultCpuSettleMs;
+}
+
+void ValidatedConfig::add_tests(const std::vector<std::string>& tests) {
+  const std::size_t before = cfg_.tests.size();
+  cfg_.tests.insert(cfg_.tests.end(), tests.begin(), tests.end());
+  try {
+    check_sweep_size(cfg_);
+  } catch (...) {
+    cfg_.tests.resize(before);
+    throw;
+  }
+}
+
+ValidatedConfig validate_config(RunConfig config) {
+  const RunConfig& cfg = config;
   check_range(cfg.reps, 1, kMaxReps, "--reps");
   check_range(cfg.warmup, 0, kMaxWarmup, "--warmup");
   if (cfg.block_sizes.empty()) throw UsageError("no block size given");
@@ -68,20 +117,8 @@ void validate_config(const RunConfig& cfg) {
         throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
                          " is not allowed (at least " + std::to_string(axis->min_value) + ")");
   }
-  // The product of the sweep lists, bounded: points x block sizes x Vulkan binding modes.
-  std::uint64_t points = 0;
-  for (const std::string& name : cfg.tests)
-    if (const TestCase* t = find_test(name))
-      points += points_of(*t, 1, cfg.axis_values, cfg.layouts, cfg.variants).size();
-  const std::size_t sizes = std::max<std::size_t>(1, cfg.sizes.size());
-  const std::uint64_t measured = points * sizes * cfg.block_sizes.size() * cfg.vk_bindings.size();
-  if (measured > kMaxRunPoints)
-    throw UsageError("the sweep has " + std::to_string(measured) + " points (" +
-                     std::to_string(points) + " points x " +
-                     (sizes > 1 ? std::to_string(sizes) + " sizes (--n) x " : "") +
-                     std::to_string(cfg.block_sizes.size()) + " block sizes x " +
-                     std::to_string(cfg.vk_bindings.size()) + " Vulkan binding modes); at most " +
-                     std::to_string(kMaxRunPoints) + " in one run: split it into several runs");
+  check_sweep_size(cfg);
+  return ValidatedConfig(std::move(config));
 }
 
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,

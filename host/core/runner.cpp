@@ -1,8 +1,9 @@
-// The one timing driver, as named phases (nvbench's measure_cold idea): validate -> plan -> check
+// The one timing driver, as named phases (nvbench's measure_cold idea): plan -> check
 // resources -> settle clocks -> per point: prepare inputs, then per API lane: correctness run +
 // verify -> measure -> summarise (ceilings, host cost). Each phase is one function below (one lane
 // of one point is in runner_lane.cpp, chains' lanes in runner_chain.cpp, the first point's inputs
-// in runner_inputs.cpp, validate_config in run_config.cpp); run_suite only sequences them. Tests,
+// in runner_inputs.cpp; validate_config, which makes the ValidatedConfig it takes, in
+// run_config.cpp); run_suite only sequences them. Tests,
 // the ceiling, the host-cost kernel and the L2 flush come from the catalogue: none is named here.
 #include "runner.h"
 
@@ -398,15 +399,15 @@ bool run_jobs(const std::vector<Job>& jobs, Inputs& first, InputPipeline& inputs
 
 }  // namespace
 
-std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gpu,
+std::shared_ptr<EarlyInputs> start_first_inputs(const ValidatedConfig& judged, bool on_gpu,
                                                 const DeviceChoice& choice) {
+  const RunConfig& cfg = *judged;
   Limits lim;  // run_suite checks again against the devices that opened
   lim.any_gpu = on_gpu;
   lim.max_buffer = max_buffer_of(choice, cfg.apis);
   if (cfg.n != 0)
     for (std::uint32_t n : run_sizes(cfg, on_gpu)) check_run_sizes(cfg, n, lim.max_buffer);
   try {
-    validate_config(cfg);
     std::vector<Job> jobs = plan_jobs(cfg, lim, run_sizes(cfg, on_gpu));
     std::uint64_t max_in = 0, max_out = 0;  // the pipeline reuses their host memory
     for (const Job& j : jobs) {
@@ -423,7 +424,11 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& cfg, bool on_gp
 }
 
 RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
-  validate_config(cfg);
+  return run_suite(validate_config(cfg), set);
+}
+
+RunOutcome run_suite(const ValidatedConfig& judged, const BackendSet& set) {
+  const RunConfig& cfg = *judged;
   RunOutcome out;
   std::vector<ApiState> apis = api_states(cfg, set);
   const KeepHungBuffers keep_hung_buffers{apis};  // however run_suite ends

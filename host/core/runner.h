@@ -78,13 +78,44 @@ struct RunConfig {
   std::shared_ptr<EarlyInputs> first_inputs;
 };
 
+class ValidatedConfig;
+// Checks every value of the configuration that needs no device (throws UsageError naming the
+// option and, for a bounded value, the bound): the one place each option's value is judged.
+// Returns the configuration as judged, which run_suite and start_first_inputs take.
+ValidatedConfig validate_config(RunConfig config);
+
+// A RunConfig that validate_config judged; only validate_config makes one, so what takes one
+// (run_suite, start_first_inputs) judges nothing again. Its options are read through it; after the
+// judgement only what no option judges may change (the callbacks, the early inputs) and what
+// keeps it valid: a CPU device's defaults, and the tests of pairs read later (add_tests judges the
+// sweep's size again, the one bound they change).
+class ValidatedConfig {
+ public:
+  const RunConfig& operator*() const { return cfg_; }
+  const RunConfig* operator->() const { return &cfg_; }
+
+  void set_callbacks(decltype(RunConfig::progress) progress, decltype(RunConfig::on_row) on_row,
+                     decltype(RunConfig::on_start) on_start);
+  std::shared_ptr<EarlyInputs>& first_inputs() { return cfg_.first_inputs; }
+  // A CPU device's defaults (kDefaultCpu*, within the bounds) for the values not given.
+  void use_cpu_defaults(bool reps, bool warmup, bool settle_ms);
+  // Tests added to the run (pairs, once read), the sweep's size judged again (UsageError, and
+  // the configuration as it was).
+  void add_tests(const std::vector<std::string>& tests);
+
+ private:
+  friend ValidatedConfig validate_config(RunConfig config);
+  explicit ValidatedConfig(RunConfig cfg) : cfg_(std::move(cfg)) {}
+  RunConfig cfg_;
+};
+
 // Threads a plan launches: Plan::launch_threads, or params.n when that is 0.
 std::uint32_t plan_launch_threads(const Plan& plan);
 // Starts preparing the inputs of the run's first point, as run_suite will plan it on a GPU
 // (`on_gpu`) or a CPU device; null when the configuration does not plan (run_suite says why).
 // Every point's sizes are first checked against `choice`'s devices and the host's memory
 // (check_run_sizes): an impossible size is a UsageError before any allocation or thread starts.
-std::shared_ptr<EarlyInputs> start_first_inputs(const RunConfig& config, bool on_gpu,
+std::shared_ptr<EarlyInputs> start_first_inputs(const ValidatedConfig& config, bool on_gpu,
                                                 const DeviceChoice& choice = {});
 
 // One planned point against the limits (UsageError naming the test, n and the limit): some work
@@ -102,11 +133,6 @@ std::vector<std::uint32_t> run_sizes(const RunConfig& config, bool on_gpu);
 // The smallest largest-buffer of the chosen devices of `apis` (no limit where none is known).
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis);
 constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
-
-// Checks every value of the configuration that needs no device (throws UsageError naming the
-// option and, for a bounded value, the bound). run_suite calls it; it is the one place each
-// option's value is judged.
-void validate_config(const RunConfig& config);
 
 // Bounds on the run options, so that every run ends in a time one can wait for (validate_config).
 constexpr int kMaxReps = 10000;               // --reps: the batch and the minimum sample count
@@ -228,7 +254,10 @@ struct BackendSet {
   std::string counters_reason;
 };
 
-// Validates the configuration against the catalogue and devices (throws UsageError) and runs it.
+// Runs the judged configuration, checking it against the catalogue and the devices (throws
+// UsageError).
+RunOutcome run_suite(const ValidatedConfig& config, const BackendSet& backends);
+// A configuration built by hand (tests, library callers): run_suite(validate_config(config)).
 RunOutcome run_suite(const RunConfig& config, const BackendSet& backends);
 
 }  // namespace cuvk

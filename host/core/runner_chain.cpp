@@ -9,13 +9,16 @@
 namespace cuvk::runner_detail {
 namespace {
 
-// Each API's submission modes, in the order their rows appear.
+// Each API's submission modes, in the order their rows appear (none: no chain lanes).
 const std::vector<Submission>& api_submissions(Api api) {
-  static const std::vector<Submission> cuda = {Submission::stream, Submission::graph,
-                                               Submission::pdl, Submission::wait_each};
-  static const std::vector<Submission> vulkan = {Submission::recorded, Submission::rerecorded,
-                                                 Submission::submit_each, Submission::wait_each};
-  return api == Api::cuda ? cuda : vulkan;
+  static const PerApi<std::vector<Submission>> modes = [] {
+    PerApi<std::vector<Submission>> m;
+    m[Api::cuda] = {Submission::stream, Submission::graph, Submission::pdl, Submission::wait_each};
+    m[Api::vulkan] = {Submission::recorded, Submission::rerecorded, Submission::submit_each,
+                      Submission::wait_each};
+    return m;
+  }();
+  return modes[api];
 }
 
 }  // namespace

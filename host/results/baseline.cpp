@@ -7,9 +7,9 @@ namespace cuvk {
 std::vector<std::string> check_same_gpu(const RunFile& now, const RunFile& base) {
   std::vector<std::string> notes;
   bool common = false;
-  for (Api api : {Api::cuda, Api::vulkan}) {
-    const auto& a = api == Api::cuda ? now.cuda : now.vulkan;
-    const auto& b = api == Api::cuda ? base.cuda : base.vulkan;
+  for (Api api : kApis) {
+    const std::optional<RunDevice>& a = now.device(api);
+    const std::optional<RunDevice>& b = base.device(api);
     if (!a || !b) continue;
     common = true;
     if (a->name != b->name)

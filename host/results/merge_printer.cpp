@@ -13,15 +13,11 @@ namespace {
 using nlohmann::json;
 
 // Which APIs a run measured at all: columns for an API a run never ran are left out.
-struct RunApis {
-  bool cuda = false, vulkan = false;
-};
+using RunApis = PerApi<bool>;
 RunApis apis_of(const RunFile& run) {
   RunApis a;
-  for (const ResultRow& r : run.rows) {
-    if (r.status == Status::unavailable) continue;
-    (r.api == Api::cuda ? a.cuda : a.vulkan) = true;
-  }
+  for (const ResultRow& r : run.rows)
+    if (r.status != Status::unavailable) a[r.api] = true;
   return a;
 }
 
@@ -66,18 +62,18 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
   std::vector<std::string> head = dim_headers(dims, true);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string l = run_label(i) + " ";
-    if (apis[i].cuda) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
-    if (apis[i].vulkan) head.insert(head.end(), {l + "Vulkan ms", l + "Vulkan GB/s"});
-    if (apis[i].cuda && apis[i].vulkan) head.push_back(l + "V/C");
+    if (apis[i][Api::cuda]) head.insert(head.end(), {l + "CUDA ms", l + "CUDA GB/s"});
+    if (apis[i][Api::vulkan]) head.insert(head.end(), {l + "Vulkan ms", l + "Vulkan GB/s"});
+    if (apis[i][Api::cuda] && apis[i][Api::vulkan]) head.push_back(l + "V/C");
   }
   std::vector<std::vector<std::string>> t = {head};
   for (const MergedRow* m : rows) {
     std::vector<std::string> cells = dim_cells(dims, m->point, m->vulkan_lane);
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const MergedCell& c = m->runs[i];
-      if (apis[i].cuda) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});
-      if (apis[i].vulkan) cells.insert(cells.end(), {ms_cell(c.vulkan), gbps(c.vulkan)});
-      if (apis[i].cuda && apis[i].vulkan)
+      if (apis[i][Api::cuda]) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});
+      if (apis[i][Api::vulkan]) cells.insert(cells.end(), {ms_cell(c.vulkan), gbps(c.vulkan)});
+      if (apis[i][Api::cuda] && apis[i][Api::vulkan])
         cells.push_back(c.vulkan_over_cuda ? fmt("%.3f", c.vulkan_over_cuda->ratio) : "-");
     }
     t.push_back(cells);

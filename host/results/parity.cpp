@@ -72,7 +72,7 @@ bool ParityLine::differs() const {
 namespace {
 
 std::string why_not(const std::optional<ResultRow>& r, Api api) {
-  const char* name = api == Api::cuda ? "CUDA" : "Vulkan";
+  const char* name = api_display_name(api);
   if (!r) return std::string("no ") + name + " row";
   return std::string(name) + " " + status_name(r->status) + ": " + r->reason;
 }
@@ -117,7 +117,7 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
         if (r.check == Check::verified || r.check == Check::not_recorded) continue;
         if (l.reason.empty()) {
           ++res.not_verified;
-          l.reason = std::string(r.api == Api::cuda ? "CUDA " : "Vulkan ") + r.kernel + ": " +
+          l.reason = std::string(api_display_name(r.api)) + " " + r.kernel + ": " +
                      status_label(r.status, r.check).substr(4) + ": " + r.check_note;
         }
       }

@@ -410,6 +410,13 @@ std::string RunDevice::property(const std::string& key) const {
   return {};
 }
 
+const std::optional<RunDevice>& RunFile::device(Api api) const {
+  if (api == Api::cuda) return cuda;
+  if (api == Api::vulkan) return vulkan;
+  static const std::optional<RunDevice> none;
+  return none;
+}
+
 std::string RunFile::gpu_name() const {
   if (cuda) return cuda->name;
   if (vulkan) return vulkan->name;

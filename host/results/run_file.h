@@ -44,6 +44,8 @@ struct RunFile {
   std::vector<ResultRow> rows;
   nlohmann::json doc;  // the whole document, for fields not lifted here (settings, measurement...)
 
+  // The device of `api` (empty for an API run files do not record: no device).
+  const std::optional<RunDevice>& device(Api api) const;
   std::string gpu_name() const;       // the CUDA device's name, else the Vulkan device's
   std::string cuda_driver() const;    // "CUDA 12.4" style, "" without a CUDA device
   std::string vulkan_driver() const;  // driver name and info, "" without a Vulkan device

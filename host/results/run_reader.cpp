@@ -219,7 +219,7 @@ std::optional<Families> listed_families(const RunFile& run) {
 void check_row_devices(const JsonIn& row, const ResultRow& r, const RunFile& run,
                        const std::optional<Families>& families) {
   const bool ran = r.status != Status::unavailable;
-  const std::optional<RunDevice>& device = r.api == Api::cuda ? run.cuda : run.vulkan;
+  const std::optional<RunDevice>& device = run.device(r.api);
   if (ran && !device)
     row.at("api").fail(std::string("\"") + api_name(r.api) + "\" in a row that ran (status \"" +
                        status_name(r.status) + "\"), but devices." + api_name(r.api) +

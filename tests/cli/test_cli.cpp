@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -57,6 +58,30 @@ TEST(CliParse, DuplicatesAreMergedAtParseTime) {
             (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(cuvk::parse_apis({"cuda", "cuda", "vulkan"}),
             (std::vector<cuvk::Api>{cuvk::Api::cuda, cuvk::Api::vulkan}));
+}
+
+// --api and --vk-binding share one parser (parse_choices): "all", each name once, and the same
+// error texts as before it.
+TEST(CliParse, ApiAndBindingChoicesNameTheirOptionsChoices) {
+  using cuvk::Binding;
+  EXPECT_EQ(cuvk::parse_vk_bindings({"bda", "descriptor", "bda"}),
+            (std::vector<Binding>{Binding::bda, Binding::descriptor}));
+  EXPECT_EQ(cuvk::parse_apis({"vulkan", "all"}),
+            (std::vector<cuvk::Api>{cuvk::Api::cuda, cuvk::Api::vulkan}));
+  const auto error_of = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const cuvk::UsageError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(error_of([] { cuvk::parse_apis({"all", "metal"}); }),
+            "--api 'metal': expected cuda, vulkan or all");
+  EXPECT_EQ(error_of([] { cuvk::parse_apis({}); }), "--api: no API given");
+  EXPECT_EQ(error_of([] { cuvk::parse_vk_bindings({"ssbo"}); }),
+            "--vk-binding 'ssbo': expected descriptor, bda or all");
+  EXPECT_EQ(error_of([] { cuvk::parse_vk_bindings({}); }), "--vk-binding: no binding mode given");
 }
 
 TEST(CliParse, BadListsAreUsageErrors) {

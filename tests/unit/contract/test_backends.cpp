@@ -86,3 +86,12 @@ TEST(PerApi, EachApiHasItsOwnSlot) {
   for (Api a : kApis) EXPECT_EQ(backends[a], nullptr);
   EXPECT_EQ(kApis.size(), 2u);
 }
+
+// What a program says of an API in prose comes from the API list (parity's reasons, p2p's rows),
+// not a `api == Api::cuda ? "CUDA" : "Vulkan"` at each use: a third API names itself.
+TEST(PerApi, EachApiHasItsNameAndItsDisplayName) {
+  EXPECT_STREQ(api_display_name(Api::cuda), "CUDA");
+  EXPECT_STREQ(api_display_name(Api::vulkan), "Vulkan");
+  EXPECT_STREQ(api_display_name(Api::host), "host");
+  EXPECT_STREQ(api_name(Api::host), "host");
+}

@@ -28,7 +28,7 @@ using namespace cuvk::runner_test;
 
 TEST(EarlyInputs, TakenOnlyForThePlanAndSeedTheyWereMadeFor) {
   RunConfig cfg = config({"copy"});
-  const std::shared_ptr<EarlyInputs> early = start_first_inputs(cfg, false);
+  const std::shared_ptr<EarlyInputs> early = start_first_inputs(validate_config(cfg), false);
   ASSERT_NE(early, nullptr);
   const Plan copy_scalar = find_test("copy")->plan(make_point("", "scalar", cfg.n));
   EXPECT_FALSE(early->take_for(copy_scalar, cfg.seed).has_value());  // the ceiling is vec4
@@ -44,7 +44,7 @@ TEST(EarlyInputs, TakenOnlyForThePlanAndSeedTheyWereMadeFor) {
   EXPECT_EQ(hash_output(got.expected.data(), got.expected.size() * 4), want.expected_hash.get());
   // A configuration that does not plan starts nothing: run_suite gives the reason.
   cfg.tests = {"no_such_test"};
-  EXPECT_EQ(start_first_inputs(cfg, false), nullptr);
+  EXPECT_EQ(start_first_inputs(validate_config(cfg), false), nullptr);
 }
 
 TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
@@ -52,7 +52,7 @@ TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
   with.copies_input = without.copies_input = "copy_vec4";
   RunConfig cfg = config({"copy"});
   const RunOutcome plain = run(without, cfg);
-  cfg.first_inputs = start_first_inputs(cfg, false);  // the fake is a CPU device
+  cfg.first_inputs = start_first_inputs(validate_config(cfg), false);  // the fake is a CPU device
   const RunOutcome early = run(with, cfg);
   ASSERT_EQ(early.rows.size(), plain.rows.size());
   ASSERT_EQ(plain.rows.size(), points(cfg));

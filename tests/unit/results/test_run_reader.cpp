@@ -191,3 +191,15 @@ TEST(ResultsReader, HostileFilesAreRefusedWithoutReadingThemWhole) {
   }
   std::remove(big.c_str());
 }
+
+// A run file's device of an API, looked up by Api (the baseline's GPU check, the reader's row
+// check); an API the file does not record has none.
+TEST(ResultsReader, ARunFilesDeviceOfAnApi) {
+  RunFile f;
+  f.cuda = RunDevice{"NVIDIA H100", "u-cuda", "CUDA 12.4", false, {}};
+  EXPECT_EQ(f.device(Api::cuda)->name, "NVIDIA H100");
+  EXPECT_FALSE(f.device(Api::vulkan).has_value());
+  f.vulkan = RunDevice{"lavapipe", "u-vk", "Mesa", true, {}};
+  EXPECT_EQ(f.device(Api::vulkan)->uuid, "u-vk");
+  EXPECT_FALSE(f.device(Api::host).has_value());
+}
