@@ -27,6 +27,8 @@ AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::u
 std::shared_ptr<const KernelModel> builtin_model(const Plan& plan, const Point& pt) {
   auto m = std::make_shared<KernelModel>();
   m->check = CheckBy::cpu_reference;
+  m->reference = plan.reference;
+  m->chain_steps = plan.chain_steps;
   m->n = pt.n;
   ModelBuffer in, out;
   in.name = "in";

@@ -22,18 +22,20 @@ Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t inde
     in.made_s.emplace_back("pair contents", seconds(t0));
     return in;
   }
-  if (!slot || slot->input.capacity() < plan.in_words || slot->expected.capacity() < plan.out_words)
-    slot = std::make_shared<HostSlot>(plan.in_words, plan.out_words);
-  const Span<float> input = slot->input.touch(plan.in_words);
+  const KernelModel& m = plan.kernel_model();
+  const std::uint64_t in_words = input_words(m), out_words = output_words(m);
+  if (!slot || slot->input.capacity() < in_words || slot->expected.capacity() < out_words)
+    slot = std::make_shared<HostSlot>(in_words, out_words);
+  const Span<float> input = slot->input.touch(in_words);
   random_input_into(input, splitmix64(run_seed) + index);
   in.made_s.emplace_back("random inputs", seconds(t0));
   t0 = Clock::now();
-  const Span<float> expected = slot->expected.touch(plan.out_words);
+  const Span<float> expected = slot->expected.touch(out_words);
   std::fill(expected.begin(), expected.end(), poison_float());
-  plan.reference(input, expected);
+  m.reference(input, expected);
   in.made_s.emplace_back("references", seconds(t0));
   t0 = Clock::now();
-  in.download = slot->download.touch(plan.out_words);
+  in.download = slot->download.touch(out_words);
   in.made_s.emplace_back("download buffers", seconds(t0));
   in.input = input;
   in.expected = expected;
@@ -50,8 +52,9 @@ EarlyInputs::EarlyInputs(Plan plan, std::uint64_t run_seed, std::size_t max_in_w
   inputs_ = std::async(std::launch::async, [this, max_in_words, max_out_words] {
     return prepare_inputs(
         plan_, seed_, 0,
-        std::make_shared<HostSlot>(std::max<std::size_t>(max_in_words, plan_.in_words),
-                                   std::max<std::size_t>(max_out_words, plan_.out_words)));
+        std::make_shared<HostSlot>(
+            std::max<std::size_t>(max_in_words, input_words(plan_.kernel_model())),
+            std::max<std::size_t>(max_out_words, output_words(plan_.kernel_model()))));
   });
 }
 
@@ -63,8 +66,10 @@ std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::
   const bool fits = inputs_.valid() && run_seed == seed_ && plan.has_cpu_reference() &&
                     plan_.has_cpu_reference() &&
                     plan.kernel == plan_.kernel &&
-                    plan.in_words == plan_.in_words && plan.out_words == plan_.out_words &&
-                    std::memcmp(&plan.params, &plan_.params, sizeof plan.params) == 0;
+                    plan.kernel_model().buffers.size() == plan_.kernel_model().buffers.size() &&
+                    input_words(plan.kernel_model()) == input_words(plan_.kernel_model()) &&
+                    output_words(plan.kernel_model()) == output_words(plan_.kernel_model()) &&
+                    plan.kernel_model().scalars == plan_.kernel_model().scalars;
   if (!fits) return std::nullopt;
   return std::move(inputs_);
 }
@@ -73,8 +78,8 @@ InputPipeline::InputPipeline(std::vector<const Plan*> plans, std::uint64_t run_s
                              EarlyInputs* early)
     : plans_(std::move(plans)), seed_(run_seed), needed_(needed) {
   for (const Plan* p : plans_) {
-    max_in_ = std::max<std::size_t>(max_in_, p->in_words);
-    max_out_ = std::max<std::size_t>(max_out_, p->out_words);
+    max_in_ = std::max<std::size_t>(max_in_, input_words(p->kernel_model()));
+    max_out_ = std::max<std::size_t>(max_out_, output_words(p->kernel_model()));
   }
   std::optional<std::future<Inputs>> first;
   if (early && needed_ && !plans_.empty()) first = early->take_for(*plans_[0], seed_);

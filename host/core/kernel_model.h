@@ -17,6 +17,7 @@
 
 #include "backend.h"  // PerApi
 #include "element.h"
+#include "span.h"
 
 namespace cuvk {
 
@@ -77,6 +78,14 @@ enum class CheckBy { cpu_reference, lanes };
 
 struct KernelModel {
   CheckBy check = CheckBy::lanes;
+  // CheckBy::cpu_reference: writes the expected output of the point-input buffer's words into
+  // the output's, which arrive filled with the poison word (elements the kernel must not touch
+  // keep it, and are checked too).
+  std::function<void(Span<const float> in, Span<float> out)> reference;
+  // A chain of dependent dispatches (issue 33): the kernel runs this many times per repetition,
+  // each step on the previous one's output (Launch::chain, with a ping-pong buffer as large as
+  // the output), once per submission mode; `reference` applies every step. 0: one dispatch.
+  std::uint32_t chain_steps = 0;
   // The declaration file: errors name it; a declared model runs at its own size (Plan::own_size).
   // "" for a built-in test, which runs at the run's n.
   std::string file;
@@ -105,6 +114,12 @@ struct KernelModel {
   std::uint32_t repeat = 1;
   ModelState state = ModelState::none;
 };
+
+// The 32-bit words of the buffer whose contents are the point's random input, and of the output
+// a CPU reference checks (the unguarded output): what the input pipeline's host arrays hold (0
+// where the model has none: a pair's).
+std::uint64_t input_words(const KernelModel& m);
+std::uint64_t output_words(const KernelModel& m);
 
 // The outputs of every lane of a point that passed so far, per block size: each later lane's
 // outputs are compared with all of them (lane_check.cpp), then dropped at the point's end.

@@ -14,6 +14,18 @@ using runner_detail::check_model;
 using runner_detail::model_geometry;
 using runner_detail::settle_pair_checks;
 
+std::uint64_t input_words(const KernelModel& m) {
+  for (const ModelBuffer& b : m.buffers)
+    if (b.point_input) return b.bytes() / sizeof(float);
+  return 0;
+}
+
+std::uint64_t output_words(const KernelModel& m) {
+  for (const ModelBuffer& b : m.buffers)
+    if (b.output && !b.guarded) return b.bytes() / sizeof(float);
+  return 0;
+}
+
 const KernelModel& Plan::kernel_model() const {
   if (!model)  // e.g. a catalogue entry whose plan_* is not wrapped in builtin()
     throw Error("the plan of kernel '" + kernel +
@@ -37,7 +49,8 @@ void Plan::check_limits(const std::string& test, std::uint32_t n,
 
 std::uint64_t Plan::device_bytes() const {
   return check_model(kernel_model(), {}, 0, 0, 0, ~std::uint64_t{0}) +
-         (chain_steps > 0 ? out_words * sizeof(float) : 0);  // a chain's ping-pong buffer
+         (kernel_model().chain_steps > 0 ? output_words(kernel_model()) * sizeof(float)
+                                         : 0);  // a chain's ping-pong buffer
 }
 
 std::vector<std::string> Plan::required_kernels(Api api) const {

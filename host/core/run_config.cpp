@@ -124,10 +124,12 @@ ValidatedConfig validate_config(RunConfig config) {
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
                 std::uint64_t max_buffer_bytes) {
   const std::string at = test + " at n=" + std::to_string(n);
-  if (plan.params.n == 0 || plan_launch_threads(plan) == 0 || plan.in_words == 0 ||
-      plan.out_words == 0)
+  const KernelModel& m = plan.kernel_model();
+  const std::uint64_t in_words = input_words(m), out_words = output_words(m);
+  // A built-in launch rule's threads do not depend on the block size.
+  if (m.launch(0).threads == 0 || in_words == 0 || out_words == 0)
     throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
-  for (std::uint64_t words : {plan.in_words, plan.out_words}) {
+  for (std::uint64_t words : {in_words, out_words}) {
     if (words > kMaxIndexWords)
       throw UsageError(at + ": " + std::to_string(words) + " elements overflow 32-bit indices");
     if (words * sizeof(float) > max_buffer_bytes)
@@ -147,7 +149,8 @@ std::uint64_t host_bytes_of(const Plan& plan) {
   // Two slots of host memory (input_pipeline.h: this point's and the next one's, prepared
   // meanwhile), each an input, an expected output and a download buffer: words are at most 2^33
   // each, so this cannot overflow.
-  return 2 * (plan.in_words + 2 * plan.out_words) * sizeof(float);
+  const KernelModel& m = plan.kernel_model();
+  return 2 * (input_words(m) + 2 * output_words(m)) * sizeof(float);
 }
 
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis) {

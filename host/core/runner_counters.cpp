@@ -58,15 +58,23 @@ void profile_kernels_first(ApiState& a, const std::vector<PlannedLaunch>& launch
   Backend& b = *a.backend;
   for (const PlannedLaunch& p : launches) {
     if (interrupted()) break;
-    const std::string key = kernel_launch_key(p.plan->kernel, p.geometry, p.plan->params);
+    const KernelModel& m = p.plan->kernel_model();
+    Launch launch;
+    launch.kernel = p.plan->kernel;
+    launch.geometry = p.geometry;
+    launch.scalars = m.scalars;
+    launch.binding = native_binding(a.api);
+    const std::string key = kernel_launch_key(launch);
     if (p.plan->kernel == kCopyEngine || a.profiled.count(key)) continue;
     try {
-      auto in = b.allocate(std::max<std::uint64_t>(p.plan->in_words, 1) * sizeof(float));
-      auto outbuf = b.allocate(std::max<std::uint64_t>(p.plan->out_words, 1) * sizeof(float));
-      b.fill(*in, 0x3F800000u);  // 1.0f: the kernels' addresses do not depend on it
-      b.fill(*outbuf, 0);
-      const Launch launch = builtin_launch(p.plan->kernel, p.geometry, p.plan->params, *in, *outbuf,
-                                           native_binding(a.api));
+      // The model's buffers, of its sizes: inputs 1.0f, outputs 0 (the kernels' addresses do
+      // not depend on the data).
+      std::vector<std::unique_ptr<DeviceBuffer>> buffers;
+      for (const ModelBuffer& mb : m.buffers) {
+        buffers.push_back(b.allocate(std::max<std::uint64_t>(mb.bytes(), sizeof(float))));
+        b.fill(*buffers.back(), mb.output ? 0u : 0x3F800000u);
+        launch.buffers.push_back(whole(*buffers.back()));
+      }
       a.profiled[key] = s->profile_kernel(
           [&] {
             if (flush) b.run(a.flush, RunOptions{1, nullptr});

@@ -53,8 +53,8 @@ Launch allocate_lane(const Lane& lane, const Job& job, const ResultRow& row, Bac
   {
     PhaseTimer t(out.phase_s, api_phase(b.info().api, "allocate"));
     for (const ModelBuffer& buf : m.buffers) lb.owned.push_back(b.allocate(allocation_bytes(buf)));
-    if (lane.submission && job.plan.chain_steps > 0)
-      lb.chain = b.allocate(job.plan.out_words * sizeof(float));
+    if (lane.submission && m.chain_steps > 0)
+      lb.chain = b.allocate(output_words(m) * sizeof(float));
   }
   Launch launch;
   launch.kernel = job.plan.kernel;
@@ -67,8 +67,8 @@ Launch allocate_lane(const Lane& lane, const Job& job, const ResultRow& row, Bac
                                  ? BufferView{lb.owned[i].get(), kGuardBytes, m.buffers[i].bytes()}
                                  : whole(*lb.owned[i]));
   if (lane.family != nullptr) launch.queue_family = static_cast<std::int32_t>(lane.family->index);
-  if (lane.submission && job.plan.chain_steps > 0)
-    launch.chain = {job.plan.chain_steps, *lane.submission, lb.chain.get()};
+  if (lane.submission && m.chain_steps > 0)
+    launch.chain = {m.chain_steps, *lane.submission, lb.chain.get()};
   return launch;
 }
 
@@ -471,7 +471,8 @@ void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfi
     const bool passed = check_and_measure(lane, job, launch, before, in, lb, cfg, clocks, out, row);
     const bool ok = passed && row.status == Status::ok;
     if (ok && cfg.l2 == L2Mode::cold && no_flush) row.flags.push_back("l2_not_flushed");
-    if (ok && lane.submission && job.plan.chain_steps > 0) measure_chain_host(b, launch, out, row);
+    if (ok && lane.submission && job.plan.kernel_model().chain_steps > 0)
+      measure_chain_host(b, launch, out, row);
     if (ok) check_state(job.plan.kernel_model(), b, lb.owned, lb.got, row);
     if (ok && cfg.counters && row.status == Status::ok)
       lane_counters(a, job, launch, before, out, row);

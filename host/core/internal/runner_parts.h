@@ -187,20 +187,10 @@ inline bool sequence_submission(Submission s) {
 inline bool lane_runs(const Lane& lane, const Job& job) {
   // A multi-step pair (KernelModel::steps, issue 34): a lane per submission mode it runs in.
   if (job.plan.is_sequence()) return lane.submission && sequence_submission(*lane.submission);
-  if (job.plan.chain_steps > 0 || lane.submission)
-    return job.plan.chain_steps > 0 && lane.submission;
+  const bool chain = job.plan.kernel_model().chain_steps > 0;
+  if (chain || lane.submission) return chain && lane.submission;
   if (lane.family != nullptr) return is_engine(job);
   return !is_engine(job) || lane.binding == native_binding(lane.state->api);
-}
-
-// The 32-bit words of device memory one lane of `plan` allocates: input, output and, for a chain,
-// its scratch buffer (as large as the output).
-inline std::uint64_t device_words(const Plan& plan) {
-  return plan.in_words + plan.out_words * (plan.chain_steps > 0 ? 2 : 1);
-}
-
-inline std::uint32_t launch_threads(const Plan& plan) {
-  return plan.launch_threads ? plan.launch_threads : plan.params.n;
 }
 
 // A row for `job` on `lane`, everything known before it runs filled in; `sized`: the run has
