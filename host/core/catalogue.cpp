@@ -21,52 +21,14 @@ AccessStream stream(std::uint64_t base_bytes, std::uint64_t stride_bytes, std::u
   return AccessStream{base_bytes, stride_bytes, elem_bytes, count};
 }
 
-// A built-in test's kernel model (kernel_model.h) from its plan: two buffers of floats, the
-// point's random input and a poisoned output checked against the CPU reference (unguarded, as
-// they were measured), the CuvkParams block as its one scalar, params.n or launch_threads threads.
-std::shared_ptr<const KernelModel> builtin_model(const Plan& plan, const Point& pt) {
-  auto m = std::make_shared<KernelModel>();
-  m->check = CheckBy::cpu_reference;
-  m->reference = plan.reference;
-  m->chain_steps = plan.chain_steps;
-  m->n = pt.n;
-  ModelBuffer in, out;
-  in.name = "in";
-  in.count = plan.in_words;
-  in.point_input = true;
-  out.name = "out";
-  out.count = plan.out_words;
-  out.output = out.poisoned = true;
-  in.guarded = out.guarded = false;
-  m->buffers = {in, out};
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&plan.params);
-  m->scalars.assign(bytes, bytes + sizeof plan.params);
-  m->bda = true;
-  const std::uint64_t threads = plan.launch_threads ? plan.launch_threads : plan.params.n;
-  const std::uint64_t useful = plan.traffic.useful_bytes;
-  m->launch = [threads, useful](std::uint32_t) {
-    return ModelLaunch{threads, std::nullopt, 0, useful};
-  };
-  return m;
-}
-
-// The catalogue's entry for a plan_* function: its plan with the kernel model made from it.
-std::function<Plan(const Point&)> builtin(Plan (*plan_of)(const Point&)) {
-  return [plan_of](const Point& pt) {
-    Plan plan = plan_of(pt);
-    plan.model = builtin_model(plan, pt);
-    return plan;
-  };
-}
-
 CuvkParams params(std::uint32_t threads, const Point& pt) {
   return kernel_params(threads, pt.axes);
 }
 
-Plan plan_read_x(const Point& pt) {
+BuiltinPlan plan_read_x(const Point& pt) {
   const std::uint32_t n = pt.n;
   const bool aos = pt.layout == "aos";
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = kernel_name("read_x", pt.layout, pt.variant);
   plan.params = params(n, pt);
   plan.in_words = 4ull * n;  // four floats per particle in both layouts
@@ -80,11 +42,11 @@ Plan plan_read_x(const Point& pt) {
 }
 
 // read_x3: particles {x, y, z} of 12 bytes; the AoS load strides by 3 floats (seed 004).
-Plan plan_read_x3(const Point& pt) {
+BuiltinPlan plan_read_x3(const Point& pt) {
   const std::uint32_t n = pt.n;
   const bool aos = pt.layout == "aos";
   constexpr std::uint32_t kFields = 3;
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = kernel_name("read_x3", pt.layout, pt.variant);
   plan.params = params(n, pt);
   plan.in_words = std::uint64_t{kFields} * n;  // three floats per particle in both layouts
@@ -101,13 +63,13 @@ Plan plan_read_x3(const Point& pt) {
 // vec2: the pair (AoS) or two consecutive elements of each plane (SoA) as one 8-byte access. SoA
 // vec2 rounds the plane length up to even (the y plane then starts 8-byte aligned): the padding
 // element is data like the others.
-Plan plan_update_xy(const Point& pt) {
+BuiltinPlan plan_update_xy(const Point& pt) {
   const std::uint32_t n = pt.n;
   const bool aos = pt.layout == "aos", wide = pt.variant == "vec2";
   const std::uint32_t plane = wide && !aos ? n + (n & 1u) : n;  // floats per SoA plane
   const std::uint32_t threads = wide && !aos ? plane / 2 : n;
   const std::uint32_t elem = wide ? 2 * kFloat : kFloat;
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = kernel_name("update_xy", pt.layout, pt.variant);
   plan.params = params(threads, pt);
   plan.params.aux = wide && !aos ? plane : 0;
@@ -132,9 +94,9 @@ Plan plan_update_xy(const Point& pt) {
   return plan;
 }
 
-Plan plan_read_offset(const Point& pt) {
+BuiltinPlan plan_read_offset(const Point& pt) {
   const std::uint32_t n = pt.n, off = pt.axes.get("offset");
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = "read_offset";
   plan.params = params(n, pt);
   plan.in_words = std::uint64_t{n} + off;
@@ -147,9 +109,9 @@ Plan plan_read_offset(const Point& pt) {
   return plan;
 }
 
-Plan plan_write_offset(const Point& pt) {
+BuiltinPlan plan_write_offset(const Point& pt) {
   const std::uint32_t n = pt.n, off = pt.axes.get("offset");
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = "write_offset";
   plan.params = params(n, pt);
   plan.in_words = n;
@@ -164,10 +126,10 @@ Plan plan_write_offset(const Point& pt) {
 
 // The input holds n floats; thread i < ceil(n / stride) reads a[i * stride]. The array (and so
 // the memory footprint) stays fixed across the sweep while the useful fraction falls as 1/stride.
-Plan plan_stride(const Point& pt) {
+BuiltinPlan plan_stride(const Point& pt) {
   const std::uint32_t s = pt.axes.get("stride");
   const std::uint32_t threads = ceil_div(pt.n, s);
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = "stride";
   plan.params = params(threads, pt);
   plan.in_words = pt.n;
@@ -186,12 +148,12 @@ Plan plan_stride(const Point& pt) {
 // each looping, on both APIs: few workgroups instead of one per 256 elements.
 constexpr std::uint32_t kGridStrideThreads = 1u << 18;
 
-Plan plan_copy(const Point& pt) {
+BuiltinPlan plan_copy(const Point& pt) {
   const bool wide = pt.variant == "vec4";
   const std::uint32_t elem = wide ? 4 * kFloat : kFloat;
   const std::uint32_t threads = wide ? ceil_div(pt.n, 4u) : pt.n;
   const std::uint64_t words = std::uint64_t{threads} * (elem / kFloat);
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = kernel_name("copy", "", pt.variant);
   plan.params = params(threads, pt);
   if (pt.variant == "grid") plan.launch_threads = std::min(threads, kGridStrideThreads);
@@ -209,13 +171,13 @@ Plan plan_copy(const Point& pt) {
 // engines, where each reaches its plateau.
 constexpr std::uint64_t kWordsPerMiB = (1u << 20) / kFloat;
 
-Plan plan_copy_engine(const Point& pt) {
+BuiltinPlan plan_copy_engine(const Point& pt) {
   const std::uint64_t words = std::uint64_t{pt.axes.get("copy_mib")} * kWordsPerMiB;
   if (words > std::numeric_limits<std::uint32_t>::max())
     throw UsageError("--copy-mibs: " + std::to_string(pt.axes.get("copy_mib")) +
                      " MiB overflows 32-bit indices");
   const auto n = static_cast<std::uint32_t>(words);
-  Plan plan;
+  BuiltinPlan plan;
   plan.kernel = kernel_name("copy_engine", "", pt.variant);  // kCopyEngine
   plan.params = params(n, pt);
   plan.in_words = words;
@@ -230,8 +192,8 @@ Plan plan_copy_engine(const Point& pt) {
 // chain: K dependent dispatches of y = step(x), each reading what the previous one wrote; one
 // row per submission mode. Its traffic is one step's (n floats read, n written): the row's time
 // is the chain's GPU span over K.
-Plan plan_chain(const Point& pt) {
-  Plan plan;
+BuiltinPlan plan_chain(const Point& pt) {
+  BuiltinPlan plan;
   plan.kernel = "chain";
   plan.params = params(pt.n, pt);
   plan.in_words = pt.n;
@@ -248,7 +210,7 @@ TestCase chain_test() {
   TestCase t{"chain",
              "K = 64 dependent dispatches of y = step(x) (mantissa LCG, bit-exact), ping-pong "
              "between two buffers; one row per submission mode, time = GPU span / K; n elements",
-             {}, {"scalar"}, {}, builtin(plan_chain)};
+             {}, {"scalar"}, {}, plan_chain};
   t.sizes = {1u << 12, 1u << 16, 1u << 20};  // 4k, 64k, 1M: the launch-bound regime and beyond
   t.cpu_sizes = {1u << 12, 1u << 16};        // lavapipe: a 1M step takes milliseconds
   t.named_only = true;
@@ -259,29 +221,29 @@ std::vector<TestCase> make_catalogue() {
   const std::vector<std::string> scalar = {"scalar"};
   return {
       {"read_x", "particles {x,y,z,w}: out[i] = x of particle i (article 001); n particles",
-       {"aos", "soa"}, scalar, {}, builtin(plan_read_x)},
+       {"aos", "soa"}, scalar, {}, plan_read_x},
       {"read_x3",
        "particles {x,y,z} of 12 bytes: out[i] = x of particle i (article 004: AoS with 3 fields "
        "behaves like stride 3); n particles",
-       {"aos", "soa"}, scalar, {}, builtin(plan_read_x3)},
+       {"aos", "soa"}, scalar, {}, plan_read_x3},
       {"update_xy",
        "{x,y}: x += 10, y += 20 into a result buffer (articles 000, 003); n pairs (vec2: the pair, "
        "or two elements of each SoA plane, as one 8-byte access)",
-       {"aos", "soa"}, {"scalar", "vec2"}, {}, builtin(plan_update_xy)},
+       {"aos", "soa"}, {"scalar", "vec2"}, {}, plan_update_xy},
       {"read_offset", "b[i] = a[i + offset] (article 000); n threads", {}, scalar, {"offset"},
-       builtin(plan_read_offset)},
+       plan_read_offset},
       {"write_offset", "b[i + offset] = a[i] (article 000); n threads", {}, scalar, {"offset"},
-       builtin(plan_write_offset)},
+       plan_write_offset},
       {"stride", "b[i] = a[i * stride] over an array of n floats (article 004); n/stride threads",
-       {}, scalar, {"stride"}, builtin(plan_stride)},
+       {}, scalar, {"stride"}, plan_stride},
       {"copy",
        "b[i] = a[i], n floats: the bandwidth ceiling (vec4: 16 bytes per thread; engine: the "
        "driver's own copy; grid: 256K threads in a grid-stride loop, few workgroups)",
-       {}, {"scalar", "vec4", "engine", "grid"}, {}, builtin(plan_copy)},
+       {}, {"scalar", "vec4", "engine", "grid"}, {}, plan_copy},
       {"copy_engine",
        "the API's own buffer copy of copy_mib MiB (n unused): cudaMemcpyAsync device to device, "
        "and vkCmdCopyBuffer on every Vulkan queue family that can copy, one row each",
-       {}, {"engine"}, {"copy_mib"}, builtin(plan_copy_engine)},
+       {}, {"engine"}, {"copy_mib"}, plan_copy_engine},
       chain_test(),
   };
 }
@@ -308,8 +270,65 @@ CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes) {
   return p;
 }
 
+namespace {
+
+// A built-in test's kernel model (kernel_model.h) from what its plan_* says: two buffers of
+// floats, the point's random input and a poisoned output checked against the CPU reference
+// (unguarded, as they were measured), the CuvkParams block as its one scalar, params.n or
+// launch_threads threads, the chain's steps.
+std::shared_ptr<const KernelModel> builtin_model(const BuiltinPlan& plan, const Point& pt) {
+  auto m = std::make_shared<KernelModel>();
+  m->check = CheckBy::cpu_reference;
+  m->reference = plan.reference;
+  m->chain_steps = plan.chain_steps;
+  m->n = pt.n;
+  ModelBuffer in, out;
+  in.name = "in";
+  in.count = plan.in_words;
+  in.point_input = true;
+  out.name = "out";
+  out.count = plan.out_words;
+  out.output = out.poisoned = true;
+  in.guarded = out.guarded = false;
+  m->buffers = {in, out};
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&plan.params);
+  m->scalars.assign(bytes, bytes + sizeof plan.params);
+  m->bda = true;
+  const std::uint64_t threads = plan.launch_threads ? plan.launch_threads : plan.params.n;
+  const std::uint64_t useful = plan.traffic.useful_bytes;
+  m->launch = [threads, useful](std::uint32_t) {
+    return ModelLaunch{threads, std::nullopt, 0, useful};
+  };
+  return m;
+}
+
+}  // namespace
+
+Plan make_plan(const BuiltinPlan& b, const Point& pt) {
+  Plan plan;
+  plan.kernel = b.kernel;
+  plan.traffic = b.traffic;
+  plan.model = builtin_model(b, pt);
+  return plan;
+}
+
+CuvkParams builtin_params(const Plan& plan) {
+  const std::vector<std::uint8_t>& s = plan.kernel_model().scalars;
+  if (s.size() != sizeof(CuvkParams))
+    throw Error("the plan of '" + plan.kernel + "' carries " + std::to_string(s.size()) +
+                " scalar bytes, not a CuvkParams block");
+  CuvkParams p{};
+  std::memcpy(&p, s.data(), sizeof p);
+  return p;
+}
+
 const std::vector<TestCase>& catalogue() {
-  static const std::vector<TestCase> tests = make_catalogue();
+  static const std::vector<TestCase> tests = [] {
+    std::vector<TestCase> t = make_catalogue();
+    for (TestCase& c : t)
+      c.plan = [b = c.builtin](const Point& pt) { return make_plan(b(pt), pt); };
+    return t;
+  }();
   return tests;
 }
 

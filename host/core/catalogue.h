@@ -53,8 +53,10 @@ struct OwnSize {
   std::string n_rule;  // "declared in saxpy.toml", "--n", ...
 };
 
-// What the runner needs to execute and check one point.
-struct Plan {
+// What a built-in test's plan_* (catalogue.cpp) says of one point: the kernel, its parameter
+// block, the threads, the buffer words, the traffic under the sector model, the CPU reference and
+// a chain's steps. make_plan() turns it into the Plan the runner runs.
+struct BuiltinPlan {
   std::string kernel;          // CUDA kernel name == SPIR-V module name
   CuvkParams params{};         // params.n = elements (threads that do work, one each)
   // Threads launched, when fewer than params.n: a grid-stride kernel, each thread looping over
@@ -70,11 +72,18 @@ struct Plan {
   // each step on the previous one's output (Launch::chain), once per submission mode (a lane
   // dimension of this test only); `reference` applies every step. 0: one dispatch.
   std::uint32_t chain_steps = 0;
+};
+
+// What the runner needs to execute and check one point, a built-in test's or a kernel pair's:
+// the kernel (CUDA kernel name == SPIR-V module name; a sequence's first), the traffic under the
+// sector model (a built-in test's; a pair has none) and the kernel model.
+struct Plan {
+  std::string kernel;
+  Traffic traffic;
   // The kernel model the runner runs (kernel_model.h): its buffers, scalars, launch rule, steps
-  // and check. Every plan has one: the catalogue's built-in tests make it from the fields above
-  // (builtin_model: buffers in and out, the params block as scalars, checked against
-  // `reference`), a kernel pair's loader from its declaration (whose plan leaves those fields
-  // unused). The runner's phases ask the functions below, which read it.
+  // and check. Every plan has one: make_plan() makes a built-in test's from its BuiltinPlan
+  // (buffers in and out, the params block as scalars, checked against `reference`), the pair
+  // loader a pair's from its declaration. The runner's phases ask the functions below.
   std::shared_ptr<const KernelModel> model;
   const KernelModel& kernel_model() const;  // `model`; an Error where there is none
 
@@ -115,12 +124,22 @@ struct Plan {
   bool side_built(Api api) const;
 };
 
+// A built-in test's Plan at `pt`: its kernel, traffic and kernel model.
+Plan make_plan(const BuiltinPlan& b, const Point& pt);
+// The parameter block a built-in test's plan carries as its scalars (its kernel model's);
+// throws where they are not one (a pair's).
+CuvkParams builtin_params(const Plan& plan);
+
 struct TestCase {
   std::string name;
   std::string description;
   std::vector<std::string> layouts;   // empty: no layout axis
   std::vector<std::string> variants;  // at least one ("scalar"; "engine": the API's copy command)
   std::vector<std::string> sweeps;    // axes (axes.h) this test sweeps; empty: none
+  // A built-in test's point as its plan_* describes it (catalogue.cpp); empty for a pair.
+  std::function<BuiltinPlan(const Point&)> builtin;
+  // The point's Plan, as the runner runs it: a built-in test's make_plan(builtin(point)) (the
+  // catalogue sets it), a pair's from its declaration (host/app/pair_tests.cpp).
   std::function<Plan(const Point&)> plan;
   // Problem sizes the test runs at when --n is not given (empty: the run's n), on a GPU and on a
   // CPU device (lavapipe, where each step costs the host's cores).

@@ -52,15 +52,16 @@ TEST(Overflow, RoundUpDoesNotWrapAtTheTypesMaximum) {
 }
 
 TEST(Overflow, Vec4CopyAtTheLargestNPlansEveryElement) {
-  const Plan p = find_test("copy")->plan(make_point("", "vec4", 4294967295u));
+  const BuiltinPlan p = find_test("copy")->builtin(make_point("", "vec4", 4294967295u));
   EXPECT_EQ(p.params.n, 1073741824u);
   EXPECT_EQ(p.in_words, std::uint64_t{1} << 32);
 }
 
 TEST(Overflow, APointThatWouldDoNoWorkIsAUsageError) {
-  Plan p = find_test("copy")->plan(make_point("", "scalar", 1024));
+  const Point pt = make_point("", "scalar", 1024);
+  BuiltinPlan p = find_test("copy")->builtin(pt);
   p.params.n = 0;
-  EXPECT_THROW(check_plan("copy", 1024, p, 1u << 30), UsageError);
+  EXPECT_THROW(check_plan("copy", 1024, make_plan(p, pt), 1u << 30), UsageError);
   EXPECT_THROW(launch_geometry(0, 256, 65535, 65535), UsageError);
   EXPECT_THROW(launch_geometry(256, 0, 65535, 65535), UsageError);
 }

@@ -65,7 +65,7 @@ TEST(Catalogue, KernelNamesFollowTestLayoutVariant) {
 }
 
 TEST(Catalogue, ReferencesKeepPoisonWhereTheKernelDoesNotWrite) {
-  const cuvk::Plan plan = cuvk::find_test("write_offset")->plan(cuvk::make_point("", "scalar", 64, {{"offset", 3}}));
+  const cuvk::BuiltinPlan plan = cuvk::find_test("write_offset")->builtin(cuvk::make_point("", "scalar", 64, {{"offset", 3}}));
   std::vector<float> in(plan.in_words, 1.5f), out(plan.out_words, -7.0f);
   plan.reference(in, out);
   EXPECT_EQ(out[0], -7.0f);
@@ -80,7 +80,7 @@ TEST(Catalogue, BuffersHoldEveryIndexTheKernelTouches) {
       for (std::uint32_t v : {1u, 7u, 32u}) {
         cuvk::Point p{t.layouts.empty() ? "" : t.layouts.front(), t.variants.back(), n, {}};
         for (const std::string& axis : t.sweeps) p.axes.set(axis, v);
-        const cuvk::Plan plan = t.plan(p);
+        const cuvk::BuiltinPlan plan = t.builtin(p);
         std::vector<float> in(plan.in_words, 1.0f), out(plan.out_words, 0.0f);
         plan.reference(in, out);  // would read or write out of bounds (ASan) if sizes were short
         if (t.name == "stride") {
@@ -108,7 +108,7 @@ TEST(Catalogue, CopyEngineSweepsMiBCopiedIndependentOfN) {
   const auto points = cuvk::points_of(*t, 1000, {{"copy_mib", {1, 16, 256}}}, {}, {});
   ASSERT_EQ(points.size(), 3u);
   for (const cuvk::Point& p : points) {
-    const cuvk::Plan plan = t->plan(p);
+    const cuvk::BuiltinPlan plan = t->builtin(p);
     const std::uint64_t words = std::uint64_t{p.axes.get("copy_mib")} << 18;  // 4-byte words
     EXPECT_EQ(plan.kernel, cuvk::kCopyEngine);
     EXPECT_EQ(plan.in_words, words);
@@ -169,7 +169,7 @@ TEST(ChainTest, RunsOnlyWhereNamedAtItsOwnSizes) {
   EXPECT_TRUE(t->named_only);
   EXPECT_FALSE(t->sizes.empty());
   EXPECT_FALSE(t->cpu_sizes.empty());
-  const cuvk::Plan plan = t->plan(cuvk::make_point("", "scalar", 4096));
+  const cuvk::BuiltinPlan plan = t->builtin(cuvk::make_point("", "scalar", 4096));
   EXPECT_EQ(plan.chain_steps, cuvk::kChainSteps);
   EXPECT_EQ(plan.in_words, 4096u);
   EXPECT_EQ(plan.out_words, 4096u);

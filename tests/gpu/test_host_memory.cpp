@@ -199,9 +199,9 @@ TEST(InputPipeline, ReusedSlotsHoldWhatFreshOnesWould) {
   for (std::size_t j = 0; j < plans.size(); ++j) {
     const Inputs got = pipeline.take(j);
     const Inputs want = prepare_inputs(plans[j], 42, j);
-    ASSERT_EQ(got.input.size(), plans[j].in_words);
-    ASSERT_EQ(got.expected.size(), plans[j].out_words);
-    ASSERT_EQ(got.download.size(), plans[j].out_words);
+    ASSERT_EQ(got.input.size(), input_words(plans[j].kernel_model()));
+    ASSERT_EQ(got.expected.size(), output_words(plans[j].kernel_model()));
+    ASSERT_EQ(got.download.size(), output_words(plans[j].kernel_model()));
     EXPECT_TRUE(std::equal(got.input.begin(), got.input.end(), want.input.begin())) << j;
     EXPECT_EQ(hash_output(got.expected.data(), got.expected.size() * 4), want.expected_hash.get())
         << j;

@@ -32,9 +32,10 @@ class VulkanTraced : public suite::ValidatedVulkan {
 
   // One traced launch of `point`'s kernel: output verified, records checked and returned.
   TraceRecords trace(const TestCase& t, const Point& point, Binding binding) {
-    const Plan plan = t.plan(point);
+    const BuiltinPlan plan = t.builtin(point);
     const DeviceInfo& d = backend_->info();
-    const Geometry g = launch_geometry(plan_launch_threads(plan), 128, d.max_grid_x, d.max_grid_y);
+    const Geometry g = launch_geometry(plan_launch_threads(make_plan(plan, point)), 128,
+                                       d.max_grid_x, d.max_grid_y);
     const std::size_t blocks = std::size_t{g.grid_x} * g.grid_y;
     const auto in = backend_->allocate(plan.in_words * 4);
     const auto out = backend_->allocate(plan.out_words * 4);

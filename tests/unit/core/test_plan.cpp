@@ -60,9 +60,10 @@ TEST(Plan, ABuiltInTestAnswersFromItsKernelAndBuffers) {
   EXPECT_FALSE(plan.own_size().has_value());
   EXPECT_EQ(plan.block_sizes({128, 256}), (std::vector<std::uint32_t>{128, 256}));
   EXPECT_EQ(plan.required_kernels(Api::cuda), std::vector<std::string>{plan.kernel});
-  EXPECT_EQ(plan.device_bytes(), (plan.in_words + plan.out_words) * sizeof(float));
+  const BuiltinPlan b = find_test("copy")->builtin(make_point("", "scalar", 1u << 16));
+  EXPECT_EQ(plan.device_bytes(), (b.in_words + b.out_words) * sizeof(float));
   const Geometry g = plan.geometry(256, lim);
-  const Geometry want = launch_geometry(plan.params.n, 256, lim.max_x, lim.max_y);
+  const Geometry want = launch_geometry(b.params.n, 256, lim.max_x, lim.max_y);
   EXPECT_EQ(g.block_size, want.block_size);
   EXPECT_EQ(g.grid_x, want.grid_x);
   EXPECT_EQ(g.grid_y, want.grid_y);
@@ -79,7 +80,9 @@ TEST(Plan, EveryBuiltInTestIsOneKernelModel) {
     const std::vector<Point> points = points_of(t, 4096, {{"copy_mib", {1}}}, {}, {});
     ASSERT_FALSE(points.empty()) << t.name;
     const Plan plan = t.plan(points.front());
+    const BuiltinPlan b = t.builtin(points.front());  // what its plan_* says
     ASSERT_NE(plan.model, nullptr) << t.name;
+    EXPECT_EQ(plan.kernel, b.kernel) << t.name;
     const KernelModel& m = *plan.model;
     EXPECT_EQ(m.check, CheckBy::cpu_reference) << t.name;
     ASSERT_EQ(m.buffers.size(), 2u) << t.name;
@@ -87,18 +90,21 @@ TEST(Plan, EveryBuiltInTestIsOneKernelModel) {
     const ModelBuffer& out = m.buffers[1];
     EXPECT_TRUE(in.point_input && !in.output && !in.poisoned && !in.guarded) << t.name;
     EXPECT_TRUE(out.output && out.poisoned && !out.point_input && !out.guarded) << t.name;
-    EXPECT_EQ(in.bytes(), plan.in_words * sizeof(float)) << t.name;
-    EXPECT_EQ(out.bytes(), plan.out_words * sizeof(float)) << t.name;
+    EXPECT_EQ(in.bytes(), b.in_words * sizeof(float)) << t.name;
+    EXPECT_EQ(out.bytes(), b.out_words * sizeof(float)) << t.name;
     ASSERT_EQ(m.scalars.size(), sizeof(CuvkParams)) << t.name;
     CuvkParams p{};
     std::memcpy(&p, m.scalars.data(), sizeof p);
-    EXPECT_EQ(std::memcmp(&p, &plan.params, sizeof p), 0) << t.name;
+    EXPECT_EQ(std::memcmp(&p, &b.params, sizeof p), 0) << t.name;
     const ModelLaunch l = m.launch(256);
-    EXPECT_EQ(l.threads, plan.launch_threads ? plan.launch_threads : plan.params.n) << t.name;
+    EXPECT_EQ(l.threads, b.launch_threads ? b.launch_threads : b.params.n) << t.name;
     EXPECT_FALSE(l.grid.has_value()) << t.name;
-    EXPECT_EQ(l.useful_bytes, plan.traffic.useful_bytes) << t.name;
+    EXPECT_EQ(l.useful_bytes, b.traffic.useful_bytes) << t.name;
+    EXPECT_EQ(m.chain_steps, b.chain_steps) << t.name;
+    EXPECT_EQ(static_cast<bool>(m.reference), static_cast<bool>(b.reference)) << t.name;
+    EXPECT_EQ(builtin_params(plan).n, b.params.n) << t.name;
     EXPECT_EQ(plan.device_bytes(),
-              (plan.in_words + plan.out_words * (plan.chain_steps ? 2 : 1)) * sizeof(float))
+              (b.in_words + b.out_words * (b.chain_steps ? 2 : 1)) * sizeof(float))
         << t.name;
   }
 }
@@ -138,7 +144,7 @@ TEST(Plan, ARowsWorkAndSidesComeFromThePlan) {
   row.n = 1u << 16;
   copy.describe_row(g, row);
   EXPECT_EQ(row.n, 1u << 16);
-  EXPECT_EQ(row.threads, copy.params.n);
+  EXPECT_EQ(row.threads, builtin_params(copy).n);
   EXPECT_EQ(row.useful_bytes, copy.traffic.useful_bytes);
   EXPECT_EQ(row.moved_bytes, copy.traffic.moved_bytes);
   EXPECT_FALSE(copy.n_in_label(false, 0));

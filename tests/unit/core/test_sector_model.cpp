@@ -13,7 +13,7 @@ AccessStream floats(std::uint64_t offset_elems, std::uint64_t stride_elems = 1,
                     std::uint64_t count = 1 << 20) {
   return AccessStream{offset_elems * 4, stride_elems * 4, 4, count};
 }
-cuvk::Plan plan(const std::string& test, Point p) { return cuvk::find_test(test)->plan(p); }
+cuvk::BuiltinPlan plan(const std::string& test, Point p) { return cuvk::find_test(test)->builtin(p); }
 }  // namespace
 
 TEST(SectorModel, AlignedWarpNeedsFourSectors) {  // seed 000: offset 0 and 8 (32 B)
