@@ -137,10 +137,10 @@ struct TestCase {
   std::vector<std::string> variants;  // at least one ("scalar"; "engine": the API's copy command)
   std::vector<std::string> sweeps;    // axes (axes.h) this test sweeps; empty: none
   // A built-in test's point as its plan_* describes it (catalogue.cpp); empty for a pair.
-  std::function<BuiltinPlan(const Point&)> builtin;
+  std::function<BuiltinPlan(const Point&)> builtin{};
   // The point's Plan, as the runner runs it: a built-in test's make_plan(builtin(point)) (the
   // catalogue sets it), a pair's from its declaration (host/app/pair_tests.cpp).
-  std::function<Plan(const Point&)> plan;
+  std::function<Plan(const Point&)> plan{};
   // Problem sizes the test runs at when --n is not given (empty: the run's n), on a GPU and on a
   // CPU device (lavapipe, where each step costs the host's cores).
   std::vector<std::uint32_t> sizes{}, cpu_sizes{};
