@@ -325,8 +325,10 @@ CuvkParams builtin_params(const Plan& plan) {
 const std::vector<TestCase>& catalogue() {
   static const std::vector<TestCase> tests = [] {
     std::vector<TestCase> t = make_catalogue();
-    for (TestCase& c : t)
+    for (TestCase& c : t) {
+      if (!c.builtin) throw Error("catalogue: test '" + c.name + "' has no plan_* (builtin)");
       c.plan = [b = c.builtin](const Point& pt) { return make_plan(b(pt), pt); };
+    }
     return t;
   }();
   return tests;

@@ -27,9 +27,10 @@ std::uint64_t output_words(const KernelModel& m) {
 }
 
 const KernelModel& Plan::kernel_model() const {
-  if (!model)  // e.g. a catalogue entry whose plan_* is not wrapped in builtin()
+  if (!model)  // e.g. a hand-made Plan or a pair's plan function that set none
     throw Error("the plan of kernel '" + kernel +
-                "' has no kernel model (catalogue.cpp: wrap its plan_* in builtin())");
+                "' has no kernel model (a built-in test's comes from make_plan(), a pair's from "
+                "the pair loader)");
   return *model;
 }
 
@@ -70,7 +71,8 @@ bool Plan::has_cpu_reference() const {
 }
 
 bool Plan::profiled_first() const {
-  // profile_kernels_first launches on buffers of in_words and out_words with params.
+  // profile_kernels_first launches on the model's buffers filled with 1.0f and 0: a kernel
+  // checked by the CPU reference reads no index from them (a pair's might).
   return has_cpu_reference() && kernel != kCopyEngine;
 }
 

@@ -52,7 +52,7 @@ struct ResultRow {
   // and its capabilities ("graphics|compute|transfer|sparse"). Unset / "" on every other row.
   std::optional<std::uint32_t> queue_family;
   std::string queue_flags;
-  // Chain rows (Plan::chain_steps): how the chain's steps were submitted; unset on every other row.
+  // Chain rows (KernelModel::chain_steps): how the chain's steps were submitted; unset on every other row.
   std::optional<Submission> submission;
   std::uint32_t n = 0, block_size = 0;  // the problem size and the launch's block size
   // The run had several sizes (--n list): the point label names n ("n=16k,offset=4"), so tables

@@ -126,8 +126,9 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
   const std::string at = test + " at n=" + std::to_string(n);
   const KernelModel& m = plan.kernel_model();
   const std::uint64_t in_words = input_words(m), out_words = output_words(m);
-  // A built-in launch rule's threads do not depend on the block size.
-  if (m.launch(0).threads == 0 || in_words == 0 || out_words == 0)
+  // A built-in launch rule's threads do not depend on the block size (a pair's never come here:
+  // own_size).
+  if (in_words == 0 || out_words == 0 || m.launch(0).threads == 0)
     throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
   for (std::uint64_t words : {in_words, out_words}) {
     if (words > kMaxIndexWords)

@@ -109,7 +109,8 @@ class ValidatedConfig {
   RunConfig cfg_;
 };
 
-// Threads a plan launches: Plan::launch_threads, or params.n when that is 0.
+// Threads a built-in test's plan launches (BuiltinPlan::launch_threads, or params.n when that is
+// 0): its kernel model's launch, which does not depend on the block size.
 std::uint32_t plan_launch_threads(const Plan& plan);
 // Starts preparing the inputs of the run's first point, as run_suite will plan it on a GPU
 // (`on_gpu`) or a CPU device; null when the configuration does not plan (run_suite says why).

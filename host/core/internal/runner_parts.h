@@ -126,7 +126,7 @@ struct Lane {
   ApiState* state;
   Binding binding;
   const QueueFamily* family = nullptr;  // the copy family of this lane; null: the API's own queue
-  // Chain points only (Plan::chain_steps): the submission mode of this lane's chains.
+  // Chain points only (KernelModel::chain_steps): the submission mode of this lane's chains.
   std::optional<Submission> submission = std::nullopt;
 };
 

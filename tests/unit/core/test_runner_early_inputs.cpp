@@ -35,6 +35,18 @@ TEST(EarlyInputs, TakenOnlyForThePlanAndSeedTheyWereMadeFor) {
   const Point ceiling = make_point("", suite_kernels().ceiling_variant, cfg.n);
   const Plan first = find_test("copy")->plan(ceiling);
   EXPECT_FALSE(early->take_for(first, cfg.seed + 1).has_value());
+  // The same kernel and buffers with other scalars (another parameter block), or other buffer
+  // words: not the inputs they were made for.
+  Plan other_scalars = first;
+  auto m = std::make_shared<KernelModel>(first.kernel_model());
+  m->scalars[4] ^= 1u;
+  other_scalars.model = m;
+  EXPECT_FALSE(early->take_for(other_scalars, cfg.seed).has_value());
+  Plan other_words = first;
+  auto w = std::make_shared<KernelModel>(first.kernel_model());
+  w->buffers[0].count += 4;
+  other_words.model = w;
+  EXPECT_FALSE(early->take_for(other_words, cfg.seed).has_value());
   std::optional<std::future<Inputs>> taken = early->take_for(first, cfg.seed);
   ASSERT_TRUE(taken.has_value());
   EXPECT_FALSE(early->take_for(first, cfg.seed).has_value());  // once
