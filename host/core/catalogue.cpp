@@ -312,16 +312,6 @@ Plan make_plan(const BuiltinPlan& b, const Point& pt) {
   return plan;
 }
 
-CuvkParams builtin_params(const Plan& plan) {
-  const std::vector<std::uint8_t>& s = plan.kernel_model().scalars;
-  if (s.size() != sizeof(CuvkParams))
-    throw Error("the plan of '" + plan.kernel + "' carries " + std::to_string(s.size()) +
-                " scalar bytes, not a CuvkParams block");
-  CuvkParams p{};
-  std::memcpy(&p, s.data(), sizeof p);
-  return p;
-}
-
 const std::vector<TestCase>& catalogue() {
   static const std::vector<TestCase> tests = [] {
     std::vector<TestCase> t = make_catalogue();

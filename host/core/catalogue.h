@@ -126,9 +126,6 @@ struct Plan {
 
 // A built-in test's Plan at `pt`: its kernel, traffic and kernel model.
 Plan make_plan(const BuiltinPlan& b, const Point& pt);
-// The parameter block a built-in test's plan carries as its scalars (its kernel model's);
-// throws where they are not one (a pair's).
-CuvkParams builtin_params(const Plan& plan);
 
 struct TestCase {
   std::string name;

@@ -77,12 +77,21 @@ std::string tolerance_text(const ModelBuffer& b, double worst) {
   return "max_diff_" + b.name + "=" + o.str();
 }
 
-std::string lane_name(const Lane& lane) {
-  const std::string mode =
-      lane.submission ? std::string(" ") + submission_name(*lane.submission) : "";
-  return (lane.state->api == Api::cuda ? std::string("cuda")
-                                       : std::string("vulkan ") + binding_name(lane.binding)) +
+// "cuda", "vulkan descriptor", "vulkan bda" (and a sequence's submission mode): a lane as a row's
+// checked_against names it, from the lane itself or from its row.
+std::string lane_label(Api api, Binding binding, const std::optional<Submission>& submission) {
+  const std::string mode = submission ? std::string(" ") + submission_name(*submission) : "";
+  return (api == Api::cuda ? std::string("cuda")
+                           : std::string(api_name(api)) + " " + binding_name(binding)) +
          mode;
+}
+
+std::string lane_name(const Lane& lane) {
+  return lane_label(lane.state->api, lane.binding, lane.submission);
+}
+
+std::string lane_name_of(const ResultRow& r) {
+  return lane_label(r.api, r.binding, r.submission);
 }
 
 std::string count_text(std::uint64_t k, std::uint64_t n) {
@@ -122,9 +131,6 @@ std::string scan_verdict(const ModelBuffer& b, const std::uint8_t* mine,
   if (s.nans > 0) row.flags.push_back("nan_" + b.name + "=" + std::to_string(s.nans));
   return {};
 }
-
-// "cuda", "vulkan descriptor", "vulkan bda": a row's lane as checked_against names it.
-std::string lane_name_of(const ResultRow& r);
 
 }  // namespace
 
@@ -193,13 +199,6 @@ bool verify_outputs(const Lane& lane, const KernelModel& u,
 }
 
 namespace {
-
-std::string lane_name_of(const ResultRow& r) {
-  const std::string mode = r.submission ? std::string(" ") + submission_name(*r.submission) : "";
-  return (r.api == Api::cuda ? std::string("cuda")
-                             : std::string(api_name(r.api)) + " " + binding_name(r.binding)) +
-         mode;
-}
 
 bool names_api(const std::string& against, Api api) {
   return against.rfind(api_name(api), 0) == 0;

@@ -102,7 +102,6 @@ TEST(Plan, EveryBuiltInTestIsOneKernelModel) {
     EXPECT_EQ(l.useful_bytes, b.traffic.useful_bytes) << t.name;
     EXPECT_EQ(m.chain_steps, b.chain_steps) << t.name;
     EXPECT_EQ(static_cast<bool>(m.reference), static_cast<bool>(b.reference)) << t.name;
-    EXPECT_EQ(builtin_params(plan).n, b.params.n) << t.name;
     EXPECT_EQ(plan.device_bytes(),
               (b.in_words + b.out_words * (b.chain_steps ? 2 : 1)) * sizeof(float))
         << t.name;
@@ -144,7 +143,7 @@ TEST(Plan, ARowsWorkAndSidesComeFromThePlan) {
   row.n = 1u << 16;
   copy.describe_row(g, row);
   EXPECT_EQ(row.n, 1u << 16);
-  EXPECT_EQ(row.threads, builtin_params(copy).n);
+  EXPECT_EQ(row.threads, find_test("copy")->builtin(make_point("", "scalar", 1u << 16)).params.n);
   EXPECT_EQ(row.useful_bytes, copy.traffic.useful_bytes);
   EXPECT_EQ(row.moved_bytes, copy.traffic.moved_bytes);
   EXPECT_FALSE(copy.n_in_label(false, 0));
