@@ -8,7 +8,13 @@
    under pmccabe, which skips any file with `namespace a::b {`);
 3. exactly one host file names a concrete backend (host/factory/backends.cpp);
 4. a backend includes only the contract's host headers: backend.h, capabilities.h, params.h,
-   error.h, timestamps.h, numbers.h.
+   error.h, timestamps.h, numbers.h;
+5. no function or constructor in host/core over 6 parameters (issue 45: the runner's state lives
+   in objects, Suite and LaneRun, not in long parameter lists); lambdas are not counted;
+6. "built-in or pair?" is asked only where a kernel model is made or answers for itself
+   (KIND_QUESTIONS, issue 45): the output checkers (host/core/check/), the plan (plan.cpp,
+   catalogue.h and catalogue.cpp) and the pair loader (host/app/pair_tests.cpp); the runner asks
+   the checker (output_checker.h) instead.
 
 Rules 3 and 4 are also enforced by the build (include paths are per target); this test names the
 offender instead of a compiler error. Usage: house_check.py [REPO_ROOT]
@@ -22,6 +28,11 @@ import tempfile
 
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
+MAX_PARAMETERS = 6
+PARAMETER_DIRS = ("host/core",)
+KIND_QUESTIONS = ("has_cpu_reference", "profiled_first", "own_size", "declared_contents")
+KIND_ANSWERERS = ("host/core/check/", "host/core/plan.cpp", "host/core/catalogue.h",
+                  "host/core/catalogue.cpp", "host/app/pair_tests.cpp")
 SOURCE_DIRS = ("host", "cuda", "vulkan")
 EXTENSIONS = (".cpp", ".h", ".cu", ".cuh")
 FACTORY = "host/factory/backends.cpp"
@@ -58,9 +69,29 @@ class Unmeasurable(Exception):
     """A file whose braces do not balance: its functions cannot be measured."""
 
 
+def parameter_count(head):
+    """The parameters in a function head: top-level commas of its first parenthesised group (for a
+    constructor, the group before its member initialisers), plus one; 0 for `()` or `(void)`."""
+    start = head.find("(")
+    depth, count, seen = 0, 0, []
+    for c in head[start:]:
+        if c in "(<[":
+            depth += 1
+        elif c in ")>]":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c == "," and depth == 1:
+            count += 1
+        if depth >= 1:
+            seen.append(c)
+    inner = "".join(seen)[1:].strip()
+    return 0 if inner in ("", "void") else count + 1
+
+
 def functions(text):
-    """(name, first line, length) of every function body, from the first line of its signature
-    to its closing brace. Raises Unmeasurable where the braces do not balance."""
+    """(name, first line, length, parameters) of every function body, from the first line of its
+    signature to its closing brace. Raises Unmeasurable where the braces do not balance."""
     code = strip_comments_and_strings(text)
     # Preprocessor lines (with their continuations) are no part of any declaration's head; they
     # are blanked, keeping their line breaks.
@@ -87,7 +118,7 @@ def functions(text):
             kind, start, h = stack.pop()
             if kind == "function":
                 name = h.split("(")[0].split()[-1] if h.split("(")[0].split() else h
-                found.append((name, start, line - start + 1))
+                found.append((name, start, line - start + 1, parameter_count(h)))
             head, head_line = [], None
         elif c == ";":
             head, head_line = [], None
@@ -104,7 +135,7 @@ def functions(text):
 
 def long_functions(path, text):
     """(name, first line, length) of every function longer than MAX_FUNCTION_LINES."""
-    return [f for f in functions(text) if f[2] > MAX_FUNCTION_LINES]
+    return [f[:3] for f in functions(text) if f[2] > MAX_FUNCTION_LINES]
 
 
 def includes(text):
@@ -141,10 +172,23 @@ def main(root):
                     problems.append(f"{rel}: cannot measure its functions ({e})")
                     measured = []
                 measured_functions += len(measured)
-                for name, start, length in measured:
+                wide = rel.startswith(tuple(d + "/" for d in PARAMETER_DIRS))
+                for name, start, length, params in measured:
                     if length > MAX_FUNCTION_LINES:
                         problems.append(f"{rel}:{start}: function {name} is {length} lines "
                                         f"(at most {MAX_FUNCTION_LINES})")
+                    if wide and params > MAX_PARAMETERS:
+                        problems.append(f"{rel}:{start}: function {name} takes {params} "
+                                        f"parameters (at most {MAX_PARAMETERS}: keep state in "
+                                        f"an object)")
+                if d == "host" and not rel.startswith(KIND_ANSWERERS):
+                    code = strip_comments_and_strings(text)
+                    for q in KIND_QUESTIONS:
+                        for m in re.finditer(r"\b" + q + r"\s*\(", code):
+                            line_no = code.count("\n", 0, m.start()) + 1
+                            problems.append(f"{rel}:{line_no}: asks {q}() (only the output "
+                                            f"checkers and the kernel model's makers may: ask "
+                                            f"output_checker() instead)")
                 inc = [os.path.basename(i) for i in includes(text)]
                 if d == "host" and rel != FACTORY:
                     for i in inc:
@@ -179,12 +223,22 @@ def self_test():
         "host/core/odd.cpp": ("#define OPEN {\nint h() {\n  return 0;\n",
                               "odd.cpp: cannot measure"),
         "vulkan/vk_edge.cpp": (function(MAX_FUNCTION_LINES), None),
+        "host/core/wide.cpp": ("namespace cuvk {\nclass A {\n  A(int a, int b, int c, int d,\n"
+                               "    int e, int f, std::map<int, int> g) : x_(a) {}\n};\n}\n",
+                               "wide.cpp:3: function A takes 7 parameters"),
+        "host/core/asks.cpp": ("void f(const Plan& p) {\n  if (p.has_cpu_reference()) g();\n}\n",
+                               "asks.cpp:2: asks has_cpu_reference()"),
+        "host/core/check/answers.cpp": ("bool f(const Plan& p) {\n  return p.own_size().has_value();"
+                                        "\n}\n", None),
+        "host/core/six.cpp": ("void f(int a, int b, int c, int d, int e, std::pair<int, int> g) "
+                              "{\n  auto l = [](int a, int b, int c, int d, int e, int f, int g)"
+                              " {};\n}\n", None),
         "host/core/edge.cpp": ("int g();\n" * MAX_FILE_LINES, None),
     }
     failed = 0
     for rel, (text, expected) in cases.items():
         with tempfile.TemporaryDirectory() as root:
-            for d in ("host/core", "cuda", "vulkan"):
+            for d in ("host/core/check", "cuda", "vulkan"):
                 os.makedirs(os.path.join(root, d))
             with open(os.path.join(root, rel), "w", encoding="utf-8") as fh:
                 fh.write(text)

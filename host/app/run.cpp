@@ -135,13 +135,16 @@ std::optional<Format> console_format(const RunArgs& a, Format f) {
 }
 
 // A CPU device (lavapipe) never reaches the CI target: fewer repetitions by default there.
-void apply_cpu_defaults(const RunArgs& a, const DeviceChoice& choice, ValidatedConfig& cfg) {
+ValidatedConfig apply_cpu_defaults(const RunArgs& a, const DeviceChoice& choice,
+                                   const ValidatedConfig& cfg) {
   const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
-  cfg.use_cpu_defaults(cpu_only && !a.reps, cpu_only && !a.warmup, cpu_only && !a.settle_ms);
+  return cfg.with_cpu_defaults(cpu_only && !a.reps, cpu_only && !a.warmup,
+                               cpu_only && !a.settle_ms);
 }
 
 // The first point's inputs (256 MB on a GPU) are made while the contexts and devices open.
-void take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices, ValidatedConfig& cfg) {
+std::shared_ptr<EarlyInputs> take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices,
+                                               const ValidatedConfig& cfg) {
   const auto wants = [&cfg](Api api) {
     return std::find(cfg->apis.begin(), cfg->apis.end(), api) != cfg->apis.end();
   };
@@ -149,16 +152,16 @@ void take_first_inputs(const DeviceChoice& choice, InventoryOnce& devices, Valid
                       (wants(Api::vulkan) && choice.vulkan && !choice.vulkan->is_cpu);
   // Those started with the command (default sizes only) where made for this kind of device (and
   // then where they fit the first point: EarlyInputs::take_for), else started now.
-  std::shared_ptr<EarlyInputs>& first = cfg.first_inputs();
-  first = std::move(devices.early_inputs);
+  std::shared_ptr<EarlyInputs> first = std::move(devices.early_inputs);
   if (first && (cfg->n || first->for_gpu != on_gpu)) first.reset();
   if (!first) first = start_first_inputs(cfg, on_gpu, choice);
+  return first;
 }
 
 // The run's callbacks onto the live console: the head once the clocks are settled, each row as
 // it is measured (in `live_format`, if any), progress on a TTY; the first row's time into `doc`.
-void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocument& doc,
-                 ValidatedConfig& cfg) {
+RunObserver follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocument& doc,
+                        const RunConfig& cfg) {
   const auto progress = [&live](std::size_t done, std::size_t total, const std::string& what) {
     live.progress(done, total, what);
   };
@@ -171,12 +174,12 @@ void follow_live(LiveConsole& live, std::optional<Format> live_format, RunDocume
     *widths = stream_widths(head);
     live.print(stream_head(head, *live_format, *widths));
   };
-  const auto on_row = [&live, live_format, &doc, counters = cfg->counters,
+  const auto on_row = [&live, live_format, &doc, counters = cfg.counters,
                        widths](const ResultRow& row) {
     if (doc.first_row_s == 0.0) doc.first_row_s = seconds_since_launch();
     if (live_format) live.print(stream_row(row, *live_format, *widths, doc.columns, counters));
   };
-  cfg.set_callbacks(progress, on_row, on_start);
+  return {progress, on_row, on_start};
 }
 
 // Pairs: read, compiled for the chosen CUDA device's architecture and checked before any work,
@@ -266,7 +269,7 @@ void Run::choose() {
   doc_.choice =
       choose_devices(a_.validation ? take_inventory(vk_opts_) : devices_.get(), a_.device);
   devices_s_ = seconds_since_launch();
-  apply_cpu_defaults(a_, doc_.choice, cfg_);
+  cfg_ = apply_cpu_defaults(a_, doc_.choice, cfg_);
 }
 
 // The pairs compiled for the chosen devices and their tests added (the sweep's size judged again)
@@ -274,12 +277,12 @@ void Run::choose() {
 void Run::read_pairs() {
   std::vector<std::string> tests;
   pairs_ = cuvk::read_pairs(a_, doc_.choice, *cfg_, tests);
-  if (!tests.empty()) cfg_.add_tests(tests);
+  if (!tests.empty()) cfg_ = cfg_.with_tests(tests);
   doc_.config = *cfg_;
 }
 
 void Run::take_first_inputs() {
-  cuvk::take_first_inputs(doc_.choice, devices_, cfg_);
+  first_inputs_ = cuvk::take_first_inputs(doc_.choice, devices_, cfg_);
   doc_.columns = a_.columns;
   doc_.date_utc = now_utc();
   doc_.host = hostname();
@@ -295,13 +298,13 @@ void Run::open() {
 void Run::follow_live() {
   live_format_ = console_format(a_, format_);  // the head, rows, progress
   live_ = std::make_unique<LiveConsole>(isatty(STDERR_FILENO) && !a_.quiet);  // elapsed from here
-  cuvk::follow_live(*live_, live_format_, doc_, cfg_);
+  observer_ = cuvk::follow_live(*live_, live_format_, doc_, *cfg_);
 }
 
 void Run::measure() {
   start_up_s_ = seconds_since_launch();
   try {
-    doc_.outcome = run_suite(cfg_, backends_->set);
+    doc_.outcome = run_suite(cfg_, backends_->set, observer_, first_inputs_);
   } catch (...) {  // a hung device is never torn down, however the run ends (it may still work)
     leave_hung(*backends_);
     throw;
@@ -325,7 +328,7 @@ void Run::finish() {
   if (cfg_->counters)  // CUPTI's start, before the first row (0.5-1 s on an H100)
     start_up.insert(start_up.begin() + 4, {"start-up: counters", b.counters_s});
   add_start_up(doc_, start_up, b);
-  cfg_.first_inputs().reset();  // unused when the devices planned another first point
+  first_inputs_.reset();  // unused when the devices planned another first point
   live_->finish();
   doc_.wall_s = seconds_since_launch();
   doc_.outcome.phase_s.emplace_back("finish", doc_.wall_s - suite_s);

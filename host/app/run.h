@@ -92,7 +92,7 @@ class InventoryOnce {
 };
 
 // The run's options judged once, before anything opens: the configuration built and validated
-// (the pairs' tests join it once read, by Run: ValidatedConfig::add_tests), --timeout bounded,
+// (the pairs' tests join it once read, by Run: ValidatedConfig::with_tests), --timeout bounded,
 // the format and the tolerance parsed. Throws UsageError. `cuvk run`'s check makes it; its action
 // runs it.
 struct JudgedRun {
@@ -136,7 +136,9 @@ class Run {
   void finish();             // the start-up phases, wall time
 
   RunArgs a_;
-  ValidatedConfig cfg_;
+  ValidatedConfig cfg_;   // a new one where a CPU device's defaults or pairs' tests join
+  RunObserver observer_;  // the live console's callbacks
+  std::shared_ptr<EarlyInputs> first_inputs_;  // the first point's inputs, made early
   Format format_;
   InventoryOnce& devices_;
   RunDocument doc_;

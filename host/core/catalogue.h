@@ -57,8 +57,8 @@ struct OwnSize {
 // block, the threads, the buffer words, the traffic under the sector model, the CPU reference and
 // a chain's steps. make_plan() turns it into the Plan the runner runs.
 struct BuiltinPlan {
-  std::string kernel;          // CUDA kernel name == SPIR-V module name
-  CuvkParams params{};         // params.n = elements (threads that do work, one each)
+  std::string kernel;   // CUDA kernel name == SPIR-V module name
+  CuvkParams params{};  // params.n = elements (threads that do work, one each)
   // Threads launched, when fewer than params.n: a grid-stride kernel, each thread looping over
   // every launch_threads-th element. 0: params.n threads, one element each.
   std::uint32_t launch_threads = 0;
@@ -101,11 +101,15 @@ struct Plan {
   std::vector<std::string> required_kernels(Api api) const;
   // The block sizes it runs: its own where it declares them, else the run's.
   std::vector<std::uint32_t> block_sizes(const std::vector<std::uint32_t>& run_blocks) const;
-  // Each lane checked against a CPU reference, so its row is final when the lane ends; false:
-  // the lanes' outputs are compared with each other at the point's end (CheckBy::lanes).
+  // At the run's size n: a CPU reference's host arrays and 32-bit indices within the limits
+  // (check_plan; UsageError naming the test at n); a declaration, which runs at its own size,
+  // is checked by check_limits.
+  void check_at_size(const std::string& test, std::uint32_t n,
+                     std::uint64_t max_buffer_bytes) const;
+  // Each lane checked against a CPU reference (CheckBy::cpu_reference), else by the point's lanes.
+  // Asked only by plan.cpp and the output checkers (check/output_checker.h), which the runner
+  // asks instead (tests/house_check.py).
   bool has_cpu_reference() const;
-  // Its CUDA counters are profiled before the first row (profile_first); a pair's with its row.
-  bool profiled_first() const;
   // A sequence of kernels (a multi-step pair): a lane per submission mode it runs in.
   bool is_sequence() const;
   // Its own problem size where it does not run at the run's n (a pair's); nullopt: the run's.

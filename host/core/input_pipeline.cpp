@@ -5,45 +5,14 @@
 #include <cstring>
 
 #include "host_data.h"
+#include "output_checker.h"
 
 namespace cuvk {
 
 Inputs prepare_inputs(const Plan& plan, std::uint64_t run_seed, std::size_t index,
                       std::shared_ptr<HostSlot> slot) {
-  using Clock = std::chrono::steady_clock;
-  const auto seconds = [](Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-  };
-  Inputs in;
-  auto t0 = Clock::now();
-  if (!plan.has_cpu_reference()) {  // a pair: its declared contents; the APIs check each other
-    in.declared = plan.declared_contents(splitmix64(run_seed) + index);
-    in.reference = std::make_shared<LaneReference>();
-    in.made_s.emplace_back("pair contents", seconds(t0));
-    return in;
-  }
-  const KernelModel& m = plan.kernel_model();
-  const std::uint64_t in_words = input_words(m), out_words = output_words(m);
-  if (!slot || slot->input.capacity() < in_words || slot->expected.capacity() < out_words)
-    slot = std::make_shared<HostSlot>(in_words, out_words);
-  const Span<float> input = slot->input.touch(in_words);
-  random_input_into(input, splitmix64(run_seed) + index);
-  in.made_s.emplace_back("random inputs", seconds(t0));
-  t0 = Clock::now();
-  const Span<float> expected = slot->expected.touch(out_words);
-  std::fill(expected.begin(), expected.end(), poison_float());
-  m.reference(input, expected);
-  in.made_s.emplace_back("references", seconds(t0));
-  t0 = Clock::now();
-  in.download = slot->download.touch(out_words);
-  in.made_s.emplace_back("download buffers", seconds(t0));
-  in.input = input;
-  in.expected = expected;
-  in.slot = std::move(slot);
-  const float* data = expected.data();  // the slot outlives the hash: Inputs holds both
-  const std::size_t bytes = expected.size() * sizeof(float);
-  in.expected_hash = std::async(std::launch::async, [data, bytes] { return hash_output(data, bytes); }).share();
-  return in;
+  return runner_detail::output_checker(plan.kernel_model())
+      .begin_point(plan, splitmix64(run_seed) + index, std::move(slot));
 }
 
 EarlyInputs::EarlyInputs(Plan plan, std::uint64_t run_seed, std::size_t max_in_words,
@@ -63,8 +32,11 @@ EarlyInputs::~EarlyInputs() {
 }
 
 std::optional<std::future<Inputs>> EarlyInputs::take_for(const Plan& plan, std::uint64_t run_seed) {
-  const bool fits = inputs_.valid() && run_seed == seed_ && plan.has_cpu_reference() &&
-                    plan_.has_cpu_reference() &&
+  // Only a point whose expected output is made first (the CPU reference's) is worth starting
+  // early; a pair's declared contents are quick.
+  const bool fits = inputs_.valid() && run_seed == seed_ &&
+                    runner_detail::output_checker(plan.kernel_model()).knows_output_first() &&
+                    runner_detail::output_checker(plan_.kernel_model()).knows_output_first() &&
                     plan.kernel == plan_.kernel &&
                     plan.kernel_model().buffers.size() == plan_.kernel_model().buffers.size() &&
                     input_words(plan.kernel_model()) == input_words(plan_.kernel_model()) &&

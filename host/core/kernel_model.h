@@ -3,8 +3,8 @@
 // from, which are outputs and how they compare), the scalar bytes, the launch rule per block size,
 // its steps, and how its rows are checked. The catalogue's plan_* (catalogue.cpp, builtin_model)
 // and the pair loader (host/app/pair_tests.cpp, from the declaration file) both produce it; one
-// lane body (runner_lane.cpp) runs it, and lane_check.cpp compares lanes' outputs where the check
-// is by the other lanes.
+// lane body (runner_lane.cpp) runs it, and check/lanes_check.cpp compares lanes' outputs where the
+// check is by the other lanes.
 #pragma once
 
 #include <cstdint>
@@ -73,7 +73,7 @@ enum class ModelState { none, restore, idempotent };
 
 // How a point's rows are checked: every element against the CPU's own computation of the test
 // (a built-in test: Inputs::expected), or against the declared expected files and every other
-// lane of the point (a pair: lane_check.cpp, at the point's end).
+// lane of the point (a pair: check/lanes_check.cpp, at the point's end).
 enum class CheckBy { cpu_reference, lanes };
 
 struct KernelModel {
@@ -122,7 +122,7 @@ std::uint64_t input_words(const KernelModel& m);
 std::uint64_t output_words(const KernelModel& m);
 
 // The outputs of every lane of a point that passed so far, per block size: each later lane's
-// outputs are compared with all of them (lane_check.cpp), then dropped at the point's end.
+// outputs are compared with all of them (check/lanes_check.cpp), then dropped at the point's end.
 struct LaneOutputs {
   std::string lane;                                // "cuda", "vulkan descriptor", "vulkan bda"
   std::uint32_t poison = 0;                        // the lane's poison word (output_check.h)

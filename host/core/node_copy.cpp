@@ -49,12 +49,12 @@ StagingArea::~StagingArea() {
   std::free(data_);
 }
 
-StagedCopy::StagedCopy(HostTransfers& src, const DeviceBuffer& from, HostTransfers& dst,
-                       DeviceBuffer& to, std::size_t bytes, const StagingArea& area, ChunkHook hook)
-    : src_(src),
-      dst_(dst),
-      from_(from),
-      to_(to),
+StagedCopy::StagedCopy(CopyFrom from, CopyTo to, std::size_t bytes, const StagingArea& area,
+                       ChunkHook hook)
+    : src_(from.device),
+      dst_(to.device),
+      from_(from.buffer),
+      to_(to.buffer),
       bytes_(bytes),
       chunk_(area.chunk_bytes()),
       chunks_((bytes + area.chunk_bytes() - 1) / area.chunk_bytes()),

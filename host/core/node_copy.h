@@ -46,12 +46,22 @@ class StagingArea {
   std::string unregistered_;
 };
 
-// One staged copy of `bytes` from `from` (on src) to `to` (on dst), advanced chunk by chunk so
-// that several (both directions) can proceed at once from one thread.
+// The two ends of a staged copy: a buffer and the transfers of the device that holds it.
+struct CopyFrom {
+  HostTransfers& device;
+  const DeviceBuffer& buffer;
+};
+struct CopyTo {
+  HostTransfers& device;
+  DeviceBuffer& buffer;
+};
+
+// One staged copy of `bytes` from `from` to `to`, advanced chunk by chunk so that several (both
+// directions) can proceed at once from one thread.
 class StagedCopy {
  public:
-  StagedCopy(HostTransfers& src, const DeviceBuffer& from, HostTransfers& dst, DeviceBuffer& to,
-             std::size_t bytes, const StagingArea& area, ChunkHook hook = {});
+  StagedCopy(CopyFrom from, CopyTo to, std::size_t bytes, const StagingArea& area,
+             ChunkHook hook = {});
   // Issues chunk i's download and chunk i - 1's upload; false once every chunk is issued.
   bool step();
   void finish();  // waits for the last upload

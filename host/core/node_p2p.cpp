@@ -71,8 +71,8 @@ P2pRow staged_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pC
   Backend* A = a.backend[api];
   Backend* B = b.backend[api];
   if (A == nullptr || B == nullptr)
-    return unavailable(row, std::string(api_display_name(api)) + ": " +
-                                (A ? b.why[api] : a.why[api]));
+    return unavailable(row,
+                       std::string(api_display_name(api)) + ": " + (A ? b.why[api] : a.why[api]));
   auto* ta = A->find<HostTransfers>();
   auto* tb = B->find<HostTransfers>();
   if (ta == nullptr || tb == nullptr)
@@ -83,12 +83,13 @@ P2pRow staged_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pC
   if (!forward.unregistered().empty()) return unavailable(row, forward.unregistered());
   std::vector<Lane> lanes;
   lanes.push_back(make_lane(*A, *B, row.bytes, row.bytes * 31 + row.src * 7 + row.dst));
-  if (row.both) lanes.push_back(make_lane(*B, *A, row.bytes, row.bytes * 31 + row.dst * 7 + row.src));
+  if (row.both)
+    lanes.push_back(make_lane(*B, *A, row.bytes, row.bytes * 31 + row.dst * 7 + row.src));
   const auto transfer = [&] {
-    StagedCopy f(*ta, *lanes[0].src, *tb, *lanes[0].dst, row.bytes, forward, c.hook);
+    StagedCopy f({*ta, *lanes[0].src}, {*tb, *lanes[0].dst}, row.bytes, forward, c.hook);
     row.chunks = f.chunks();
     if (!row.both) return run_staged({&f});
-    StagedCopy r(*tb, *lanes[1].src, *ta, *lanes[1].dst, row.bytes, *backward, c.hook);
+    StagedCopy r({*tb, *lanes[1].src}, {*ta, *lanes[1].dst}, row.bytes, *backward, c.hook);
     run_staged({&f, &r});
   };
   measure(row, lanes, transfer, c);
@@ -99,7 +100,8 @@ P2pRow staged_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pC
 P2pRow peer_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pConfig& c) {
   Backend* A = a.backend[Api::cuda];
   Backend* B = b.backend[Api::cuda];
-  if (A == nullptr || B == nullptr) return unavailable(row, "CUDA: " + (A ? b.why : a.why)[Api::cuda]);
+  if (A == nullptr || B == nullptr)
+    return unavailable(row, "CUDA: " + (A ? b.why : a.why)[Api::cuda]);
   auto* pa = A->find<PeerCopies>();
   auto* pb = B->find<PeerCopies>();
   if (pa == nullptr || pb == nullptr) return unavailable(row, A->lacks<PeerCopies>());
@@ -110,7 +112,8 @@ P2pRow peer_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pCon
   if (row.both) pa->enable_peer(*B);
   std::vector<Lane> lanes;
   lanes.push_back(make_lane(*A, *B, row.bytes, row.bytes * 37 + row.src * 7 + row.dst));
-  if (row.both) lanes.push_back(make_lane(*B, *A, row.bytes, row.bytes * 37 + row.dst * 7 + row.src));
+  if (row.both)
+    lanes.push_back(make_lane(*B, *A, row.bytes, row.bytes * 37 + row.dst * 7 + row.src));
   const bool read = row.method == P2pMethod::peer_read;
   const auto issue = [&](PeerCopies& p, const Backend& peer, const Lane& l) {
     return read ? p.read_from_peer_async(peer, *l.src, *l.dst, row.bytes)
@@ -167,9 +170,12 @@ P2pRow run_row(P2pRow row, const P2pDevice& a, const P2pDevice& b, const P2pConf
 
 const char* p2p_method_name(P2pMethod m) {
   switch (m) {
-    case P2pMethod::staged: return "staged";
-    case P2pMethod::peer_copy: return "peer-copy";
-    case P2pMethod::peer_read: return "peer-read";
+    case P2pMethod::staged:
+      return "staged";
+    case P2pMethod::peer_copy:
+      return "peer-copy";
+    case P2pMethod::peer_read:
+      return "peer-read";
   }
   return "?";
 }

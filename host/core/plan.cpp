@@ -12,7 +12,6 @@ namespace cuvk {
 
 using runner_detail::check_model;
 using runner_detail::model_geometry;
-using runner_detail::settle_pair_checks;
 
 std::uint64_t input_words(const KernelModel& m) {
   for (const ModelBuffer& b : m.buffers)
@@ -43,7 +42,7 @@ void Plan::check_limits(const std::string& test, std::uint32_t n,
                         const DeviceLimits& lim) const {
   // A CPU reference's indices and host arrays first (run_config.cpp: named by test and n), then
   // the model's buffers and grids (a pair's named by its file and field).
-  if (has_cpu_reference()) check_plan(test, n, *this, lim.max_buffer);
+  check_at_size(test, n, lim.max_buffer);
   check_model(kernel_model(), block_sizes(run_blocks), lim.max_x, lim.max_y, lim.max_block,
               lim.max_buffer);
 }
@@ -55,7 +54,7 @@ std::uint64_t Plan::device_bytes() const {
 }
 
 std::vector<std::string> Plan::required_kernels(Api api) const {
-  if (kernel_model().not_built[api]) return {};  // its side runs no lane (run_lane)
+  if (kernel_model().not_built[api]) return {};  // its side runs no lane (LaneRun)
   if (!is_sequence()) return {kernel};
   std::vector<std::string> kernels;
   for (const ModelStep& s : kernel_model().steps) kernels.push_back(s.kernel);
@@ -68,12 +67,6 @@ std::vector<std::uint32_t> Plan::block_sizes(const std::vector<std::uint32_t>& r
 
 bool Plan::has_cpu_reference() const {
   return kernel_model().check == CheckBy::cpu_reference;
-}
-
-bool Plan::profiled_first() const {
-  // profile_kernels_first launches on the model's buffers filled with 1.0f and 0: a kernel
-  // checked by the CPU reference reads no index from them (a pair's might).
-  return has_cpu_reference() && kernel != kCopyEngine;
 }
 
 bool Plan::is_sequence() const {
@@ -114,11 +107,26 @@ bool Plan::side_built(Api api) const {
   return !kernel_model().not_built[api];
 }
 
-void runner_detail::conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
-                                   std::vector<ResultRow>& rows) {
-  if (plan.has_cpu_reference()) return;  // each lane concluded its own row
-  settle_pair_checks(plan.kernel_model(), in.reference->by_block[block], rows);
-  in.reference->by_block.erase(block);  // the lanes' outputs: only this point compares them
+void Plan::check_at_size(const std::string& test, std::uint32_t n,
+                         std::uint64_t max_buffer_bytes) const {
+  // A CPU reference's host arrays and 32-bit indices at the run's size; a declaration runs at its
+  // own size, checked with the devices' limits (check_model).
+  if (has_cpu_reference()) check_plan(test, n, *this, max_buffer_bytes);
+}
+
+std::pair<std::uint32_t, std::string> runner_detail::rows_size(const std::vector<Job>& jobs,
+                                                               std::uint32_t n,
+                                                               const std::string& n_rule) {
+  bool any_builtin = false;
+  std::vector<std::pair<std::string, OwnSize>> pairs;
+  for (const Job& j : jobs) {
+    const std::optional<OwnSize> own = j.plan.own_size();
+    if (!own)
+      any_builtin = true;
+    else if (pairs.empty() || pairs.back().first != j.test->name)
+      pairs.emplace_back(j.test->name, *own);
+  }
+  return run_n(n, n_rule, any_builtin, pairs);
 }
 
 }  // namespace cuvk

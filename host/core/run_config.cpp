@@ -59,29 +59,19 @@ static_assert(kDefaultCpuSettleMs >= 0.0 && kDefaultCpuSettleMs <= kMaxSettleMs)
 
 }  // namespace
 
-void ValidatedConfig::set_callbacks(decltype(RunConfig::progress) progress,
-                                    decltype(RunConfig::on_row) on_row,
-                                    decltype(RunConfig::on_start) on_start) {
-  cfg_.progress = std::move(progress);
-  cfg_.on_row = std::move(on_row);
-  cfg_.on_start = std::move(on_start);
+ValidatedConfig ValidatedConfig::with_cpu_defaults(bool reps, bool warmup, bool settle_ms) const {
+  RunConfig cfg = cfg_;
+  if (reps) cfg.reps = kDefaultCpuReps;
+  if (warmup) cfg.warmup = kDefaultCpuWarmup;
+  if (settle_ms) cfg.settle_ms = kDefaultCpuSettleMs;
+  return ValidatedConfig(std::move(cfg));
 }
 
-void ValidatedConfig::use_cpu_defaults(bool reps, bool warmup, bool settle_ms) {
-  if (reps) cfg_.reps = kDefaultCpuReps;
-  if (warmup) cfg_.warmup = kDefaultCpuWarmup;
-  if (settle_ms) cfg_.settle_ms = kDefaultCpuSettleMs;
-}
-
-void ValidatedConfig::add_tests(const std::vector<std::string>& tests) {
-  const std::size_t before = cfg_.tests.size();
-  cfg_.tests.insert(cfg_.tests.end(), tests.begin(), tests.end());
-  try {
-    check_sweep_size(cfg_);
-  } catch (...) {
-    cfg_.tests.resize(before);
-    throw;
-  }
+ValidatedConfig ValidatedConfig::with_tests(const std::vector<std::string>& tests) const {
+  RunConfig cfg = cfg_;
+  cfg.tests.insert(cfg.tests.end(), tests.begin(), tests.end());
+  check_sweep_size(cfg);
+  return ValidatedConfig(std::move(cfg));
 }
 
 ValidatedConfig validate_config(RunConfig config) {
@@ -127,7 +117,7 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
   const KernelModel& m = plan.kernel_model();
   const std::uint64_t in_words = input_words(m), out_words = output_words(m);
   // A built-in launch rule's threads do not depend on the block size (a pair's never come here:
-  // own_size).
+  // Plan::check_at_size).
   if (in_words == 0 || out_words == 0 || m.launch(0).threads == 0)
     throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
   for (std::uint64_t words : {in_words, out_words}) {
@@ -143,7 +133,8 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
   if (host > limit)
     throw UsageError(at + " needs about " + std::to_string(host) +
                      " bytes of host memory (inputs, expected and downloaded outputs of two "
-                     "points); " + limit_name + " allows " + std::to_string(limit));
+                     "points); " +
+                     limit_name + " allows " + std::to_string(limit));
 }
 
 std::uint64_t host_bytes_of(const Plan& plan) {
@@ -169,8 +160,7 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
     if (!t) continue;  // an unknown test is named by parse_tests and plan_jobs
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       const Plan plan = t->plan(p);
-      // A pair runs at its own size, checked with the devices' limits (Plan::check_limits).
-      if (!plan.own_size()) check_plan(name, n, plan, max_buffer_bytes);
+      plan.check_at_size(name, n, max_buffer_bytes);
     }
   }
 }
@@ -188,7 +178,8 @@ std::pair<std::uint32_t, std::string> run_n(
   if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
   std::string said;
   for (const auto& [name, own] : pairs)
-    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(own.n) + " (" + own.n_rule + ")";
+    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(own.n) + " (" + own.n_rule +
+            ")";
   if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
   return {n, rule + "; pairs: " + said};
 }

@@ -1,10 +1,11 @@
-// The one timing driver, as named phases (nvbench's measure_cold idea): plan -> check
-// resources -> settle clocks -> per point: prepare inputs, then per API lane: correctness run +
-// verify -> measure -> summarise (ceilings, host cost). Each phase is one function below (one lane
-// of one point is in runner_lane.cpp, chains' lanes in runner_chain.cpp, the first point's inputs
-// in runner_inputs.cpp; validate_config, which makes the ValidatedConfig it takes, in
-// run_config.cpp); run_suite only sequences them. Tests,
-// the ceiling, the host-cost kernel and the L2 flush come from the catalogue: none is named here.
+// The one timing driver, as named phases (nvbench's measure_cold idea): plan -> settle clocks
+// beside the first inputs -> calibrate -> per point: inputs, then per lane: correctness run +
+// check -> measure -> rows out -> host cost. `Suite` holds the run's state and its operator()
+// lists the phases; the plan is in runner_plan.cpp, one lane of one point is a LaneRun
+// (runner_lane.cpp), chains' lanes are in runner_chain.cpp, the first point's inputs in
+// runner_inputs.cpp, and validate_config, which makes the ValidatedConfig it takes, in
+// run_config.cpp. Tests, the ceiling, the host-cost kernel and the L2 flush come from the
+// catalogue: none is named here.
 #include "runner.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "l2_flush.h"
+#include "output_checker.h"
 #include "runner_parts.h"
 #include "util.h"
 
@@ -34,151 +36,17 @@ constexpr double kMinSettleMs = 50.0;  // GPU time settled at least, even with t
 // batch reports no positive, finite time.
 constexpr double kSettleWallFactor = 2.0;
 constexpr double kSettleWallSlackS = 0.5;
-// Limits common to every device that will run (catalogue.h's DeviceLimits), and what they are.
-struct Limits : DeviceLimits {
-  std::uint64_t l2_bytes = 0, bus_bits = 0;
-  bool any_gpu = false, any_backend = false, any_cpu = false;
-};
-
-// ---- plan ----
-Limits device_limits(const std::vector<ApiState>& apis) {
-  Limits lim;
-  for (const ApiState& a : apis) {
-    if (!a.backend) continue;
-    const DeviceInfo& d = a.backend->info();
-    lim.any_backend = true;
-    lim.any_gpu = lim.any_gpu || !d.is_cpu;
-    lim.any_cpu = lim.any_cpu || d.is_cpu;
-    lim.max_x = std::min(lim.max_x, d.max_grid_x);
-    lim.max_y = std::min(lim.max_y, d.max_grid_y);
-    lim.max_block = std::min(lim.max_block, d.max_block_size);
-    lim.max_buffer = std::min(lim.max_buffer, d.max_buffer_bytes);
-    lim.l2_bytes = std::max(lim.l2_bytes, d.l2_bytes);
-    lim.bus_bits = std::max<std::uint64_t>(lim.bus_bits, d.memory_bus_bits);
-  }
-  return lim;
-}
-
-// The flush scratch: 3x the L2 (both APIs run on one GPU, so an L2 size reported by either
-// applies to both), a fixed size where the L2 is unknown, a CPU's last-level cache on a CPU.
-std::uint64_t flush_scratch_bytes(const Limits& lim) {
-  if (!lim.any_backend) return 0;
-  return cuvk::flush_scratch_bytes(lim.any_gpu, lim.any_cpu, lim.l2_bytes);
-}
-
-// The run-wide choices: problem size, time budget, flush size, clocks and the DRAM peak.
-void choose_run_settings(const RunConfig& cfg, const BackendSet& set, const Limits& lim,
-                         RunOutcome& out) {
-  for (std::uint32_t b : cfg.block_sizes)
-    if (lim.any_backend && b > lim.max_block)
-      throw UsageError(fmt::format("block size {} exceeds the device limit {}", b, lim.max_block));
-  out.l2_bytes = lim.l2_bytes;
-  out.flush_bytes = cfg.l2 == L2Mode::cold ? flush_scratch_bytes(lim) : 0;
-  out.clock_monitor = set.clocks ? "NVML" : set.clocks_reason;
-  if (cfg.counters) {
-    out.counters_source = set.counters ? "CUPTI on " + set.counters->chip() : set.counters_reason;
-    if (set.counters) out.counters_pm_metrics = set.counters->pm_names();
-    if (set.counters) out.counters_chip = set.counters->chip();
-    if (set.counters) out.counters_interval_ns = set.counters->interval_ns();
-  }
-  if (set.clocks && set.clocks->max_mem_mhz() > 0 && lim.bus_bits > 0)
-    out.dram_peak_gbps = 2.0 * set.clocks->max_mem_mhz() * 1e6 * static_cast<double>(lim.bus_bits) /
-                         8.0 / kBytesPerGB;
-  out.sizes = run_sizes(cfg, lim.any_gpu);
-  out.n = out.sizes.front();
-  out.n_rule = cfg.n            ? "--n"
-               : lim.any_gpu    ? "default for GPUs (well beyond L2)"
-                                : "default for CPU devices";
-  out.max_time_s = cfg.max_time_s > 0.0 ? cfg.max_time_s
-                   : lim.any_gpu        ? kDefaultGpuMaxTimeS
-                                        : kDefaultCpuMaxTimeS;
-}
-
-// Every point of every selected test at every size (a point's sizes next to each other), planned
-// before anything runs so a bad size fails first.
-std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
-                           const std::vector<std::uint32_t>& sizes) {
-  std::vector<Job> jobs;
-  std::string off;  // the options of axes that are off (no values) and that a selected test sweeps
-  for (const std::string& name : cfg.tests) {
-    const TestCase* t = find_test(name);
-    if (!t) throw UsageError("unknown test '" + name + "'");
-    for (const std::string& axis : t->sweeps)
-      if (const auto v = cfg.axis_values.find(axis); v != cfg.axis_values.end() && v->second.empty())
-        off += " (" + name + " runs only with " + find_axis(axis)->option + ")";
-    for (const Point& p : test_points(*t, cfg, sizes, lim.any_gpu)) {  // runner_chain.cpp
-      Plan plan = t->plan(p);
-      plan.check_limits(name, p.n, cfg.block_sizes, lim);
-      jobs.push_back({t, p, std::move(plan)});
-    }
-  }
-  if (jobs.empty()) throw UsageError("the selection of tests, layouts and variants is empty" + off);
-  // The ceiling first: every later row's "% of ceiling" is then known when the row is printed.
-  const SuiteKernels& sk = suite_kernels();
-  std::stable_partition(jobs.begin(), jobs.end(), [&sk](const Job& j) {
-    return j.test->name == sk.ceiling_test && j.point.variant == sk.ceiling_variant;
-  });
-  return jobs;
-}
-
-// Enough device memory for the largest point plus the flush scratch, and every kernel the
-// selection needs on every backend that runs; checked before anything is allocated.
-void check_resources(const std::vector<Job>& jobs, const std::vector<ApiState>& apis,
-                     std::uint64_t scratch_bytes, std::uint32_t n) {
-  std::uint64_t need_bytes = 0;
-  for (const Job& j : jobs) need_bytes = std::max(need_bytes, j.plan.device_bytes());
-  need_bytes += scratch_bytes + kFlushVecBytes;
-  for (const ApiState& a : apis) {
-    if (!a.backend) continue;
-    std::vector<std::string> required = {suite_kernels().l2_flush_kernel};
-    for (const Job& j : jobs)
-      for (std::string& k : j.plan.required_kernels(a.api)) required.push_back(std::move(k));
-    if (const std::uint64_t free_bytes = a.backend->free_memory_bytes(); need_bytes > free_bytes)
-      throw UsageError(fmt::format("n = {} needs {} bytes of {} device memory; {} bytes are free",
-                                   n, need_bytes, api_name(a.api), free_bytes));
-    if (auto missing = missing_kernels(required, a.backend->kernels()); !missing.empty())
-      throw Error(
-          fmt::format("{} backend lacks kernels: {}", api_name(a.api), fmt::join(missing, ", ")));
-  }
-}
-
-std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg) {
-  std::vector<Lane> lanes;
-  for (ApiState& a : apis) {
-    if (a.api != Api::vulkan) {
-      lanes.push_back({&a, native_binding(a.api)});
-      continue;
-    }
-    for (Binding b : cfg.vk_bindings) lanes.push_back({&a, b});
-    // The copy engine on every other family that can copy, next to the native lane's own family.
-    const Binding native = native_binding(a.api);
-    if (std::find(cfg.vk_bindings.begin(), cfg.vk_bindings.end(), native) == cfg.vk_bindings.end())
-      continue;
-    for (const QueueFamily& f : a.families)
-      if (!f.own) lanes.push_back({&a, native, &f});
-  }
-  add_chain_lanes(apis, cfg, lanes);  // runner_chain.cpp: one per submission mode
-  return lanes;
-}
-
-std::size_t count_steps(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
-                        const RunConfig& cfg) {
-  std::size_t steps = 0;
-  for (const Job& j : jobs)
-    for (const Lane& l : lanes) steps += lane_runs(l, j) ? job_block_sizes(j, cfg).size() : 0;
-  return steps;
-}
-
 // ---- settle clocks ----
 
 // Allocates the flush scratch: the launch that evicts L2 before every timed repetition.
-void prepare_flush(ApiState& a, const RunConfig& cfg, const Limits& lim, std::uint64_t scratch_bytes) {
+void prepare_flush(ApiState& a, const RunConfig& cfg, const Limits& lim,
+                   std::uint64_t scratch_bytes) {
   Backend& b = *a.backend;
   a.scratch = b.allocate(scratch_bytes);
   a.sink = b.allocate(kFlushVecBytes);
   b.fill(*a.scratch, 0);
-  a.flush = flush_launch(a.scratch.get(), a.sink.get(), cfg.block_sizes.front(), lim.max_x,
-                         lim.max_y);
+  a.flush =
+      flush_launch(a.scratch.get(), a.sink.get(), cfg.block_sizes.front(), lim.max_x, lim.max_y);
 }
 
 // Runs the flush until `settle_ms` of GPU time has passed, so the first point does not meet idle
@@ -210,10 +78,10 @@ bool same_gpu(const Backend& a, const Backend& b) {
 
 std::string progress_what(const ResultRow& row) {
   const std::string label = point_label(row);
-  return row.kernel + (label.empty() ? "" : " " + label) + " block " +
-         std::to_string(row.block_size) + " " + api_name(row.api) +
-         (row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "") +
-         (row.queue_family ? " queue " + std::to_string(*row.queue_family) : "");
+  return fmt::format("{}{} block {} {}{}{}", row.kernel, label.empty() ? "" : " " + label,
+                     row.block_size, api_name(row.api),
+                     row.api == Api::vulkan ? std::string(" ") + binding_name(row.binding) : "",
+                     row.queue_family ? fmt::format(" queue {}", *row.queue_family) : "");
 }
 
 // The copy vec4 point of an API: the ceiling that "% of ceiling" divides by.
@@ -237,164 +105,212 @@ void set_ceiling(ResultRow& r, const std::vector<ResultRow>& earlier) {
       r.pct_of_ceiling = 100.0 * r.gbps_moved / c.gbps_moved;
 }
 
-// Every lane of one point at one block size, alternating which API goes first so slow drift
-// does not favour one of them. Rows go out in lane order as soon as they and the rows before
-// them are done. Returns false when an interrupt stopped it.
-bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in,
-               std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
-               const Limits& lim, std::size_t& step, std::size_t steps, RunOutcome& out) {
-  const Geometry geom = job.plan.geometry(block, lim);
-  std::vector<ResultRow> rows(lanes.size());
-  std::vector<char> done(lanes.size(), 0);
-  std::size_t next = 0;
-  bool stopped = false;
-  auto emit_ready = [&](bool all) {
-    PhaseTimer t(out.phase_s, "rows out");
-    for (; next < rows.size() && (done[next] || all); ++next) {
-      ResultRow& r = rows[next];
-      if (r.test.empty() || (r.status == Status::unavailable && stopped)) continue;
-      set_ceiling(r, out.rows);
-      if (out.rows.empty()) {  // what the first row waited for (its own "rows out" not yet in)
-        out.first_row_phase_s = out.phase_s;
-        out.first_row_background_s = out.background_s;
-      }
-      if (cfg.on_row) cfg.on_row(r);
-      out.rows.push_back(std::move(r));
-    }
+// The runner's phases over one run (nvbench's measure_cold): what they share is members here,
+// and operator() lists them in order. Made and run once by run_suite.
+class Suite {
+ public:
+  Suite(const RunConfig& cfg, const BackendSet& set, const RunObserver& observer,
+        std::shared_ptr<EarlyInputs> first_inputs)
+      : cfg_(cfg),
+        set_(set),
+        observer_(observer),
+        early_(std::move(first_inputs)),
+        apis_(api_states(cfg, set)) {}
+  Suite(const Suite&) = delete;
+  Suite& operator=(const Suite&) = delete;
+
+  RunOutcome operator()();
+
+ private:
+  RunOutcome interrupted_outcome();
+  void open_inputs();
+  void settle();
+  void settle_gpus();
+  void profile_first();
+  bool run_jobs();
+  bool run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in);
+
+  // One point's rows in lane order, which are done, how many went out, and whether an interrupt
+  // stopped the point.
+  struct PointRows {
+    explicit PointRows(std::size_t lanes) : rows(lanes), done(lanes, 0) {}
+    std::vector<ResultRow> rows;
+    std::vector<char> done;
+    std::size_t next = 0;
+    bool stopped = false;
   };
-  for (std::size_t i = 0; i < lanes.size() && !stopped; ++i) {
-    const std::size_t k = turn % 2 ? lanes.size() - 1 - i : i;
-    const Lane& lane = lanes[k];
-    done[k] = 1;
-    if (!lane_runs(lane, job)) continue;
-    rows[k] = row_of(job, lane, geom, out.sizes.size() > 1);
-    ++step;
-    stopped = interrupted();
-    if (stopped) break;
-    if (cfg.progress && lane.state->backend &&
-        lane.state->backend->binding_unsupported(lane.binding).empty()) {
-      PhaseTimer t(out.phase_s, "rows out");
-      cfg.progress(step - 1, steps, progress_what(rows[k]));
-    }
-    run_lane(lane, job, in, cfg, set.clocks, out, rows[k]);
-    if (interrupted()) {  // during this lane: its row is unfinished unless it completed
-      stopped = true;
-      break;
-    }
-    if (job.plan.has_cpu_reference()) emit_ready(false);  // else they wait for the comparisons
+
+  void emit(PointRows& p, bool all);
+
+  const RunConfig& cfg_;
+  const BackendSet& set_;
+  const RunObserver& observer_;
+  std::shared_ptr<EarlyInputs> early_;  // the first point's inputs made early, or null
+  RunOutcome out_;
+  std::vector<ApiState> apis_;
+  const KeepHungBuffers keep_hung_buffers_{apis_};  // however the run ends
+  Limits lim_;
+  std::vector<Job> jobs_;
+  // The input pipeline and the first point's inputs; where a device hung, the guard leaks them
+  // (it may still use them).
+  std::unique_ptr<InputPipeline> inputs_;
+  std::unique_ptr<Inputs> first_;
+  const KeepHungHostMemory<InputPipeline, Inputs> keep_hung_host_{apis_, inputs_, first_};
+  std::vector<Lane> lanes_;  // pointing into apis_, which never changes size
+  std::size_t step_ = 0, steps_ = 0;
+};
+
+RunOutcome Suite::operator()() {
+  jobs_ = plan_run(cfg_, set_, apis_, lim_, out_);
+  open_inputs();
+  settle();
+  if (interrupted()) return interrupted_outcome();
+  if (cfg_.counters) profile_first();
+  calibrate(apis_, cfg_, lim_.max_x, lim_.max_y, out_);
+  lanes_ = lanes_of(apis_, cfg_);
+  out_.planned = planned_rows(jobs_, lanes_, cfg_, out_.sizes.size() > 1);
+  if (observer_.on_start) observer_.on_start(out_);
+  if (!run_jobs()) return interrupted_outcome();
+  {
+    PhaseTimer t(out_.phase_s, "host cost");
+    sample_host_costs(apis_, cfg_, lim_.max_x, lim_.max_y, out_);
   }
-  conclude_point(job.plan, in, block, rows);  // plan.cpp: lanes compared with each other
-  emit_ready(true);
-  return !stopped;
+  sample_dispatch_costs(apis_, cfg_, lim_.max_x, lim_.max_y, out_);  // with --dispatch-cost
+  return std::move(out_);
 }
 
-// ---- summarise ----
-
-// With --counters: the CUDA kernels' range-profiler counters, all before the first row (issue 21).
-void profile_first(std::vector<ApiState>& apis, const std::vector<Job>& jobs, const RunConfig& cfg,
-                   const Limits& lim, RunOutcome& out) {
-  std::vector<PlannedLaunch> launches;
-  for (const Job& j : jobs)
-    if (j.plan.profiled_first())
-      for (std::uint32_t block : job_block_sizes(j, cfg)) try {
-          launches.push_back({&j.plan, j.plan.geometry(block, lim)});
-        } catch (const UsageError&) {  // its row says so
-        }
-  for (ApiState& a : apis) profile_kernels_first(a, launches, cfg.l2 == L2Mode::cold, out);
+RunOutcome Suite::interrupted_outcome() {
+  out_.interrupted = true;
+  return std::move(out_);
 }
 
-// ---- run_suite's steps, in its order ----
-
-// One state per API of the run, with its backend (or why none) and the counters where asked.
-std::vector<ApiState> api_states(const RunConfig& cfg, const BackendSet& set) {
-  std::vector<ApiState> apis;
-  for (Api a : cfg.apis)
-    apis.push_back({a, set.backends[a], set.reasons[a], nullptr, nullptr, {}, {},
-                    cfg.counters ? set.counters : nullptr, set.counters_reason, {}});
-  return apis;
+// The input pipeline over every job's plan (it takes the early inputs where they fit).
+void Suite::open_inputs() {
+  std::vector<const Plan*> plans;
+  for (const Job& j : jobs_) plans.push_back(&j.plan);
+  inputs_ = std::make_unique<InputPipeline>(plans, cfg_.seed, lim_.any_backend, early_.get());
 }
 
-// The plan phase: the devices' common limits (into `lim`), the run's settings, the jobs, and a
-// check that the devices can hold them.
-std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
-                          const std::vector<ApiState>& apis, Limits& lim, RunOutcome& out) {
-  PhaseTimer t(out.phase_s, "plan");
-  lim = device_limits(apis);
-  choose_run_settings(cfg, set, lim, out);
-  std::vector<Job> jobs = plan_jobs(cfg, lim, out.sizes);
-  check_resources(jobs, apis, flush_scratch_bytes(lim),
-                  *std::max_element(out.sizes.begin(), out.sizes.end()));
-  // The head and settings.n tell the size the rows ran at: a pair's is its own.
-  bool any_builtin = false;
-  std::vector<std::pair<std::string, OwnSize>> pairs;
-  for (const Job& j : jobs) {
-    const std::optional<OwnSize> own = j.plan.own_size();
-    if (!own) any_builtin = true;
-    else if (pairs.empty() || pairs.back().first != j.test->name)
-      pairs.emplace_back(j.test->name, *own);
+// The flush scratch of each backend, then the clocks settled while the first point's inputs
+// are prepared and registered beside (FirstInputs); keeps those inputs once ready.
+void Suite::settle() {
+  for (ApiState& a : apis_) {
+    if (!a.backend) continue;
+    PhaseTimer t(out_.phase_s, "flush scratch");
+    outside_rows(a, [&] { prepare_flush(a, cfg_, lim_, flush_scratch_bytes(lim_)); });
   }
-  std::tie(out.n, out.n_rule) = run_n(out.n, out.n_rule, any_builtin, pairs);
-  out.n_rule += own_sizes_note(jobs, cfg);  // runner_chain.cpp: "; chain at 4096, 65536"
-  return jobs;
+  FirstInputs first_inputs(*inputs_, lim_.any_backend, apis_);
+  settle_gpus();
+  PhaseTimer t(out_.phase_s, "inputs (waiting)");
+  first_ = std::make_unique<Inputs>(first_inputs.take(out_));
 }
 
 // Settles each GPU's clocks once (the first API on a GPU settles it), then samples the clocks.
-void settle_gpus(std::vector<ApiState>& apis, const RunConfig& cfg, const BackendSet& set,
-                 const Limits& lim, RunOutcome& out) {
+void Suite::settle_gpus() {
   std::vector<const Backend*> settled;
-  for (ApiState& a : apis) {
+  for (ApiState& a : apis_) {
     if (!a.backend) continue;
-    PhaseTimer t(out.phase_s, "settle");
+    PhaseTimer t(out_.phase_s, "settle");
     a.families = a.backend->copy_queue_families();
     if (std::none_of(settled.begin(), settled.end(),
                      [&a](const Backend* s) { return same_gpu(*s, *a.backend); }))
-      outside_rows(a, [&] { settle_clocks(a, cfg, set.clocks, out); });
+      outside_rows(a, [&] { settle_clocks(a, cfg_, set_.clocks, out_); });
     settled.push_back(a.backend);
   }
-  PhaseTimer t(out.phase_s, "settle");
-  if (set.clocks && lim.any_backend) out.clocks_after_settle = set.clocks->sample();
+  PhaseTimer t(out_.phase_s, "settle");
+  if (set_.clocks && lim_.any_backend) out_.clocks_after_settle = set_.clocks->sample();
 }
 
-// The flush scratch of each backend, then the clocks settled while the first point's inputs are
-// prepared and registered beside; returns those inputs once ready.
-Inputs settle_with_first_inputs(std::vector<ApiState>& apis, const RunConfig& cfg,
-                                const BackendSet& set, const Limits& lim, InputPipeline& inputs,
-                                RunOutcome& out) {
-  for (ApiState& a : apis) {
-    if (!a.backend) continue;
-    PhaseTimer t(out.phase_s, "flush scratch");
-    outside_rows(a, [&] { prepare_flush(a, cfg, lim, flush_scratch_bytes(lim)); });
-  }
-  FirstInputs first_inputs(inputs, lim.any_backend, apis);
-  settle_gpus(apis, cfg, set, lim, out);
-  PhaseTimer t(out.phase_s, "inputs (waiting)");
-  return first_inputs.take(out);
+// With --counters: the CUDA kernels' range-profiler counters, all before the first row
+// (issue 21).
+void Suite::profile_first() {
+  std::vector<PlannedLaunch> launches;
+  for (const Job& j : jobs_)
+    // Its kernel reads its buffers as data, not as indices: it can run on the profiler's
+    // buffers (filled with 1.0f and 0). The copy engine runs no kernel.
+    if (j.plan.kernel != kCopyEngine && output_checker(j.plan.kernel_model()).knows_output_first())
+      for (std::uint32_t block : job_block_sizes(j, cfg_)) try {
+          launches.push_back({&j.plan, j.plan.geometry(block, lim_)});
+        } catch (const UsageError&) {  // its row says so
+        }
+  for (ApiState& a : apis_) profile_kernels_first(a, launches, cfg_.l2 == L2Mode::cold, out_);
 }
 
 // Every point of every job in plan order, each job's inputs taken from the pipeline (the first
-// job's are `first`) and freed after its points. Returns false when an interrupt stopped it.
-bool run_jobs(const std::vector<Job>& jobs, Inputs& first, InputPipeline& inputs,
-              std::vector<Lane>& lanes, const RunConfig& cfg, const BackendSet& set,
-              const Limits& lim, RunOutcome& out) {
-  const std::size_t steps = count_steps(jobs, lanes, cfg);
-  std::size_t step = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+// job's are the settled ones) and freed after its points. Returns false when an interrupt
+// stopped it.
+bool Suite::run_jobs() {
+  steps_ = count_steps(jobs_, lanes_, cfg_);
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
     Inputs in;
     if (j == 0) {
-      in = std::move(first);
+      in = std::move(*first_);
     } else {
-      PhaseTimer t(out.phase_s, "inputs (waiting)");
-      in = inputs.take(j);
+      PhaseTimer t(out_.phase_s, "inputs (waiting)");
+      in = inputs_->take(j);
     }
-    for (const auto& [what, s] : in.made_s) add_phase(out.background_s, what, s);
-    const std::vector<std::uint32_t> blocks = job_block_sizes(jobs[j], cfg);
+    for (const auto& [what, s] : in.made_s) add_phase(out_.background_s, what, s);
+    const std::vector<std::uint32_t> blocks = job_block_sizes(jobs_[j], cfg_);
     for (std::size_t bi = 0; bi < blocks.size(); ++bi)
-      if (!run_point(jobs[j], j + bi, blocks[bi], in, lanes, cfg, set, lim, step, steps, out))
-        return false;
-    PhaseTimer t(out.phase_s, "inputs (free)");
-    free_unless_hung(lanes, std::move(in));  // its hash thread ends before the buffers go
+      if (!run_point(jobs_[j], j + bi, blocks[bi], in)) return false;
+    PhaseTimer t(out_.phase_s, "inputs (free)");
+    free_unless_hung(lanes_, std::move(in));  // its hash thread ends before the buffers go
   }
   return true;
+}
+
+// Every lane of one point at one block size, alternating which API goes first so slow drift
+// does not favour one of them. Rows go out in lane order as soon as they and the rows before
+// them are done. Returns false when an interrupt stopped it.
+bool Suite::run_point(const Job& job, std::size_t turn, std::uint32_t block, const Inputs& in) {
+  const Geometry geom = job.plan.geometry(block, lim_);
+  const Timing timing{cfg_, set_.clocks, out_};
+  const OutputChecker& checker = output_checker(job.plan.kernel_model());
+  PointRows rows(lanes_.size());
+  for (std::size_t i = 0; i < lanes_.size() && !rows.stopped; ++i) {
+    const std::size_t k = turn % 2 ? lanes_.size() - 1 - i : i;
+    const Lane& lane = lanes_[k];
+    rows.done[k] = 1;
+    if (!lane_runs(lane, job)) continue;
+    ResultRow row = row_of(job, lane, geom, out_.sizes.size() > 1);
+    ++step_;
+    rows.stopped = interrupted();
+    if (rows.stopped) {
+      rows.rows[k] = std::move(row);
+      break;
+    }
+    if (observer_.progress && lane.state->backend &&
+        lane.state->backend->binding_unsupported(lane.binding).empty()) {
+      PhaseTimer t(out_.phase_s, "rows out");
+      observer_.progress(step_ - 1, steps_, progress_what(row));
+    }
+    rows.rows[k] = LaneRun(lane, job, in, timing, std::move(row))();
+    if (interrupted()) {  // during this lane: its row is unfinished unless it completed
+      rows.stopped = true;
+      break;
+    }
+    if (checker.knows_output_first()) emit(rows, false);  // else they wait for the point's end
+  }
+  checker.conclude_point(job.plan.kernel_model(), in, block, rows.rows);
+  emit(rows, true);
+  return !rows.stopped;
+}
+
+// The point's rows that are ready, in lane order (`all`: every one left), out to the observer
+// and the outcome.
+void Suite::emit(PointRows& p, bool all) {
+  PhaseTimer t(out_.phase_s, "rows out");
+  for (; p.next < p.rows.size() && (p.done[p.next] || all); ++p.next) {
+    ResultRow& r = p.rows[p.next];
+    if (r.test.empty() || (r.status == Status::unavailable && p.stopped)) continue;
+    set_ceiling(r, out_.rows);
+    if (out_.rows.empty()) {  // what the first row waited for (its own "rows out" not yet in)
+      out_.first_row_phase_s = out_.phase_s;
+      out_.first_row_background_s = out_.background_s;
+    }
+    if (observer_.on_row) observer_.on_row(r);
+    out_.rows.push_back(std::move(r));
+  }
 }
 
 }  // namespace
@@ -423,45 +339,13 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const ValidatedConfig& judged, b
   }
 }
 
-RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set) {
-  return run_suite(validate_config(cfg), set);
+RunOutcome run_suite(const RunConfig& cfg, const BackendSet& set, const RunObserver& observer) {
+  return run_suite(validate_config(cfg), set, observer);
 }
 
-RunOutcome run_suite(const ValidatedConfig& judged, const BackendSet& set) {
-  const RunConfig& cfg = *judged;
-  RunOutcome out;
-  std::vector<ApiState> apis = api_states(cfg, set);
-  const KeepHungBuffers keep_hung_buffers{apis};  // however run_suite ends
-  Limits lim;
-  std::vector<Job> jobs = plan_run(cfg, set, apis, lim, out);
-  std::vector<const Plan*> plans;
-  for (const Job& j : jobs) plans.push_back(&j.plan);
-  // The first point's inputs; where a device hung, the guard leaks them (it may still use them).
-  std::unique_ptr<InputPipeline> inputs;
-  std::unique_ptr<Inputs> first;
-  const KeepHungHostMemory<InputPipeline, Inputs> keep_hung_host{apis, inputs, first};
-  inputs = std::make_unique<InputPipeline>(plans, cfg.seed, lim.any_backend, cfg.first_inputs.get());
-  // The first point's, with their host memory registered (FirstInputs).
-  first = std::make_unique<Inputs>(settle_with_first_inputs(apis, cfg, set, lim, *inputs, out));
-  if (interrupted()) {
-    out.interrupted = true;
-    return out;
-  }
-  if (cfg.counters) profile_first(apis, jobs, cfg, lim, out);
-  calibrate(apis, cfg, lim.max_x, lim.max_y, out);
-  std::vector<Lane> lanes = lanes_of(apis, cfg);
-  out.planned = planned_rows(jobs, lanes, cfg, out.sizes.size() > 1);
-  if (cfg.on_start) cfg.on_start(out);
-  if (!run_jobs(jobs, *first, *inputs, lanes, cfg, set, lim, out)) {
-    out.interrupted = true;
-    return out;
-  }
-  {
-    PhaseTimer t(out.phase_s, "host cost");
-    sample_host_costs(apis, cfg, lim.max_x, lim.max_y, out);
-  }
-  sample_dispatch_costs(apis, cfg, lim.max_x, lim.max_y, out);  // with --dispatch-cost
-  return out;
+RunOutcome run_suite(const ValidatedConfig& judged, const BackendSet& set,
+                     const RunObserver& observer, std::shared_ptr<EarlyInputs> first_inputs) {
+  return Suite(*judged, set, observer, std::move(first_inputs))();
 }
 
 std::uint32_t plan_launch_threads(const Plan& plan) {

@@ -46,11 +46,11 @@ struct RunConfig {
   std::vector<Binding> vk_bindings = {Binding::descriptor};
   std::uint64_t seed = 1;
   L2Mode l2 = L2Mode::cold;
-  double target_ci = 0.005;   // stop when the median's 95% CI half-width is within this fraction
-  double max_time_s = 0.0;    // ... or after this much wall time per point and API (0: automatic,
-                              // kDefaultGpuMaxTimeS on a GPU, kDefaultCpuMaxTimeS on a CPU device)
+  double target_ci = 0.005;  // stop when the median's 95% CI half-width is within this fraction
+  double max_time_s = 0.0;   // ... or after this much wall time per point and API (0: automatic,
+                             // kDefaultGpuMaxTimeS on a GPU, kDefaultCpuMaxTimeS on a CPU device)
   std::size_t max_samples = 10000;
-  double settle_ms = 500.0;   // GPU time spent warming each API up before the first point
+  double settle_ms = 500.0;  // GPU time spent warming each API up before the first point
   int host_cost_samples = 200;
   // The dispatch cost model (--dispatch-cost): a near-empty kernel on 1 to 2^20 blocks per API,
   // fitted to a + b * blocks (runner_dispatch.cpp, cost_fit.h). Off by default.
@@ -66,16 +66,6 @@ struct RunConfig {
   // dispatches of it (Launch::sequence; CUDA graph, Vulkan recorded command buffer; each dispatch
   // waits for the one before), the row's time the chain's GPU span over the dispatches. 0: off.
   std::uint32_t dispatch_chain = 0;
-  // Optional: called before each point and API is measured, with the rows done so far, the rows
-  // in all and what is being measured ("read_offset offset=1 block 256 vulkan descriptor").
-  std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
-  // Optional: each row as soon as it is measured and verified, in run order.
-  std::function<void(const ResultRow&)> on_row;
-  // Optional: once the run's settings are chosen and the clocks settled, before the first point
-  // (the outcome holds n, the flush size, the time budget and the clocks after settling).
-  std::function<void(const RunOutcome&)> on_start;
-  // Optional: the first point's inputs, started before the devices opened (start_first_inputs).
-  std::shared_ptr<EarlyInputs> first_inputs;
 };
 
 class ValidatedConfig;
@@ -85,23 +75,21 @@ class ValidatedConfig;
 ValidatedConfig validate_config(RunConfig config);
 
 // A RunConfig that validate_config judged; only validate_config makes one, so what takes one
-// (run_suite, start_first_inputs) judges nothing again. Its options are read through it; after the
-// judgement only what no option judges may change (the callbacks, the early inputs) and what
-// keeps it valid: a CPU device's defaults, and the tests of pairs read later (add_tests judges the
-// sweep's size again, the one bound they change).
+// (run_suite, start_first_inputs) judges nothing again. It never changes: its options are read
+// through it, and what the devices and pairs add later makes a new one that stays valid (a CPU
+// device's defaults; the tests of pairs, whose sweep's size with_tests judges again, the one bound
+// they change). What no option judges (the run's observer, the early inputs) is not part of it.
 class ValidatedConfig {
  public:
   const RunConfig& operator*() const { return cfg_; }
   const RunConfig* operator->() const { return &cfg_; }
 
-  void set_callbacks(decltype(RunConfig::progress) progress, decltype(RunConfig::on_row) on_row,
-                     decltype(RunConfig::on_start) on_start);
-  std::shared_ptr<EarlyInputs>& first_inputs() { return cfg_.first_inputs; }
-  // A CPU device's defaults (kDefaultCpu*, within the bounds) for the values not given.
-  void use_cpu_defaults(bool reps, bool warmup, bool settle_ms);
-  // Tests added to the run (pairs, once read), the sweep's size judged again (UsageError, and
-  // the configuration as it was).
-  void add_tests(const std::vector<std::string>& tests);
+  // The same judgement with a CPU device's defaults (kDefaultCpu*, within the bounds) for the
+  // values not given.
+  ValidatedConfig with_cpu_defaults(bool reps, bool warmup, bool settle_ms) const;
+  // The same judgement with tests added to the run (pairs, once read), the sweep's size judged
+  // again (UsageError).
+  ValidatedConfig with_tests(const std::vector<std::string>& tests) const;
 
  private:
   friend ValidatedConfig validate_config(RunConfig config);
@@ -136,15 +124,15 @@ std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& 
 constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
 
 // Bounds on the run options, so that every run ends in a time one can wait for (validate_config).
-constexpr int kMaxReps = 10000;               // --reps: the batch and the minimum sample count
-constexpr int kMaxWarmup = 10000;             // --warmup
-constexpr double kMaxSettleMs = 60000.0;      // --settle-ms: one minute of clock settling per API
-constexpr double kMaxTimeS = 600.0;           // --max-time: ten minutes per point and API
-constexpr double kMinTargetCi = 1e-4;         // --target-ci 0.01 (%): below it only budgets stop
-constexpr std::size_t kMaxSamples = 1000000;  // RunConfig::max_samples
-constexpr int kMaxHostCostSamples = 100000;   // RunConfig::host_cost_samples
-constexpr std::size_t kMaxBlockSizes = 64;    // --block-sizes: values in the sweep
-constexpr std::size_t kMaxAxisValues = 1024;  // --offsets, --strides: values per axis
+constexpr int kMaxReps = 10000;                // --reps: the batch and the minimum sample count
+constexpr int kMaxWarmup = 10000;              // --warmup
+constexpr double kMaxSettleMs = 60000.0;       // --settle-ms: one minute of clock settling per API
+constexpr double kMaxTimeS = 600.0;            // --max-time: ten minutes per point and API
+constexpr double kMinTargetCi = 1e-4;          // --target-ci 0.01 (%): below it only budgets stop
+constexpr std::size_t kMaxSamples = 1000000;   // RunConfig::max_samples
+constexpr int kMaxHostCostSamples = 100000;    // RunConfig::host_cost_samples
+constexpr std::size_t kMaxBlockSizes = 64;     // --block-sizes: values in the sweep
+constexpr std::size_t kMaxAxisValues = 1024;   // --offsets, --strides: values per axis
 constexpr std::uint64_t kMaxRunPoints = 4096;  // points x block sizes x binding modes per run
 
 constexpr std::uint32_t kDefaultGpuN = 1u << 26;  // 64M floats, 256 MB per array: >> any L2
@@ -210,18 +198,18 @@ struct RunOutcome {
   // label, block size, API, binding; nothing measured): the streamed table sizes its columns
   // from them (run_printer.h). Not written to files.
   std::vector<ResultRow> planned;
-  std::uint32_t n = 0;               // the problem size used (the first of `sizes`)
-  std::vector<std::uint32_t> sizes;  // every size the built-in tests ran at (--n list)
-  std::uint64_t flush_bytes = 0;   // L2 flush scratch size (0 with --l2 warm)
-  std::string n_rule;              // how n was chosen
-  double max_time_s = 0.0;         // the per point and API time budget used
-  std::uint64_t l2_bytes = 0;      // from CUDA where known (Vulkan does not report it)
+  std::uint32_t n = 0;                   // the problem size used (the first of `sizes`)
+  std::vector<std::uint32_t> sizes;      // every size the built-in tests ran at (--n list)
+  std::uint64_t flush_bytes = 0;         // L2 flush scratch size (0 with --l2 warm)
+  std::string n_rule;                    // how n was chosen
+  double max_time_s = 0.0;               // the per point and API time budget used
+  std::uint64_t l2_bytes = 0;            // from CUDA where known (Vulkan does not report it)
   std::optional<double> dram_peak_gbps;  // 2 x max memory clock x bus width, where known
-  std::string clock_monitor;       // "NVML" or why there is none
+  std::string clock_monitor;             // "NVML" or why there is none
   std::vector<HostCostSummary> host;
   std::vector<DispatchCostResult> dispatch_costs;  // with RunConfig::dispatch_cost
-  std::vector<Calibration> calibration;  // per API that ran, in the run's API order
-  std::map<std::string, double> settle;  // per API: GPU ms spent settling clocks
+  std::vector<Calibration> calibration;            // per API that ran, in the run's API order
+  std::map<std::string, double> settle;            // per API: GPU ms spent settling clocks
   std::optional<ClockSample> clocks_after_settle;
   bool interrupted = false;  // a SIGINT/SIGTERM stopped the run early: rows hold what completed
   // Host wall time per phase of the driver, seconds, in the order the phases first ran (plan,
@@ -255,10 +243,26 @@ struct BackendSet {
   std::string counters_reason;
 };
 
+// What a run tells as it goes, beside its outcome; each callback optional.
+struct RunObserver {
+  // Before each point and API is measured, with the rows done so far, the rows in all and what is
+  // being measured ("read_offset offset=1 block 256 vulkan descriptor").
+  std::function<void(std::size_t done, std::size_t total, const std::string& what)> progress;
+  // Each row as soon as it is measured and verified, in run order.
+  std::function<void(const ResultRow&)> on_row;
+  // Once the run's settings are chosen and the clocks settled, before the first point (the
+  // outcome holds n, the flush size, the time budget and the clocks after settling).
+  std::function<void(const RunOutcome&)> on_start;
+};
+
 // Runs the judged configuration, checking it against the catalogue and the devices (throws
-// UsageError).
-RunOutcome run_suite(const ValidatedConfig& config, const BackendSet& backends);
-// A configuration built by hand (tests, library callers): run_suite(validate_config(config)).
-RunOutcome run_suite(const RunConfig& config, const BackendSet& backends);
+// UsageError), telling `observer` as it goes; `first_inputs`: the first point's inputs, started
+// before the devices opened (start_first_inputs), used where they fit.
+RunOutcome run_suite(const ValidatedConfig& config, const BackendSet& backends,
+                     const RunObserver& observer = {},
+                     std::shared_ptr<EarlyInputs> first_inputs = nullptr);
+// A configuration built by hand (tests, library callers): run_suite(validate_config(config), ...).
+RunOutcome run_suite(const RunConfig& config, const BackendSet& backends,
+                     const RunObserver& observer = {});
 
 }  // namespace cuvk

@@ -4,6 +4,8 @@
 // runner_lane.cpp measures a chain lane as any other, its times divided by the steps.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "runner_parts.h"
 
 namespace cuvk::runner_detail {
@@ -45,7 +47,7 @@ std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg) {
     if (j.test->sizes.empty()) continue;
     const bool first = i == 0 || jobs[i - 1].test != j.test;
     note += first ? "; " + j.test->name + " at its own sizes " : std::string(", ");
-    note += std::to_string(j.point.n);
+    note += fmt::format("{}", j.point.n);
   }
   return note;
 }

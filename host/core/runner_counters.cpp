@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "interrupt.h"
 #include "runner_parts.h"
@@ -24,9 +26,9 @@ std::string kernel_why(const ApiState& a, const Launch& launch) {
 
 std::string dump_label(const ResultRow& row) {
   std::string label = row.kernel + "_" + api_name(row.api) + "_" + binding_name(row.binding);
-  for (std::uint32_t v : row.axes.values()) label += "_" + std::to_string(v);
-  label += "_b" + std::to_string(row.block_size);
-  if (row.queue_family) label += "_q" + std::to_string(*row.queue_family);
+  for (std::uint32_t v : row.axes.values()) label += fmt::format("_{}", v);
+  label += fmt::format("_b{}", row.block_size);
+  if (row.queue_family) label += fmt::format("_q{}", *row.queue_family);
   return label;
 }
 
@@ -37,9 +39,8 @@ double ctas_of(const Launch& l) {
 }  // namespace
 
 std::string kernel_launch_key(const std::string& kernel, const Geometry& g, const CuvkParams& p) {
-  return kernel + "_g" + std::to_string(g.grid_x) + "x" + std::to_string(g.grid_y) + "_b" +
-         std::to_string(g.block_size) + "_n" + std::to_string(p.n) + "_o" +
-         std::to_string(p.offset) + "_s" + std::to_string(p.stride) + "_a" + std::to_string(p.aux);
+  return fmt::format("{}_g{}x{}_b{}_n{}_o{}_s{}_a{}", kernel, g.grid_x, g.grid_y, g.block_size, p.n,
+                     p.offset, p.stride, p.aux);
 }
 
 // A run-time kernel's scalars are its own (a pair's: any size), not a CuvkParams block: its key

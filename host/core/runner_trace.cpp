@@ -1,5 +1,5 @@
 // `cuvk trace` in the runner (runner_trace.h): a lane's traced twin, timed as the row was and
-// recorded once, on the row's buffers, inputs and L2 flush. run_lane calls it after the row.
+// recorded once, on the row's buffers, inputs and L2 flush. LaneRun calls it after the row.
 #include "runner_trace.h"
 
 #include <exception>
@@ -47,8 +47,9 @@ void record(Backend& b, const Launch& traced, const Launch* before, const Inputs
 
 }  // namespace
 
-void trace_lane(const ApiState& a, const Launch& launch, const Launch* before, const Inputs& in,
-                const RunConfig& cfg, ClockMonitor* clocks, RunOutcome& out, const ResultRow& row) {
+void trace_lane(const Timing& timing, const ApiState& a, const Launch& launch, const Launch* before,
+                const Inputs& in, const ResultRow& row) {
+  RunOutcome& out = timing.out;
   Backend& b = *a.backend;
   TraceLane lane;
   lane.api = a.api;
@@ -68,7 +69,7 @@ void trace_lane(const ApiState& a, const Launch& launch, const Launch* before, c
       Launch traced = launch;
       traced.trace = trace.get();
       ResultRow timed = row;
-      measure(b, traced, before, cfg, clocks, out, timed);
+      measure(timing, b, traced, before, timed);
       lane.traced_ms = timed.time_ms;
       if (timed.status != Status::ok) lane.unavailable = timed.reason;  // interrupted
       PhaseTimer t(out.phase_s, api_phase(a.api, "trace"));

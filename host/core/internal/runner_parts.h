@@ -1,7 +1,7 @@
 // The runner's pieces that more than one of its files use (private to host/core): the state of
-// each API and lane, a planned point (Job), phase timing, and one lane of one point
-// (runner_lane.cpp: correctness run, verification, timed batches, flags), the first point's
-// inputs beside settling (runner_inputs.cpp). runner.cpp sequences the phases.
+// each API and lane, a planned point (Job), the plan (runner_plan.cpp), phase timing, one lane of
+// one point (LaneRun, runner_lane.cpp: correctness run, check, timed batches, flags), the first
+// point's inputs beside settling (runner_inputs.cpp). runner.cpp's Suite sequences the phases.
 #pragma once
 
 #include <chrono>
@@ -66,8 +66,8 @@ struct ApiState {
   std::string reason;  // why there is no backend
   std::unique_ptr<DeviceBuffer> scratch, sink;
   Launch flush;
-  std::vector<QueueFamily> families;  // Backend::copy_queue_families
-  CounterSession* counters = nullptr;   // BackendSet::counters (with RunConfig::counters)
+  std::vector<QueueFamily> families;   // Backend::copy_queue_families
+  CounterSession* counters = nullptr;  // BackendSet::counters (with RunConfig::counters)
   std::string counters_reason;
   // CUDA with counters: the range profiler's counters of the run's kernel launches, taken before
   // the first row (profile_kernels_first), by kernel_launch_key().
@@ -165,6 +165,14 @@ class FirstInputs {
   std::future<Made> done_;
 };
 
+// A lane's device buffers: the model's, in order (then a restore's saved copies), a chain's
+// ping-pong buffer, the guarded ones as uploaded and as downloaded whole after the correctness run.
+struct LaneBuffers {
+  std::vector<std::unique_ptr<DeviceBuffer>> owned;
+  std::unique_ptr<DeviceBuffer> chain;
+  std::vector<std::vector<std::uint8_t>> images, got;
+};
+
 // A planned point: its test, the point and the plan.
 struct Job {
   const TestCase* test;
@@ -182,6 +190,38 @@ inline bool sequence_submission(Submission s) {
          s == Submission::rerecorded || s == Submission::submit_each;
 }
 
+// ---- the plan (runner_plan.cpp) ----
+
+// Limits common to every device that will run (catalogue.h's DeviceLimits), and what they are.
+struct Limits : DeviceLimits {
+  std::uint64_t l2_bytes = 0, bus_bits = 0;
+  bool any_gpu = false, any_backend = false, any_cpu = false;
+};
+
+// One state per API of the run, with its backend (or why none) and the counters where asked.
+std::vector<ApiState> api_states(const RunConfig& cfg, const BackendSet& set);
+// The flush scratch: 3x the L2 (both APIs run on one GPU, so an L2 size reported by either
+// applies to both), a fixed size where the L2 is unknown, a CPU's last-level cache on a CPU.
+std::uint64_t flush_scratch_bytes(const Limits& lim);
+// Every point of every selected test at every size (a point's sizes next to each other), planned
+// before anything runs so a bad size fails first; the ceiling's points first.
+std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
+                           const std::vector<std::uint32_t>& sizes);
+// The plan phase: the devices' common limits (into `lim`), the run's settings, the jobs, and a
+// check that the devices can hold them.
+std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
+                          const std::vector<ApiState>& apis, Limits& lim, RunOutcome& out);
+// The size the rows ran at and its rule, for the head and settings.n: the run's (`n`, `n_rule`)
+// where any built-in test ran, else the pairs' own (run_n; plan.cpp).
+std::pair<std::uint32_t, std::string> rows_size(const std::vector<Job>& jobs, std::uint32_t n,
+                                                const std::string& n_rule);
+// The lanes of a point: each API's, each Vulkan binding, other queue families' copy lanes, the
+// chain's submission modes.
+std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg);
+// The rows the run will have: each job's lanes at each of its block sizes.
+std::size_t count_steps(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
+                        const RunConfig& cfg);
+
 // Whether `lane` has a row at `job`'s points: the copy engine is no shader, so it has no binding
 // mode (native lane only), and the other queue families' lanes run nothing else.
 inline bool lane_runs(const Lane& lane, const Job& job) {
@@ -194,15 +234,23 @@ inline bool lane_runs(const Lane& lane, const Job& job) {
 }
 
 // A row for `job` on `lane`, everything known before it runs filled in; `sized`: the run has
-// several sizes, so the row's point label names its n (ResultRow::n_in_label).
+// several sizes, so the row's point label names its n (ResultRow::n_in_label) (runner_plan.cpp).
 ResultRow row_of(const Job& job, const Lane& lane, const Geometry& geom, bool sized);
 // Each row the run will stream, its identity only (RunOutcome::planned), in run order.
 std::vector<ResultRow> planned_rows(const std::vector<Job>& jobs, const std::vector<Lane>& lanes,
                                     const RunConfig& cfg, bool sized);
 
+// What timing a launch takes beside the launch: the run's options, the GPU clocks' monitor (null:
+// none) and the outcome that collects the phases' wall time. One per run, lent to every lane.
+struct Timing {
+  const RunConfig& cfg;
+  ClockMonitor* clocks;
+  RunOutcome& out;
+};
+
 // Warm-up and timed batches until the stopping rule says enough (runner_lane.cpp).
-void measure(Backend& b, const Launch& launch, const Launch* before, const RunConfig& cfg,
-             ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+void measure(const Timing& t, Backend& b, const Launch& launch, const Launch* before,
+             ResultRow& row);
 
 // ---- chains of dependent dispatches (runner_chain.cpp) ----
 
@@ -220,7 +268,7 @@ void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vec
 constexpr std::uint32_t kChainHostSteps = 1000;
 void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, ResultRow& row);
 
-// ---- points checked by their lanes, sequences, guarded buffers (lane_check.cpp) ----
+// ---- a kernel model on the devices: guarded buffers, sequences, sizes (lane_model.cpp) ----
 
 // The block sizes a job runs: the pair's own where it declares them, else the run's sweep.
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg);
@@ -235,16 +283,6 @@ Geometry model_geometry(const KernelModel& u, std::uint32_t block, std::uint32_t
 std::uint64_t check_model(const KernelModel& u, const std::vector<std::uint32_t>& blocks,
                           std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
                           std::uint64_t max_buffer);
-// After every lane of a pair's point: each comparison named on both of its rows, then each ok
-// row's check concluded (row.h's Check): verified where another API or an expected file for every
-// output agreed, consistent where only the same API's other binding did, else unchecked.
-// `lanes`: the outputs of the point's lanes that passed (LaneReference).
-void settle_pair_checks(const KernelModel& u, const std::vector<LaneOutputs>& lanes,
-                        std::vector<ResultRow>& rows);
-// After every lane of a point at `block` (plan.cpp): where the lanes are compared with each other
-// (Plan::has_cpu_reference false), settle_pair_checks, then their outputs dropped; else nothing.
-void conclude_point(const Plan& plan, const Inputs& in, std::uint32_t block,
-                    std::vector<ResultRow>& rows);
 // What one lane allocates for `b`: its bytes, between guard bands where it is guarded (rounded up
 // to kViewAlignment).
 std::uint64_t allocation_bytes(const ModelBuffer& b);
@@ -252,25 +290,15 @@ std::uint64_t allocation_bytes(const ModelBuffer& b);
 // buffer's size), guard up to the allocation's end.
 std::vector<std::uint8_t> guarded_image(const ModelBuffer& b, const std::vector<std::uint8_t>& data,
                                         std::uint32_t poison);
-// After a lane's correctness run of a point checked by its lanes: guards, each output on its own,
-// then the expected files and every lane of the point that passed before this one (`got`: every
-// buffer downloaded whole). Records what the row was compared with (settle_pair_checks
-// concludes). Returns false (row failed, with the reason) on any difference.
-bool verify_outputs(const Lane& lane, const KernelModel& m,
-                    const std::vector<std::vector<std::uint8_t>>& got, const Inputs& in,
-                    ResultRow& row);
-// A sequence's launch (issue 34): its steps at the row's block size over the lane's buffers,
-// repeated, in the lane's submission mode; with state = restore a saved copy of every buffer that
-// starts with contents (`images`, uploaded beside it into `owned`) and the copies that put it back.
-void add_sequence(const KernelModel& m, const Lane& lane, const ResultRow& row, Backend& b,
-                  const std::vector<std::vector<std::uint8_t>>& images,
-                  std::vector<std::unique_ptr<DeviceBuffer>>& owned, Launch& launch);
+// A sequence's launch (issue 34): its steps at `block` over the lane's buffers, repeated, in the
+// lane's submission mode; with state = restore a saved copy of every buffer that starts with
+// contents (`lb.images`, uploaded beside it into `lb.owned`) and the copies that put it back.
+void add_sequence(const KernelModel& m, const Lane& lane, std::uint32_t block, Backend& b,
+                  LaneBuffers& lb, Launch& launch);
 // After the timed repetitions of a sequence with a state rule: every output as the correctness
-// run left it (restore: put back each time; idempotent: repeating changes nothing), else the row
-// fails saying which buffer drifted.
-void check_state(const KernelModel& m, Backend& b,
-                 const std::vector<std::unique_ptr<DeviceBuffer>>& owned,
-                 const std::vector<std::vector<std::uint8_t>>& got, ResultRow& row);
+// run left it (`lb.got`; restore: put back each time; idempotent: repeating changes nothing), else
+// the row fails saying which buffer drifted.
+void check_state(const KernelModel& m, Backend& b, const LaneBuffers& lb, ResultRow& row);
 
 // Host-side costs: a one-block launch of the suite's host-cost kernel, issued many times
 // (runner_calibration.cpp, as is calibrate).
@@ -280,15 +308,44 @@ void sample_host_costs(std::vector<ApiState>& apis, const RunConfig& cfg, std::u
 void calibrate(std::vector<ApiState>& apis, const RunConfig& cfg, std::uint32_t max_x,
                std::uint32_t max_y, RunOutcome& out);
 
-// One lane of one point: correctness run and verification, then the timed repetitions. Any
-// failure becomes the row's status and reason; an interrupt leaves it unavailable, "interrupted".
-void run_lane(const Lane& lane, const Job& job, const Inputs& in, const RunConfig& cfg,
-              ClockMonitor* clocks, RunOutcome& out, ResultRow& row);
+class OutputChecker;  // check/output_checker.h
+
+// One lane of one point, a built-in test's or a pair's alike (the plan's kernel model): it owns
+// the lane's buffers, its launch and its row; operator() lists the phases (runner_lane.cpp).
+// Any failure becomes the row's status and reason; an interrupt leaves it unavailable,
+// "interrupted".
+class LaneRun {
+ public:
+  LaneRun(const Lane& lane, const Job& job, const Inputs& in, const Timing& timing, ResultRow row);
+  // allocate -> upload -> correctness run -> check -> measure -> extras; the row as it ended.
+  ResultRow operator()() &&;
+
+ private:
+  bool unavailable();
+  void allocate();
+  void upload();
+  void correctness_run();
+  bool check_and_measure();
+  void extras();
+
+  const Lane& lane_;
+  const Job& job_;
+  const KernelModel& model_;
+  const OutputChecker& checker_;  // how the model's outputs are checked (check/output_checker.h)
+  const Inputs& in_;
+  const Timing& t_;
+  ResultRow row_;
+  ApiState& a_;
+  LaneBuffers lb_;
+  Launch launch_;
+  const Launch* before_ = nullptr;  // the L2 flush before each timed repetition, where it runs
+  bool no_flush_ = false;           // a family that runs no kernels cannot run the L2 flush
+};
 
 // With RunConfig::counters: the row's hardware counters, after its timed repetitions
 // (runner_counters.cpp); `flush` runs before the profiled launch (null: none).
-void collect_counters(const ApiState& a, const Launch& launch, const Launch* flush,
-                      RunOutcome& out, ResultRow& row);
+void collect_counters(const ApiState& a, const Launch& launch, const Launch* flush, RunOutcome& out,
+                      ResultRow& row);
 
 // A kernel launch of the run, for profile_kernels_first.
 struct PlannedLaunch {

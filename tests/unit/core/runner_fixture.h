@@ -169,10 +169,11 @@ inline std::size_t points(const RunConfig& cfg) {
   return n;
 }
 
-inline RunOutcome run(FakeBackend& fake, const RunConfig& cfg) {
+inline RunOutcome run(FakeBackend& fake, const RunConfig& cfg, const RunObserver& observer = {},
+                      std::shared_ptr<EarlyInputs> first_inputs = nullptr) {
   BackendSet set;
   set.backends[Api::vulkan] = &fake;
-  return run_suite(cfg, set);
+  return run_suite(validate_config(cfg), set, observer, std::move(first_inputs));
 }
 
 }  // namespace cuvk::runner_test

@@ -55,7 +55,6 @@ TEST(Plan, ABuiltInTestAnswersFromItsKernelAndBuffers) {
   const Plan plan = copy_plan();
   const DeviceLimits lim;
   EXPECT_TRUE(plan.has_cpu_reference());
-  EXPECT_TRUE(plan.profiled_first());
   EXPECT_FALSE(plan.is_sequence());
   EXPECT_FALSE(plan.own_size().has_value());
   EXPECT_EQ(plan.block_sizes({128, 256}), (std::vector<std::uint32_t>{128, 256}));
@@ -111,7 +110,6 @@ TEST(Plan, EveryBuiltInTestIsOneKernelModel) {
 TEST(Plan, APairAnswersFromItsDeclaration) {
   const Plan plan = pair_plan();
   EXPECT_FALSE(plan.has_cpu_reference());
-  EXPECT_FALSE(plan.profiled_first());
   EXPECT_TRUE(plan.is_sequence());
   ASSERT_TRUE(plan.own_size().has_value());
   EXPECT_EQ(plan.own_size()->n, 4096u);

@@ -64,8 +64,9 @@ TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
   with.copies_input = without.copies_input = "copy_vec4";
   RunConfig cfg = config({"copy"});
   const RunOutcome plain = run(without, cfg);
-  cfg.first_inputs = start_first_inputs(validate_config(cfg), false);  // the fake is a CPU device
-  const RunOutcome early = run(with, cfg);
+  // The fake is a CPU device.
+  const std::shared_ptr<EarlyInputs> first = start_first_inputs(validate_config(cfg), false);
+  const RunOutcome early = run(with, cfg, {}, first);
   ASSERT_EQ(early.rows.size(), plain.rows.size());
   ASSERT_EQ(plain.rows.size(), points(cfg));
   for (std::size_t i = 0; i < plain.rows.size(); ++i) {
@@ -74,7 +75,6 @@ TEST(EarlyInputs, ARunWithThemMeasuresWhatARunWithoutThemDoes) {
   }
   EXPECT_EQ(early.rows[0].variant, "vec4");
   EXPECT_TRUE(early.rows[0].verified);
-  const Plan first = find_test("copy")->plan(make_point("", "vec4", cfg.n));
-  EXPECT_FALSE(cfg.first_inputs->take_for(first, cfg.seed))
-      << "the run did not take the early inputs";
+  const Plan first_plan = find_test("copy")->plan(make_point("", "vec4", cfg.n));
+  EXPECT_FALSE(first->take_for(first_plan, cfg.seed)) << "the run did not take the early inputs";
 }

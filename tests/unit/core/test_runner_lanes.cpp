@@ -101,8 +101,9 @@ TEST(RunnerQueues, ThePlanListsEveryRowTheRunStreams) {
   cfg.axis_values["copy_mib"] = {1};
   cfg.block_sizes = {128, 256};
   std::vector<ResultRow> planned;
-  cfg.on_start = [&planned](const RunOutcome& settings) { planned = settings.planned; };
-  const RunOutcome out = run(fake, cfg);
+  RunObserver observer;
+  observer.on_start = [&planned](const RunOutcome& settings) { planned = settings.planned; };
+  const RunOutcome out = run(fake, cfg, observer);
   ASSERT_GE(out.rows.size(), 6u);
   ASSERT_EQ(planned.size(), out.rows.size());
   for (std::size_t i = 0; i < out.rows.size(); ++i) {

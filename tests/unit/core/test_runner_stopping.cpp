@@ -85,27 +85,29 @@ TEST(RunnerBounds, EveryBoundedValueIsRefusedNamingItsBound) {
   EXPECT_NO_THROW(validate_config(at_bounds));
 }
 
-// Only validate_config makes a ValidatedConfig (what run_suite and start_first_inputs trust); the
-// tests of pairs added after it are judged again for the sweep's bound, and a refused addition
-// leaves the configuration as it was.
+// Only validate_config makes a ValidatedConfig (what run_suite and start_first_inputs trust), and
+// it never changes: the tests of pairs added after it make a new one, judged again for the sweep's
+// bound (a refused addition leaves the configuration as it was), as do a CPU device's defaults.
 TEST(RunnerBounds, AValidatedConfigIsMadeByValidationAndAddedTestsAreJudged) {
   static_assert(!std::is_default_constructible_v<ValidatedConfig>);
   static_assert(!std::is_constructible_v<ValidatedConfig, RunConfig>);
-  ValidatedConfig cfg = validate_config(config({"copy"}));
-  cfg.add_tests({"read_x"});
+  const ValidatedConfig judged = validate_config(config({"copy"}));
+  const ValidatedConfig cfg = judged.with_tests({"read_x"});
   EXPECT_EQ(cfg->tests, (std::vector<std::string>{"copy", "read_x"}));
+  EXPECT_EQ(judged->tests, (std::vector<std::string>{"copy"}));
   const std::vector<std::string> many(kMaxRunPoints, "copy");  // a point each, at least
   try {
-    cfg.add_tests(many);
+    static_cast<void>(cfg.with_tests(many));
     ADD_FAILURE() << "accepted " << many.size() << " more tests";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("in one run: split it"), std::string::npos) << e.what();
   }
   EXPECT_EQ(cfg->tests, (std::vector<std::string>{"copy", "read_x"}));
-  cfg.use_cpu_defaults(true, false, true);
-  EXPECT_EQ(cfg->reps, kDefaultCpuReps);
-  EXPECT_EQ(cfg->warmup, config({"copy"}).warmup);
-  EXPECT_EQ(cfg->settle_ms, kDefaultCpuSettleMs);
+  const ValidatedConfig cpu = cfg.with_cpu_defaults(true, false, true);
+  EXPECT_EQ(cpu->reps, kDefaultCpuReps);
+  EXPECT_EQ(cpu->warmup, config({"copy"}).warmup);
+  EXPECT_EQ(cpu->settle_ms, kDefaultCpuSettleMs);
+  EXPECT_EQ(cfg->reps, config({"copy"}).reps);
 }
 
 // A driver whose timestamps read zero (or NaN) would make "settle until N ms of GPU time" endless.

@@ -1,4 +1,6 @@
 // A kernel pair's outputs checked element by element (output_check.h).
+#include <fmt/format.h>
+
 #include "output_check.h"
 
 #include <algorithm>
@@ -103,10 +105,14 @@ OutputScan scan_output(const ModelBuffer& b, const std::uint8_t* data,
   return s;
 }
 
-Comparison compare_output(const ModelBuffer& b, const std::uint8_t* got,
-                          std::optional<std::uint32_t> got_poison, const std::string& got_name,
-                          const std::uint8_t* want, std::optional<std::uint32_t> want_poison,
-                          const std::string& want_name) {
+Comparison compare_output(const ModelBuffer& b, const OutputSide& got_side,
+                          const OutputSide& want_side) {
+  const std::uint8_t* got = got_side.data;
+  const std::uint8_t* want = want_side.data;
+  const std::optional<std::uint32_t>& got_poison = got_side.poison;
+  const std::optional<std::uint32_t>& want_poison = want_side.poison;
+  const std::string& got_name = got_side.name;
+  const std::string& want_name = want_side.name;
   Comparison c;
   const double bound = b.tolerance.kind == Tolerance::Kind::exact ? 0.0 : b.tolerance.value;
   const bool partial = b.partial && got_poison;
@@ -139,8 +145,8 @@ Comparison compare_output(const ModelBuffer& b, const std::uint8_t* got,
     }
     if (c.mismatches++ == 0) {
       c.first_bad = i;
-      c.message = "buffer '" + b.name + "' element " + std::to_string(i) + ": " + got_name + " " +
-                  element_text(b, x) + ", " + want_name + " " + element_text(b, y) + why;
+      c.message = fmt::format("buffer '{}' element {}: {} {}, {} {}{}", b.name, i, got_name,
+                              element_text(b, x), want_name, element_text(b, y), why);
     }
   }
   return c;

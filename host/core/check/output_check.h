@@ -31,6 +31,11 @@ inline std::uint8_t poison_byte(std::uint32_t word, std::uint64_t offset) {
   return static_cast<std::uint8_t>(word >> (8 * (offset % 4)));
 }
 
+// Byte `at` of a guard band (kernel_model.h): kGuardWord, little endian, repeated.
+inline std::uint8_t guard_byte(std::uint64_t at) {
+  return static_cast<std::uint8_t>(kGuardWord >> (8 * (at % 4)));
+}
+
 // One lane's output on its own: elements still holding the lane's poison, and NaNs among the rest.
 struct OutputScan {
   std::uint64_t unwritten = 0, nans = 0;
@@ -53,14 +58,19 @@ struct Comparison {
   double worst = 0.0;                      // the largest difference found within the tolerance
 };
 
-// `got` compared with `want` under `b`'s tolerance. Each side's poison (where it started poisoned)
-// says which of its elements are unwritten: for a `partial` buffer an element unwritten on both
-// sides is skipped, on one side only it differs; an expected file (no poison) is compared only on
-// the elements `got` wrote. Elsewhere every element is compared, bytes as they are.
-Comparison compare_output(const ModelBuffer& b, const std::uint8_t* got,
-                          std::optional<std::uint32_t> got_poison, const std::string& got_name,
-                          const std::uint8_t* want, std::optional<std::uint32_t> want_poison,
-                          const std::string& want_name);
+// One side of a comparison: a buffer's elements, the poison it started with where it was
+// poisoned (which says which elements are unwritten), and what messages call it.
+struct OutputSide {
+  const std::uint8_t* data;
+  std::optional<std::uint32_t> poison;
+  std::string name;
+};
+
+// `got` compared with `want` under `b`'s tolerance. Each side's poison says which of its elements
+// are unwritten: for a `partial` buffer an element unwritten on both sides is skipped, on one side
+// only it differs; an expected file (no poison) is compared only on the elements `got` wrote.
+// Elsewhere every element is compared, bytes as they are.
+Comparison compare_output(const ModelBuffer& b, const OutputSide& got, const OutputSide& want);
 
 // An element as a message shows it: "2.5 (0x40200000)", "17", "0x00ff...".
 std::string element_text(const ModelBuffer& b, const std::uint8_t* p);

@@ -47,8 +47,8 @@ std::vector<std::uint8_t> poisoned(const ModelBuffer& b, std::uint32_t word) {
 
 Comparison compare(const ModelBuffer& b, const std::vector<std::uint8_t>& got,
                    const std::vector<std::uint8_t>& want) {
-  return compare_output(b, got.data(), std::nullopt, "vulkan descriptor", want.data(), std::nullopt,
-                        "cuda");
+  return compare_output(b, {got.data(), std::nullopt, "vulkan descriptor"},
+                        {want.data(), std::nullopt, "cuda"});
 }
 
 TEST(OutputCheck, MismatchesAtRandomPositionsTheTailIncludedAreAllCounted) {
@@ -137,18 +137,18 @@ TEST(OutputCheck, TwoLanesThatSkipTheSameElementsDifferThereUnlessThePartIsDecla
   EXPECT_EQ(*s.first_unwritten, 1u);
   EXPECT_EQ(s.nans, 0u);  // the poison is a NaN, but counted as unwritten, not as a NaN
   const Comparison whole =
-      compare_output(b, c.data(), pb, "vulkan descriptor", a.data(), pa, "cuda");
+      compare_output(b, {c.data(), pb, "vulkan descriptor"}, {a.data(), pa, "cuda"});
   EXPECT_EQ(whole.mismatches, n / 2);  // not declared partial: every unwritten element differs
   b.partial = true;
   const Comparison part =
-      compare_output(b, c.data(), pb, "vulkan descriptor", a.data(), pa, "cuda");
+      compare_output(b, {c.data(), pb, "vulkan descriptor"}, {a.data(), pa, "cuda"});
   EXPECT_EQ(part.mismatches, 0u);
   EXPECT_EQ(part.skipped, n / 2);
   EXPECT_EQ(part.checked, n - n / 2);
   // A partial output whose lanes leave different elements: those differ, naming who left it.
   std::memcpy(c.data() + 4 * 5, &v[4], 4);
   const Comparison apart =
-      compare_output(b, c.data(), pb, "vulkan descriptor", a.data(), pa, "cuda");
+      compare_output(b, {c.data(), pb, "vulkan descriptor"}, {a.data(), pa, "cuda"});
   EXPECT_EQ(apart.mismatches, 1u);
   EXPECT_NE(apart.message.find("(unwritten by cuda)"), std::string::npos) << apart.message;
 }
