@@ -16,7 +16,7 @@ namespace cuvk {
 namespace {
 
 std::string number(double v) {
-  return fmt("%g", v);
+  return format_number("{:g}", v);
 }
 
 std::string count(std::uint32_t n) {  // 67108864 -> "64M", as --n takes it

@@ -17,7 +17,8 @@ namespace {
 using nlohmann::json;
 
 std::string ratio_text(const RatioCi& r) {
-  return fmt("%.3f", r.ratio) + "x [" + fmt("%.3f", r.low) + ", " + fmt("%.3f", r.high) + "]";
+  return format_number("{:.3f}", r.ratio) + "x [" + format_number("{:.3f}", r.low) + ", " +
+         format_number("{:.3f}", r.high) + "]";
 }
 
 json ratio_json(const RatioCi& r) {
@@ -55,7 +56,7 @@ std::vector<std::vector<std::string>> gpus_table(const NodeSummary& s) {
     std::string sib = "-";
     if (b.siblings > 0 && b.compared > 0)
       sib = std::to_string(b.slower) + " slower, " + std::to_string(b.faster) + " faster of " +
-            std::to_string(b.compared) + ", typical " + fmt("%.3f", b.typical_ratio);
+            std::to_string(b.compared) + ", typical " + format_number("{:.3f}", b.typical_ratio);
     t.push_back({g.run, g.gpu, dash(g.uuid), std::to_string(g.same), std::to_string(g.faster),
                  std::to_string(g.slower), std::to_string(g.uncertain), std::to_string(g.failed),
                  std::to_string(g.not_compared), std::to_string(b.siblings), sib});
@@ -191,7 +192,7 @@ std::string format_node_summary(const NodeSummary& s, const std::vector<RunFile>
   std::ostringstream out;
   const std::string h = md ? "## " : "";
   out << h << "Node: " << s.gpus.size() << " GPU(s), CUDA vs Vulkan parity per GPU, tolerance "
-      << fmt("%g", s.tolerance * 100.0) << "%\n\n"
+      << format_number("{:g}", s.tolerance * 100.0) << "%\n\n"
       << format_text_table(gpus_table(s), md) << "\n";
   if (runs.size() == s.gpus.size())
     out << h << "Health (NVML, read after each GPU's rows) and NUMA placement\n\n"

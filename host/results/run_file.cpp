@@ -322,7 +322,7 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
 }
 
 std::string num_text(double v) {
-  return fmt("%.6g", v);
+  return format_number("{:.6g}", v);
 }
 
 // A stored GB/s against bytes / median time: equal up to the rounding of a printed number.
