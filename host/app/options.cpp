@@ -122,9 +122,9 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   for (const std::string& n : names) {
     if (n == "all") all = true;
     else if (!find_test(n)) {
-      std::string known;
-      for (const TestCase& t : catalogue()) known += (known.empty() ? "" : ", ") + t.name;
-      throw UsageError("unknown test '" + n + "' (known: " + known + ")");
+      std::vector<std::string> known;
+      for (const TestCase& t : catalogue()) known.push_back(t.name);
+      throw UsageError(fmt::format("unknown test '{}' (known: {})", n, fmt::join(known, ", ")));
     }
   }
   std::vector<std::string> out;

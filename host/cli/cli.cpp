@@ -16,6 +16,9 @@
 #include <system_error>
 #include <unordered_set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "build_info.h"
 #include "catalogue.h"
 #include "commands.h"
@@ -140,12 +143,13 @@ void check_command_name(const CliApp& cli, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') continue;
-    std::string known;
+    std::vector<std::string> known;
     for (const Command& c : cli.commands) {
       if (c.sub->get_name() == word) return;
-      known += (known.empty() ? "" : ", ") + c.sub->get_name();
+      known.push_back(c.sub->get_name());
     }
-    throw UsageError("unknown command " + quoted(word) + "; commands: " + known);
+    throw UsageError(
+        fmt::format("unknown command {}; commands: {}", quoted(word), fmt::join(known, ", ")));
   }
 }
 

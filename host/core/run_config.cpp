@@ -6,6 +6,9 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "axes.h"
 #include "error.h"
 #include "host_data.h"
@@ -186,9 +189,10 @@ std::pair<std::uint32_t, std::string> run_n(
   if (pairs.empty()) return {n, rule};
   const OwnSize& first = pairs.front().second;
   if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
-  std::string said;
+  std::vector<std::string> each;
   for (const auto& [name, own] : pairs)
-    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(own.n) + " (" + own.n_rule + ")";
+    each.push_back(fmt::format("{} at {} ({})", name, own.n, own.n_rule));
+  const std::string said = fmt::format("{}", fmt::join(each, ", "));
   if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
   return {n, rule + "; pairs: " + said};
 }

@@ -14,6 +14,9 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "interrupt.h"  // TemporaryPath
 #include "util.h"
 
@@ -186,9 +189,9 @@ MemoryOps sass_memory_ops(const std::string& function_text) {
 }
 
 std::string format_ops(const std::vector<std::pair<std::string, int>>& ops) {
-  std::string s;
-  for (const auto& [op, n] : ops) s += (s.empty() ? "" : ", ") + op + " x" + std::to_string(n);
-  return s.empty() ? "none" : s;
+  std::vector<std::string> each;
+  for (const auto& [op, n] : ops) each.push_back(fmt::format("{} x{}", op, n));
+  return each.empty() ? "none" : fmt::format("{}", fmt::join(each, ", "));
 }
 
 std::string sass_function(const std::string& listing, const std::string& mangled) {

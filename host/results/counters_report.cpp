@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "util.h"
 
 namespace cuvk {
@@ -229,11 +232,10 @@ std::string counters_cost_line(const RunOutcome& out, double wall_s) {
   std::string line = "counters cost " + format_number("{:.2f}", total) + " s";
   if (wall_s > 0)
     line += ", " + format_number("{:.1f}", 100.0 * total / wall_s) + "% of the wall time";
-  const char* sep = ": ";
-  for (const auto& [step, sec] : out.counters_cost_s) {
-    line += sep + step + " " + format_number("{:.2f}", sec) + " s";
-    sep = "; ";
-  }
+  std::vector<std::string> steps;
+  for (const auto& [step, sec] : out.counters_cost_s)
+    steps.push_back(fmt::format("{} {} s", step, format_number("{:.2f}", sec)));
+  if (!steps.empty()) line += fmt::format(": {}", fmt::join(steps, "; "));
   return line;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "chain_summary.h"
@@ -210,8 +211,9 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   const std::string blocks = fmt::format("{}", fmt::join(doc.config.block_sizes, ","));
   std::string sizes = std::to_string(doc.outcome.n);
   if (doc.outcome.sizes.size() > 1) {
-    sizes.clear();
-    for (std::uint32_t n : doc.outcome.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(n);
+    std::vector<std::string> each;
+    for (std::uint32_t n : doc.outcome.sizes) each.push_back(size_label(n));
+    sizes = fmt::format("{}", fmt::join(each, ","));
   }
   out << bullet << "n = " << sizes << " (" << doc.outcome.n_rule << "), block " << blocks << '\n'
       << bullet << "per point " << doc.config.warmup << " warm-up, then batches of "

@@ -14,6 +14,9 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "dims.h"
 #include "error.h"
 #include "lanes.h"
@@ -232,9 +235,9 @@ void check_row_devices(const JsonIn& row, const ResultRow& r, const RunFile& run
   if (!families) return;
   const auto f = families->find(*r.queue_family);
   if (f == families->end()) {
-    std::string list;
-    for (const auto& [index, flags] : *families)
-      list += (list.empty() ? "" : ", ") + std::to_string(index);
+    std::vector<std::uint32_t> indices;
+    for (const auto& [index, flags] : *families) indices.push_back(index);
+    const std::string list = fmt::format("{}", fmt::join(indices, ", "));
     row.at("queue_family").fail(std::to_string(*r.queue_family) +
                                 " is not a copy queue family of devices.vulkan (" +
                                 (list.empty() ? std::string("it lists none") : "it lists " + list) +
