@@ -143,7 +143,7 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
   };
   const auto check = [&](std::uint64_t v) {
     if (v > std::numeric_limits<std::uint32_t>::max())
-      throw UsageError(what + ": " + std::to_string(v) + " overflows 32-bit indices");
+      throw UsageError(fmt::format("{}: {} overflows 32-bit indices", what, v));
     return static_cast<std::uint32_t>(v);
   };
   for (const std::string& item : split(text, ',')) {

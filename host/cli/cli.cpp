@@ -58,14 +58,14 @@ std::string unsigned_problem(const std::string& v) {
   errno = 0;
   std::strtoull(v.c_str(), nullptr, 10);
   if (errno == ERANGE)
-    return quoted(v) + " is too large (at most " +
-           std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")";
+    return fmt::format("{} is too large (at most {})", quoted(v),
+                       std::numeric_limits<std::uint64_t>::max());
   return {};
 }
 
 // A signed integer option's value: digits (an optional '-') within [lo, hi] ("" when it is).
 std::string integer_problem(const std::string& v, long long lo, long long hi) {
-  const std::string range = " from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string range = fmt::format(" from {} to {}", lo, hi);
   const std::size_t digits = !v.empty() && v[0] == '-' ? 1 : 0;
   if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
     return quoted(v) + " is not an integer" + range;
@@ -205,7 +205,7 @@ std::string error_text(const std::string& what, const std::string& suffix,
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty() && i + 1 == lines.size()) break;
     if (++shown > kMaxErrorDetailLines) {
-      out += "  ... (" + std::to_string(lines.size() - i) + " more lines)\n";
+      out += fmt::format("  ... ({} more lines)\n", lines.size() - i);
       break;
     }
     out += "  " + one_line(lines[i], kMaxErrorLine) + "\n";
