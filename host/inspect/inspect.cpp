@@ -95,13 +95,13 @@ PtxasLookup find_ptxas_usage(const std::string& log, const std::string& name) {
     if (!trim(line).empty()) first += (lines++ ? " | " : "") + trim(line);
   found.why = "not in the ptxas log (" +
               (usage.empty() ? std::string("no register counts")
-                             : std::to_string(usage.size()) + " functions, none " + name) +
+                             : fmt::format("{} functions, none {}", usage.size(), name)) +
               (first.empty() ? "; the log is empty)" : "; it begins: " + first + ")");
   return found;
 }
 
 std::string mangled_entry(const std::string& ptx, const std::string& kernel) {
-  const std::string prefix = "_Z" + std::to_string(kernel.size()) + kernel;
+  const std::string prefix = fmt::format("_Z{}{}", kernel.size(), kernel);
   std::istringstream in(ptx);
   for (std::string line; std::getline(in, line);) {
     const auto at = line.find(".entry ");
@@ -319,8 +319,8 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
       sass.tool = tool;
       break;
     }
-    sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
-                        std::to_string(status) + ": " + trim(listing.substr(0, 300));
+    sass.unavailable += fmt::format("{}{} exited with {}: {}", sass.unavailable.empty() ? "" : "; ",
+                                    tool, status, trim(listing.substr(0, 300)));
   }
   ::unlink(path.c_str());
   removed_on_a_signal.release();
