@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "merge_printer.h"
 #include "node_file.h"
@@ -137,8 +139,7 @@ void add_parity(FleetGroup& g, const RunFile& run, double tolerance) {
 }
 
 std::string verdict_counts(const FleetBoard& b) {
-  return std::to_string(b.same) + " / " + std::to_string(b.slower) + " / " +
-         std::to_string(b.faster) + " / " + std::to_string(b.uncertain);
+  return fmt::format("{} / {} / {} / {}", b.same, b.slower, b.faster, b.uncertain);
 }
 
 std::string ratio_text(const RatioCi& r) {

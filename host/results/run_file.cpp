@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "catalogue.h"
@@ -401,7 +402,7 @@ void check_row(const JsonIn& in, const ResultRow& r) {
 }
 
 std::string schema_name(int version) {
-  return kSchemaFamily + std::to_string(version);
+  return fmt::format("{}{}", kSchemaFamily, version);
 }
 
 std::string RunDevice::property(const std::string& key) const {

@@ -130,8 +130,8 @@ std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
 
 std::string l2_line(const RunDocument& doc) {
   if (doc.config.l2 == L2Mode::warm) return "L2 warm (no flush between repetitions)";
-  return "L2 cold: a " + std::to_string(doc.outcome.flush_bytes >> 20) +
-         " MiB read-only flush before every timed repetition";
+  return fmt::format("L2 cold: a {} MiB read-only flush before every timed repetition",
+                     doc.outcome.flush_bytes >> 20);
 }
 
 std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
@@ -182,8 +182,7 @@ std::string startup_cell(const HostCostSummary& h) {
     }
   }
   if (pipelines > 0)
-    startup +=
-        ", " + std::to_string(pipelines) + " pipelines " + format_number("{:.1f}", pipelines_ms);
+    startup += fmt::format(", {} pipelines {}", pipelines, format_number("{:.1f}", pipelines_ms));
   return startup;
 }
 
