@@ -14,7 +14,9 @@
 6. "built-in or pair?" is asked only where a kernel model is made or answers for itself
    (KIND_QUESTIONS, issue 45): the output checkers (host/core/check/), the plan (plan.cpp,
    catalogue.h and catalogue.cpp) and the pair loader (host/app/pair_tests.cpp); the runner asks
-   the checker (output_checker.h) instead.
+   the checker (output_checker.h) instead;
+7. no `+ std::to_string(` in host/ (issue 45: a string is built by one fmt::format, "{}" for an
+   integer, "{:f}" where std::to_string's fixed form of a double was printed).
 
 Rules 3 and 4 are also enforced by the build (include paths are per target); this test names the
 offender instead of a compiler error. Usage: house_check.py [REPO_ROOT]
@@ -38,6 +40,8 @@ EXTENSIONS = (".cpp", ".h", ".cu", ".cuh")
 FACTORY = "host/factory/backends.cpp"
 CONTRACT_HEADERS = {"backend.h", "capabilities.h", "params.h", "error.h", "timestamps.h",
                     "numbers.h"}
+# Rule 5: `+ std::to_string(` (across a line break too), outside comments and strings.
+TO_STRING_CHAIN = re.compile(r"\+\s*std::to_string\s*\(")
 
 
 def strip_comments_and_strings(text):
@@ -189,6 +193,10 @@ def main(root):
                             problems.append(f"{rel}:{line_no}: asks {q}() (only the output "
                                             f"checkers and the kernel model's makers may: ask "
                                             f"output_checker() instead)")
+                chains = len(TO_STRING_CHAIN.findall(strip_comments_and_strings(text)))
+                if d == "host" and chains > 0:
+                    problems.append(f"{rel}: {chains} `+ std::to_string(` (build the string with "
+                                    f"fmt::format)")
                 inc = [os.path.basename(i) for i in includes(text)]
                 if d == "host" and rel != FACTORY:
                     for i in inc:
@@ -210,33 +218,35 @@ def main(root):
 def self_test():
     """The check holds the limits to the line: a function one line too long in a `namespace a::b {`
     file (pmccabe's blind spot), a file one line too long and a file whose braces do not balance
-    fail; a function and a file exactly at the limits pass."""
+    fail; a function and a file exactly at the limits pass. A host/core function of 7 parameters
+    fails and one of 6 (beside a lambda of 7) passes; a plan's "built-in or pair?" question fails
+    outside host/core/check/ and passes in it; a `+ std::to_string(` split over lines fails."""
     def function(lines):  # `lines` lines, signature to closing brace
         body = "".join(f"  x += {i};\n" for i in range(lines - 3))
         return ("namespace cuvk::vk {\nint f(int x) {\n" + body + "  return x;\n}\n"
                 "}  // namespace cuvk::vk\n")
     too_long, too_big = MAX_FUNCTION_LINES + 1, MAX_FILE_LINES + 1
-    cases = {  # file: (text, what the failure names; None: it must pass)
-        "vulkan/vk_long.cpp": (function(too_long),
-                               f"vk_long.cpp:2: function f is {too_long} lines"),
-        "host/core/big.cpp": ("int g();\n" * too_big, f"big.cpp: {too_big} lines"),
-        "host/core/odd.cpp": ("#define OPEN {\nint h() {\n  return 0;\n",
-                              "odd.cpp: cannot measure"),
-        "vulkan/vk_edge.cpp": (function(MAX_FUNCTION_LINES), None),
-        "host/core/wide.cpp": ("namespace cuvk {\nclass A {\n  A(int a, int b, int c, int d,\n"
-                               "    int e, int f, std::map<int, int> g) : x_(a) {}\n};\n}\n",
-                               "wide.cpp:3: function A takes 7 parameters"),
-        "host/core/asks.cpp": ("void f(const Plan& p) {\n  if (p.has_cpu_reference()) g();\n}\n",
-                               "asks.cpp:2: asks has_cpu_reference()"),
-        "host/core/check/answers.cpp": ("bool f(const Plan& p) {\n  return p.own_size().has_value();"
-                                        "\n}\n", None),
-        "host/core/six.cpp": ("void f(int a, int b, int c, int d, int e, std::pair<int, int> g) "
-                              "{\n  auto l = [](int a, int b, int c, int d, int e, int f, int g)"
-                              " {};\n}\n", None),
-        "host/core/edge.cpp": ("int g();\n" * MAX_FILE_LINES, None),
-    }
+    chain = 'std::string label(int n) {\n  return "n =" +\n         std::to_string(n);\n}\n'
+    cases = [  # file, text, what the failure names (None: it must pass)
+        ("vulkan/vk_long.cpp", function(too_long),
+         f"vk_long.cpp:2: function f is {too_long} lines"),
+        ("host/core/big.cpp", "int g();\n" * too_big, f"big.cpp: {too_big} lines"),
+        ("host/core/odd.cpp", "#define OPEN {\nint h() {\n  return 0;\n", "odd.cpp: cannot measure"),
+        ("vulkan/vk_edge.cpp", function(MAX_FUNCTION_LINES), None),
+        ("host/core/edge.cpp", "int g();\n" * MAX_FILE_LINES, None),
+        ("host/core/wide.cpp", "namespace cuvk {\nclass A {\n  A(int a, int b, int c, int d,\n"
+         "    int e, int f, std::map<int, int> g) : x_(a) {}\n};\n}\n",
+         "wide.cpp:3: function A takes 7 parameters"),
+        ("host/core/six.cpp", "void f(int a, int b, int c, int d, int e, std::pair<int, int> g) "
+         "{\n  auto l = [](int a, int b, int c, int d, int e, int f, int g) {};\n}\n", None),
+        ("host/core/asks.cpp", "void f(const Plan& p) {\n  if (p.has_cpu_reference()) g();\n}\n",
+         "asks.cpp:2: asks has_cpu_reference()"),
+        ("host/core/check/answers.cpp",
+         "bool f(const Plan& p) {\n  return p.own_size().has_value();\n}\n", None),
+        ("host/core/label.cpp", chain, "label.cpp: 1 `+ std::to_string(`"),
+    ]
     failed = 0
-    for rel, (text, expected) in cases.items():
+    for rel, text, expected in cases:
         with tempfile.TemporaryDirectory() as root:
             for d in ("host/core/check", "cuda", "vulkan"):
                 os.makedirs(os.path.join(root, d))

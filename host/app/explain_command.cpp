@@ -16,6 +16,8 @@
 #include <iostream>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "catalogue.h"
 #include "options.h"
 #include "output_file.h"
@@ -104,24 +106,23 @@ void add_experiments(explain::Case& c, const ParityLine& line, const ParityResul
     if (l.state != PairState::compared || !l.vulkan || l.vulkan->binding != line.vulkan->binding)
       continue;
     if (l.point.variant == "grid" && p.variant != "grid" && same_except(l.point, p, true, false))
-      c.experiments.push_back(
-          {"launch rate",
-           "the grid-stride variant (" +
-               std::to_string(l.point.geometry.grid_x * l.point.geometry.grid_y) + " blocks)",
-           l.ratio});
+      c.experiments.push_back({"launch rate",
+                               fmt::format("the grid-stride variant ({} blocks)",
+                                           l.point.geometry.grid_x * l.point.geometry.grid_y),
+                               l.ratio});
     if (l.point.variant == p.variant && same_except(l.point, p, false, true)) {
-      by_block += (by_block.empty() ? "" : ", ") + std::to_string(l.point.block_size) + ": " +
-                  explain::number(l.ratio.ratio);
+      by_block += fmt::format("{}{}: {}", by_block.empty() ? "" : ", ", l.point.block_size,
+                              explain::number(l.ratio.ratio));
       if (l.point.block_size != p.block_size &&
           (!best_block || std::fabs(l.ratio.ratio - 1) < std::fabs(best_block->ratio.ratio - 1)))
         best_block = &l;
     }
   }
   if (best_block)
-    c.experiments.push_back({"block size",
-                             "block " + std::to_string(best_block->point.block_size) +
-                                 " (Vulkan/CUDA by block " + by_block + ")",
-                             best_block->ratio});
+    c.experiments.push_back(
+        {"block size",
+         fmt::format("block {} (Vulkan/CUDA by block {})", best_block->point.block_size, by_block),
+         best_block->ratio});
 }
 
 bool flagged(const ResultRow& r, const char* flag) {
@@ -150,10 +151,11 @@ void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
   const RunDocument doc = run_experiment(a, cmdline, devices);
   for (const ParityLine& l : compare_apis(doc.outcome.rows, c.tolerance).lines)
     if (l.state == PairState::compared && same_except(l.point, p, false, false)) {
-      c.experiments.push_back({"dispatch overhead",
-                               "a chain of " + std::to_string(kChainDispatches) +
-                                   " dispatches (CUDA graph, Vulkan recorded) instead of one",
-                               l.ratio});
+      c.experiments.push_back(
+          {"dispatch overhead",
+           fmt::format("a chain of {} dispatches (CUDA graph, Vulkan recorded) instead of one",
+                       kChainDispatches),
+           l.ratio});
       return;
     }
   c.not_run.push_back("chain: the chained point was not compared on both APIs");

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "catalogue.h"
@@ -32,7 +33,7 @@ int cuda_arch(const DeviceChoice& choice, std::string* source) {
         *source = "compute capability " + v + " of " + choice.cuda->name;
         return std::stoi(v.substr(0, v.find('.'))) * 10 + std::stoi(v.substr(v.find('.') + 1));
       }
-  *source = "no CUDA device: sm_" + std::to_string(pairs::kDefaultCudaArch) + " assumed";
+  *source = fmt::format("no CUDA device: sm_{} assumed", pairs::kDefaultCudaArch);
   return pairs::kDefaultCudaArch;
 }
 
@@ -146,7 +147,7 @@ CudaSide cuda_side(const Compiled& compiled, const std::string& name, const Runt
   c.unavailable = compiled.cuda_unavailable;
   if (!compiled.cuda) return c;
   const pairs::CompiledCuda& cu = *compiled.cuda;
-  c.arch = "sm_" + std::to_string(cu.arch);
+  c.arch = fmt::format("sm_{}", cu.arch);
   c.compiler = cu.compiler + " " + options_text(cu.options);
   c.ptxas_source = "ptxas -v via NVRTC";
   // The whole log: ptxas -v's lines wherever NVRTC put them.
@@ -200,9 +201,10 @@ VulkanSide vulkan_side(Binding b, const pairs::PairDeclaration& d, const Compile
 int inspect_pair(const InspectArgs& a) {
   const pairs::PairDeclaration d = pairs::read_pair_file(a.pair);
   if (!d.steps.empty())  // issue 34: one kernel per inspection, as yet
-    throw UsageError(d.file + ": step: `cuvk inspect --pair` shows one kernel; this pair declares " +
-                     std::to_string(d.steps.size()) +
-                     " [[step]]s (inspect a step as a one-step pair of its own)");
+    throw UsageError(
+        fmt::format("{}: step: `cuvk inspect --pair` shows one kernel; this pair declares {} "
+                    "[[step]]s (inspect a step as a one-step pair of its own)",
+                    d.file, d.steps.size()));
   const std::vector<std::uint32_t> blocks = shown_block_sizes(a, d);
   const std::vector<Binding> bindings = parse_vk_bindings(a.vk_bindings);
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <fmt/format.h>
+
 namespace cuvk {
 namespace {
 
@@ -24,8 +26,7 @@ LiveConsole::~LiveConsole() { finish(); }
 
 std::string LiveConsole::progress_text(std::size_t done, std::size_t total, double elapsed_s,
                                        const std::string& what) {
-  std::string s = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
-                  clock_text(elapsed_s) + " elapsed";
+  std::string s = fmt::format("[{}/{}] {} elapsed", done, total, clock_text(elapsed_s));
   if (done > 0 && total >= done)
     s += ", ~" + clock_text(elapsed_s / static_cast<double>(done) * static_cast<double>(total - done)) +
          " left";

@@ -122,9 +122,9 @@ std::vector<std::string> parse_tests(const std::vector<std::string>& names) {
   for (const std::string& n : names) {
     if (n == "all") all = true;
     else if (!find_test(n)) {
-      std::string known;
-      for (const TestCase& t : catalogue()) known += (known.empty() ? "" : ", ") + t.name;
-      throw UsageError("unknown test '" + n + "' (known: " + known + ")");
+      std::vector<std::string> known;
+      for (const TestCase& t : catalogue()) known.push_back(t.name);
+      throw UsageError(fmt::format("unknown test '{}' (known: {})", n, fmt::join(known, ", ")));
     }
   }
   std::vector<std::string> out;
@@ -143,7 +143,7 @@ std::vector<std::uint32_t> parse_uint_list(const std::string& text, const std::s
   };
   const auto check = [&](std::uint64_t v) {
     if (v > std::numeric_limits<std::uint32_t>::max())
-      throw UsageError(what + ": " + std::to_string(v) + " overflows 32-bit indices");
+      throw UsageError(fmt::format("{}: {} overflows 32-bit indices", what, v));
     return static_cast<std::uint32_t>(v);
   };
   for (const std::string& item : split(text, ',')) {

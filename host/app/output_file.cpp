@@ -17,6 +17,7 @@
 #include <iostream>
 #include <random>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "error.h"
@@ -222,9 +223,7 @@ std::string file_identity(const std::string& path, bool output, const std::strin
   if (path.empty()) return {};
   struct stat st {};
   if (stat(path.c_str(), &st) == 0)
-    return S_ISREG(st.st_mode)
-               ? "i" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino)
-               : std::string();
+    return S_ISREG(st.st_mode) ? fmt::format("i{}:{}", st.st_dev, st.st_ino) : std::string();
   if (!output) return {};  // a missing input: its reader names it
   const Target t = resolve(path, what);
   if (t.kind != Kind::create) return {};

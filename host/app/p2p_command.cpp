@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "backends.h"
 #include "options.h"
 #include "output_file.h"
@@ -93,10 +95,9 @@ void check_p2p_args(const P2pArgs& a) {
   if (a.format != "table" && a.format != "md" && a.format != "json")
     throw UsageError("--format '" + a.format + "': expected table, md or json");
   if (a.reps < 1 || a.reps > kMaxReps)
-    throw UsageError("--reps " + std::to_string(a.reps) + ": expected 1 to " + std::to_string(kMaxReps));
+    throw UsageError(fmt::format("--reps {}: expected 1 to {}", a.reps, kMaxReps));
   if (a.warmup < 0 || a.warmup > kMaxWarmup)
-    throw UsageError("--warmup " + std::to_string(a.warmup) + ": expected 0 to " +
-                     std::to_string(kMaxWarmup));
+    throw UsageError(fmt::format("--warmup {}: expected 0 to {}", a.warmup, kMaxWarmup));
   parse_tolerance(a.tolerance);
   if (!a.plot.empty()) plot_extension(a.plot);
   if (a.device != kAllDevices) parse_uint_list(a.device, "--device", 65);
@@ -144,7 +145,7 @@ void probe(Opened& o) {
         continue;
       }
       const DeviceInfo& info = d.backend[api]->info();
-      std::string v = info.name + " (index " + std::to_string(info.index) + ")";
+      std::string v = fmt::format("{} (index {})", info.name, info.index);
       for (const auto& [k, val] : info.properties)
         if (k == "device_group" || k == "external_memory_host") v += "; " + k + ": " + val;
       o.probe.devices.emplace_back(key, v);
@@ -183,9 +184,10 @@ int p2p_command(const P2pArgs& a) {
   const DeviceInventory inv = take_inventory(opts);
   const std::vector<int> list = parse_p2p_devices(a.device, inv);
   if (list.size() < 2)
-    throw UsageError("GPU to GPU needs two GPUs: --device " + (a.device == kAllDevices ? std::string("all finds ") : std::string("lists ")) +
-                     std::to_string(list.size()) +
-                     " (name one twice, --device 0,0, for a loopback through host memory)");
+    throw UsageError(
+        fmt::format("GPU to GPU needs two GPUs: --device {}{} (name one twice, --device 0,0, for a "
+                    "loopback through host memory)",
+                    a.device == kAllDevices ? "all finds " : "lists ", list.size()));
   Opened o;
   for (const int index : list) open_device(o, inv, index, opts);
   probe(o);

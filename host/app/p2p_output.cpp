@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "build_info.h"
 #include "json_check.h"  // printable
 #include "verdicts.h"
@@ -19,10 +21,10 @@ std::string fixed(double v, int digits) {
 }
 
 std::string size_text(std::uint64_t b) {
-  if (b >= (1ULL << 30) && b % (1ULL << 30) == 0) return std::to_string(b >> 30) + " GiB";
-  if (b >= (1ULL << 20) && b % (1ULL << 20) == 0) return std::to_string(b >> 20) + " MiB";
-  if (b >= (1ULL << 10) && b % (1ULL << 10) == 0) return std::to_string(b >> 10) + " KiB";
-  return std::to_string(b) + " B";
+  if (b >= (1ULL << 30) && b % (1ULL << 30) == 0) return fmt::format("{} GiB", b >> 30);
+  if (b >= (1ULL << 20) && b % (1ULL << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= (1ULL << 10) && b % (1ULL << 10) == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
 }
 
 std::string pair_text(const P2pReport& r, const P2pRow& row) {
@@ -109,11 +111,11 @@ std::vector<std::vector<std::string>> parity_table(const P2pReport& r) {
 
 std::string format_text(const P2pReport& r, bool md) {
   std::string s = heading(1, md, "GPU to GPU");
-  s += "Host wall time around each whole transfer (GPU timestamps cannot span two devices), " +
-       std::to_string(r.warmup) + " warm-up then " + std::to_string(r.reps) +
-       " timed repetitions, median; staged copies in chunks of up to " +
-       size_text(r.chunk_bytes) +
-       " through two host chunks (double-buffered); every row verified word by word.\n\n";
+  s += fmt::format(
+      "Host wall time around each whole transfer (GPU timestamps cannot span two devices), {} "
+      "warm-up then {} timed repetitions, median; staged copies in chunks of up to {} through two "
+      "host chunks (double-buffered); every row verified word by word.\n\n",
+      r.warmup, r.reps, size_text(r.chunk_bytes));
   std::vector<std::vector<std::string>> probe = {{"probe", "what the node reports"}};
   for (const auto& [k, v] : r.probe.devices) probe.push_back({k, v});
   for (const auto& [k, v] : r.probe.pairs) probe.push_back({k, v});

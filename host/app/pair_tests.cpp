@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "catalogue.h"
@@ -28,7 +29,9 @@ std::uint64_t eval(const PairDeclaration& d, const std::string& expr, std::uint6
   const std::int64_t v = pairs::eval_expr(
       expr, {{"n", static_cast<std::int64_t>(n)}, {"block", static_cast<std::int64_t>(block)}},
       d.file + ": " + field);
-  if (v < 0) throw pairs::DeclarationError(d.file + ": " + field + ": '" + expr + "' is negative (" + std::to_string(v) + ")");
+  if (v < 0)
+    throw pairs::DeclarationError(
+        fmt::format("{}: {}: '{}' is negative ({})", d.file, field, expr, v));
   return static_cast<std::uint64_t>(v);
 }
 
@@ -231,8 +234,7 @@ std::vector<std::uint64_t> run_sizes(const PairDeclaration& d, const std::vector
   std::vector<std::uint64_t> in, out;
   for (const std::uint32_t s : n) (pairs::size_allowed(d, s) ? in : out).push_back(s);
   const std::string field = d.n_max ? "n_max" : "sizes";
-  const std::string declared =
-      d.n_max ? "n up to " + std::to_string(d.n_max) : size_text(d.sizes);
+  const std::string declared = d.n_max ? fmt::format("n up to {}", d.n_max) : size_text(d.sizes);
   if (in.empty())
     throw pairs::DeclarationError(d.file + ": " + field + ": " +
                                   (n.size() == 1 ? "--n " + size_text(out) + " is not"
@@ -251,8 +253,8 @@ std::pair<std::uint64_t, std::string> pair_n(const PairDeclaration& d,
   if (!cpu_device) return {d.n, "declared in " + file};
   const std::uint64_t small = cpu_pair_n(d);
   if (small == d.n) return {d.n, "declared in " + file};
-  return {small, file + "'s n = " + std::to_string(d.n) + " scaled down for CPU devices to " +
-                     std::to_string(kCpuPairBytes >> 20) + " MiB of buffers"};
+  return {small, fmt::format("{}'s n = {} scaled down for CPU devices to {} MiB of buffers", file,
+                             d.n, kCpuPairBytes >> 20)};
 }
 
 // One kernel compiled (GLSL; CUDA where NVRTC loads) and its interfaces checked.
@@ -300,8 +302,9 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
     if (!nvrtc.empty()) {
       p->cuda_note = "not compiled (" + nvrtc + ")";
     } else {
-      p->cuda_note = "compiled for sm_" + std::to_string(arch) + " by " + p->cuda->compiler +
-                     (cuda_arch > 0 ? "" : " (no CUDA device: its default architecture)");
+      p->cuda_note =
+          fmt::format("compiled for sm_{} by {}{}", arch, p->cuda->compiler,
+                      cuda_arch > 0 ? "" : " (no CUDA device: its default architecture)");
     }
     if (p->spirv_bda) pairs::check_interfaces(p->decl, nullptr, &*p->spirv_bda);
     for (const PreparedStep& s : p->steps)
@@ -368,7 +371,7 @@ std::vector<std::pair<std::string, std::string>> pair_input_files(const Prepared
       {"glsl.bda_source", d.glsl.bda_source},
       {"glsl.bda_spirv", d.glsl.bda_spirv}};
   for (std::size_t k = 0; k < d.steps.size(); ++k) {
-    const std::string step = "step[" + std::to_string(k) + "].";
+    const std::string step = fmt::format("step[{}].", k);
     files.emplace_back(step + "cuda.source", d.steps[k].cuda.source);
     files.emplace_back(step + "glsl.source", d.steps[k].glsl.source);
     files.emplace_back(step + "glsl.spirv", d.steps[k].glsl.spirv);

@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "backends.h"
 #include "baseline.h"
 #include "options.h"
@@ -87,10 +89,11 @@ int show_parity(const std::vector<RunFile>& runs, const std::vector<RunFile>& ba
                 const RunArgs& a, Format format, bool from) {
   const bool several = runs.size() > 1;
   if (several && (format == Format::json || format == Format::csv))
-    throw UsageError("--from " + runs.front().name.substr(0, runs.front().name.rfind('#')) +
-                     " is a node file of " + std::to_string(runs.size()) + " GPUs: --format " +
-                     (format == Format::json ? "json" : "csv") +
-                     " holds one GPU's parity; use table or md (every GPU in turn)");
+    throw UsageError(
+        fmt::format("--from {} is a node file of {} GPUs: --format {} holds one GPU's parity; use "
+                    "table or md (every GPU in turn)",
+                    runs.front().name.substr(0, runs.front().name.rfind('#')), runs.size(),
+                    format == Format::json ? "json" : "csv"));
   std::string text, table;
   int code = kExitOk;
   bool shown = false;

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "build_info.h"
 #include "error.h"
 #include "json_check.h"
@@ -128,10 +130,10 @@ int run_program(const std::vector<std::string>& argv, std::string& output, doubl
   ::kill(-pid, SIGKILL);  // anything it left behind in its group
   untrack_child_group(pid);
   if (dropped > 0)
-    output.insert(0, "[the plotter's first " + std::to_string(dropped) + " bytes of output left out]\n");
-  if (*why == "interrupted") throw Interrupted("interrupted by signal " +
-                                               std::to_string(interrupt_signal()) +
-                                               " while the plotter ran; it was stopped");
+    output.insert(0, fmt::format("[the plotter's first {} bytes of output left out]\n", dropped));
+  if (*why == "interrupted")
+    throw Interrupted(fmt::format("interrupted by signal {} while the plotter ran; it was stopped",
+                                  interrupt_signal()));
   if (!why->empty()) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -216,8 +218,8 @@ std::string plotter_failure(int status, const std::string& output) {
   for (std::string line; std::getline(lines, line);)
     if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
   const std::string tail = output.substr(output.size() > 2000 ? output.size() - 2000 : 0);
-  return "the plotter failed (exit " + std::to_string(status) + "): " + printable(last) +
-         "; output: " + printable(tail);
+  return fmt::format("the plotter failed (exit {}): {}; output: {}", status, printable(last),
+                     printable(tail));
 }
 
 }  // namespace cuvk

@@ -14,6 +14,8 @@
 #include <iterator>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "options.h"
 #include "output_file.h"
 #include "error.h"
@@ -143,8 +145,9 @@ std::string read_findings(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     throw UsageError("--index: " + quoted_path(path) + " is not a regular file");
   if (static_cast<std::uint64_t>(st.st_size) > kMaxFindingsBytes)
-    throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap (" +
-                     std::to_string(st.st_size) + " bytes): not a findings page");
+    throw UsageError(
+        fmt::format("--index: {} is larger than the 1 MiB cap ({} bytes): not a findings page",
+                    quoted_path(path), st.st_size));
   std::ifstream f(path, std::ios::binary);
   std::string text(kMaxFindingsBytes + 1, '\0');
   f.read(text.data(), static_cast<std::streamsize>(text.size()));
@@ -153,8 +156,8 @@ std::string read_findings(const std::string& path) {
   if (text.size() > kMaxFindingsBytes)
     throw UsageError("--index: " + quoted_path(path) + " is larger than the 1 MiB cap");
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
-    throw UsageError("--index: " + quoted_path(path) + " holds a NUL byte (at byte " +
-                     std::to_string(nul) + "): not Markdown text");
+    throw UsageError(fmt::format("--index: {} holds a NUL byte (at byte {}): not Markdown text",
+                                 quoted_path(path), nul));
   return text;
 }
 

@@ -13,6 +13,8 @@
 #include <optional>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "backends.h"
 #include "catalogue.h"
 #include "devices.h"
@@ -213,12 +215,12 @@ RunConfig run_config_of(const RunArgs& a) {
 JudgedRun judge_run(const RunArgs& a) {
   RunConfig cfg = config_of(a);
   if (!(a.timeout_s > 0.0) || a.timeout_s > kMaxTimeoutS)
-    throw UsageError("--timeout must be more than 0 and at most " +
-                     std::to_string(static_cast<int>(kMaxTimeoutS)) + " seconds, not " + [&] {
-                       std::ostringstream o;
-                       o << std::setprecision(15) << a.timeout_s;
-                       return o.str();
-                     }());
+    throw UsageError(fmt::format("--timeout must be more than 0 and at most {} seconds, not {}",
+                                 static_cast<int>(kMaxTimeoutS), [&] {
+                                   std::ostringstream o;
+                                   o << std::setprecision(15) << a.timeout_s;
+                                   return o.str();
+                                 }()));
   // In this order (the first wrong one is named); the tolerance with or without --baseline.
   return {a, validate_config(std::move(cfg)), parse_format(a.format), parse_tolerance(a.tolerance)};
 }

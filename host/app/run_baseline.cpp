@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "backends.h"
 #include "baseline.h"
 #include "baseline_printer.h"
@@ -83,10 +85,11 @@ int emit_baseline(const RunDocument& doc, const RunFile& base, const JudgedRun& 
       std::cerr << "note: " << printable(n) << '\n';  // --quiet: notes only
   if (b.exit_code == kExitNotCompared)  // the table says which rows; this line says why
     std::cerr << "error: "
-              << one_line("no row of this run could be compared with a row of the baseline " +
-                              a.baseline + " (" + std::to_string(b.not_compared) +
-                              " rows not comparable: other points or APIs, or not ok)",
-                          kMaxErrorLine)
+              << one_line(
+                     fmt::format("no row of this run could be compared with a row of the baseline "
+                                 "{} ({} rows not comparable: other points or APIs, or not ok)",
+                                 a.baseline, b.not_compared),
+                     kMaxErrorLine)
               << '\n';
   else if (b.exit_code == kExitDiffers)
     std::cerr << "error: against the baseline " << one_line(a.baseline, kMaxErrorLine) << ": "

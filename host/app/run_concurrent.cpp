@@ -15,6 +15,8 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "options.h"
 #include "output_file.h"
 #include "run.h"
@@ -139,8 +141,8 @@ std::vector<TogetherRun> run_together(const std::vector<std::string>& devices,
   std::vector<TogetherRun> runs(devices.size());
   try {
     for (std::size_t k = 0; k < devices.size(); ++k) {
-      outputs.push_back(dir.file("gpu" + std::to_string(k) + ".json"));
-      logs.push_back(dir.file("gpu" + std::to_string(k) + ".log"));
+      outputs.push_back(dir.file(fmt::format("gpu{}.json", k)));
+      logs.push_back(dir.file(fmt::format("gpu{}.log", k)));
       pids.push_back(spawn(together_args(process_args(), devices[k], outputs[k]), logs[k]));
     }
   } catch (...) {  // the children started so far are stopped and awaited
@@ -161,7 +163,7 @@ std::vector<TogetherRun> run_together(const std::vector<std::string>& devices,
       }
     }
     if (runs[k].error.empty())
-      runs[k].error = "exit " + std::to_string(codes[k]) + ": " + last_error(logs[k]);
+      runs[k].error = fmt::format("exit {}: {}", codes[k], last_error(logs[k]));
   }
   return runs;
 }

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "backends.h"
 #include "baseline.h"
 #include "options.h"
@@ -32,13 +34,12 @@ std::vector<Target> node_targets(InventoryOnce& devices) {
   const DeviceInventory& inv = devices.get();
   std::vector<Target> t;
   for (const DeviceInfo& d : inv.cuda)
-    t.push_back(
-        {d.index, format_uuid(d.uuid), "CUDA device " + std::to_string(d.index) + " " + d.name});
+    t.push_back({d.index, format_uuid(d.uuid), fmt::format("CUDA device {} {}", d.index, d.name)});
   if (t.empty())
     for (const DeviceInfo& d : inv.vulkan)
       if (!d.is_cpu)
-        t.push_back({d.index, format_uuid(d.uuid),
-                     "Vulkan device " + std::to_string(d.index) + " " + d.name});
+        t.push_back(
+            {d.index, format_uuid(d.uuid), fmt::format("Vulkan device {} {}", d.index, d.name)});
   if (t.empty()) t.push_back({0, "", "no GPU: the automatic device"});
   return t;
 }
@@ -62,9 +63,9 @@ std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& li
     // Test-only: lavapipe is one device; CUVK_TEST_SAME_GPU_AGAIN=1 lets a list name it several
     // times, each entry numbered by its position, so a node of several "GPUs" runs end to end.
     if (const char* again = std::getenv("CUVK_TEST_SAME_GPU_AGAIN"); again && *again == '1') {
-      t.push_back({static_cast<int>(t.size()), uuid,
-                   std::string(c.cuda ? "CUDA" : "Vulkan") + " device " + std::to_string(d->index) +
-                       " (again) " + d->name});
+      t.push_back(
+          {static_cast<int>(t.size()), uuid,
+           fmt::format("{} device {} (again) {}", c.cuda ? "CUDA" : "Vulkan", d->index, d->name)});
       continue;
     }
     for (const Target& other : t)
@@ -72,15 +73,14 @@ std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& li
         throw UsageError("--device " + list + ": '" + entry +
                          "' names the same GPU as an earlier " + "entry (" + uuid + ")");
     t.push_back({d->index, uuid,
-                 std::string(c.cuda ? "CUDA" : "Vulkan") + " device " + std::to_string(d->index) +
-                     " " + d->name});
+                 fmt::format("{} device {} {}", c.cuda ? "CUDA" : "Vulkan", d->index, d->name)});
   }
   return t;
 }
 
 // Which GPU of the node, in headers and in the summary: "GPU 2".
 std::string gpu_name(const Target& t) {
-  return "GPU " + std::to_string(t.index);
+  return fmt::format("GPU {}", t.index);
 }
 
 // The console's text of one GPU's run once it is done: the tail after the streamed rows, or the
@@ -178,7 +178,7 @@ void together_pass(NodeRun& node, NodeSummary& summary, double tolerance) {
   for (std::size_t k = 0; k < node.entries.size(); ++k)
     if (node.entries[k].run) {
       devices.push_back(node.entries[k].uuid);
-      names.push_back("GPU " + std::to_string(node.entries[k].index));
+      names.push_back(fmt::format("GPU {}", node.entries[k].index));
       at.push_back(k);
     }
   std::cerr << "cuvk: --concurrent: " << devices.size()

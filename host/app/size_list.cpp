@@ -4,6 +4,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "options.h"
 #include "output_file.h"
 #include "error.h"
@@ -56,8 +58,7 @@ std::vector<std::uint32_t> parse_size_list(const std::string& text, const std::s
   const auto add = [&](std::uint64_t v) {
     if (!seen.insert(v).second) return;
     if (out.size() == cap)
-      throw UsageError(what + ": more than " + std::to_string(cap) + " sizes (at most " +
-                       std::to_string(cap) + ")");
+      throw UsageError(fmt::format("{}: more than {} sizes (at most {})", what, cap, cap));
     out.push_back(static_cast<std::uint32_t>(v));
   };
   if (text.empty()) throw UsageError(what + ": empty value");

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "axes.h"
 #include "catalogue.h"
 #include "options.h"
@@ -112,11 +114,11 @@ void check_one_point(const RunArgs& r, const TestCase& t) {
                points[i].variant + (label.empty() ? "" : " " + label);
     }
     const std::size_t blocks = cfg.block_sizes.size();
-    throw UsageError("cuvk trace traces one point; the options select " + std::to_string(count) +
-                     " of " + t.name + " (" + which + (points.size() > 4 ? "; ..." : "") + ")" +
-                     (blocks > 1 ? " at " + std::to_string(blocks) + " block sizes" : "") +
-                     ": give one value of --layouts, --variants, --block-sizes and each sweep "
-                     "axis");
+    throw UsageError(
+        fmt::format("cuvk trace traces one point; the options select {} of {} ({}{}){}: give one "
+                    "value of --layouts, --variants, --block-sizes and each sweep axis",
+                    count, t.name, which, points.size() > 4 ? "; ..." : "",
+                    blocks > 1 ? fmt::format(" at {} block sizes", blocks) : ""));
   }
   if (!runs_kernel(t, points[0].layout, points[0].variant))
     throw UsageError("--variants " + quoted(points[0].variant) + ": " + t.name + " " +
@@ -159,7 +161,7 @@ int trace_exit(const TraceDocument& doc, std::size_t messages, const std::string
   }
   if (failed) {
     std::cerr << "error: trace " << doc.test << ": "
-              << (wrong.empty() ? std::to_string(messages) + " validation messages"
+              << (wrong.empty() ? fmt::format("{} validation messages", messages)
                                 : "wrong output or trace records on " + wrong)
               << " (see the output above)\n";
     return kExitFailed;

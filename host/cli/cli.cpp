@@ -16,6 +16,9 @@
 #include <system_error>
 #include <unordered_set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "build_info.h"
 #include "catalogue.h"
 #include "commands.h"
@@ -55,14 +58,14 @@ std::string unsigned_problem(const std::string& v) {
   errno = 0;
   std::strtoull(v.c_str(), nullptr, 10);
   if (errno == ERANGE)
-    return quoted(v) + " is too large (at most " +
-           std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")";
+    return fmt::format("{} is too large (at most {})", quoted(v),
+                       std::numeric_limits<std::uint64_t>::max());
   return {};
 }
 
 // A signed integer option's value: digits (an optional '-') within [lo, hi] ("" when it is).
 std::string integer_problem(const std::string& v, long long lo, long long hi) {
-  const std::string range = " from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const std::string range = fmt::format(" from {} to {}", lo, hi);
   const std::size_t digits = !v.empty() && v[0] == '-' ? 1 : 0;
   if (v.size() == digits || v.find_first_not_of("0123456789", digits) != std::string::npos)
     return quoted(v) + " is not an integer" + range;
@@ -140,12 +143,13 @@ void check_command_name(const CliApp& cli, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.empty() || word[0] == '-') continue;
-    std::string known;
+    std::vector<std::string> known;
     for (const Command& c : cli.commands) {
       if (c.sub->get_name() == word) return;
-      known += (known.empty() ? "" : ", ") + c.sub->get_name();
+      known.push_back(c.sub->get_name());
     }
-    throw UsageError("unknown command " + quoted(word) + "; commands: " + known);
+    throw UsageError(
+        fmt::format("unknown command {}; commands: {}", quoted(word), fmt::join(known, ", ")));
   }
 }
 
@@ -201,7 +205,7 @@ std::string error_text(const std::string& what, const std::string& suffix,
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty() && i + 1 == lines.size()) break;
     if (++shown > kMaxErrorDetailLines) {
-      out += "  ... (" + std::to_string(lines.size() - i) + " more lines)\n";
+      out += fmt::format("  ... ({} more lines)\n", lines.size() - i);
       break;
     }
     out += "  " + one_line(lines[i], kMaxErrorLine) + "\n";

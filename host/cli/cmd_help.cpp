@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cli.h"
 #include "commands.h"
 #include "runner.h"
@@ -16,12 +18,12 @@ namespace cuvk {
 namespace {
 
 std::string number(double v) {
-  return fmt("%g", v);
+  return format_number("{:g}", v);
 }
 
 std::string count(std::uint32_t n) {  // 67108864 -> "64M", as --n takes it
-  if (n % (1u << 20) == 0) return std::to_string(n >> 20) + "M";
-  if (n % (1u << 10) == 0) return std::to_string(n >> 10) + "k";
+  if (n % (1u << 20) == 0) return fmt::format("{}M", n >> 20);
+  if (n % (1u << 10) == 0) return fmt::format("{}k", n >> 10);
   return std::to_string(n);
 }
 

@@ -13,6 +13,9 @@
 #include <optional>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "backends.h"
 #include "catalogue.h"
 #include "cli.h"
@@ -71,9 +74,11 @@ void add_point_options(CLI::App& sub, RunArgs& a, bool trace) {
                  "GPU milliseconds of warm-up work per API before the first point, so clocks "
                  "settle (default 500 on a GPU, 50 on a CPU device)");
   for (const Axis& axis : axes()) {  // one option per sweep axis: --offsets, --strides, ...
-    std::string defaults;            // trace: the first alone
-    for (std::size_t i = 0; i < axis.defaults.size() && !(trace && i > 0); ++i)
-      defaults += (defaults.empty() ? "" : ",") + std::to_string(axis.defaults[i]);
+    // The defaults in the help; trace: the first alone.
+    const std::size_t shown =
+        trace ? std::min<std::size_t>(axis.defaults.size(), 1) : axis.defaults.size();
+    const std::string defaults =
+        fmt::format("{}", fmt::join(axis.defaults.begin(), axis.defaults.begin() + shown, ","));
     sub.add_option(axis.option, a.axis_values[axis.name],
                    axis.help + (defaults.empty() ? "" : " (default " + defaults + ")"));
   }

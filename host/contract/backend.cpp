@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "numbers.h"
 
@@ -77,8 +79,9 @@ std::string Backend::submission_unsupported(Submission s) const {
 Launch chain_step(const Launch& launch, std::uint32_t k) {
   const std::uint32_t steps = launch.chain.steps;
   if (steps == 0 || k >= steps || launch.chain.scratch == nullptr || launch.buffers.size() != 2)
-    throw Error("chain step " + std::to_string(k) + " of " + std::to_string(steps) +
-                " (a chain needs a scratch buffer and two buffers, in and out)");
+    throw Error(fmt::format(
+        "chain step {} of {} (a chain needs a scratch buffer and two buffers, in and out)", k,
+        steps));
   const BufferView out = launch.buffers[1];
   const BufferView scratch{launch.chain.scratch, 0, out.bytes};
   const auto writes = [&](std::uint32_t j) { return (steps - 1 - j) % 2 == 0 ? out : scratch; };
@@ -116,9 +119,8 @@ CuvkParams builtin_params(const Launch& launch) {
   CuvkParams params{};
   if (launch.scalars.empty()) return params;
   if (launch.scalars.size() != sizeof params)
-    throw Error("launch of '" + launch.kernel + "' carries " +
-                std::to_string(launch.scalars.size()) + " scalar bytes, not a CuvkParams block (" +
-                std::to_string(sizeof params) + ")");
+    throw Error(fmt::format("launch of '{}' carries {} scalar bytes, not a CuvkParams block ({})",
+                            launch.kernel, launch.scalars.size(), sizeof params));
   std::memcpy(&params, launch.scalars.data(), sizeof params);
   return params;
 }
@@ -152,7 +154,7 @@ std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& size
   std::vector<std::uint32_t> offsets;
   std::uint32_t at = 0;
   for (std::uint32_t size : sizes) {
-    if (size != 4 && size != 8) throw Error("scalar of " + std::to_string(size) + " bytes: 4 or 8");
+    if (size != 4 && size != 8) throw Error(fmt::format("scalar of {} bytes: 4 or 8", size));
     at = round_up(at, size);
     offsets.push_back(at);
     at += size;
@@ -162,7 +164,7 @@ std::vector<std::uint32_t> scalar_offsets(const std::vector<std::uint32_t>& size
 }
 
 std::string call_failure(const char* call, const std::string& decoded, const char* file, int line) {
-  return std::string(call) + " failed: " + decoded + " (" + file + ":" + std::to_string(line) + ")";
+  return fmt::format("{} failed: {} ({}:{})", call, decoded, file, line);
 }
 
 }  // namespace cuvk

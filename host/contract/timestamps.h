@@ -12,13 +12,17 @@
 
 #include <cmath>
 #include <cstdint>
-#include <string>
-
-#include "error.h"
 
 namespace cuvk::timing {
 
 constexpr double kNsPerMs = 1e6;
+
+// The errors of the checks below, out of line (timestamps.cpp) so that this header, which the
+// backends include, needs no libfmt: `end` before `start` (masked values) on a counter of
+// `valid_bits`, and a CUDA interval that is negative or not finite.
+[[noreturn]] void throw_out_of_order(std::uint64_t start, std::uint64_t end,
+                                     std::uint32_t valid_bits);
+[[noreturn]] void throw_events_out_of_order(float elapsed_ms);
 
 // The bits of a raw timestamp that carry the counter (timestampValidBits; 64 or more: all).
 constexpr std::uint64_t valid_mask(std::uint32_t valid_bits) {
@@ -33,9 +37,7 @@ inline std::uint64_t elapsed_ticks(std::uint64_t start, std::uint64_t end,
   const std::uint64_t mask = valid_mask(valid_bits);
   const std::uint64_t ticks = ((end & mask) - (start & mask)) & mask;
   if (valid_bits > 0 && ticks > (mask >> 1))
-    throw Error("timestamps out of order: end " + std::to_string(end & mask) + " is before start " +
-                std::to_string(start & mask) + " on a " + std::to_string(valid_bits) +
-                "-bit counter");
+    throw_out_of_order(start & mask, end & mask, valid_bits);
   return ticks;
 }
 
@@ -53,9 +55,7 @@ inline double timestamp_interval_ms(std::uint64_t start, std::uint64_t end,
 // cudaEventElapsedTime(start, stop)'s milliseconds as a time: negative (stop recorded before
 // start) or not finite is an error.
 inline double event_interval_ms(float elapsed_ms) {
-  if (!std::isfinite(elapsed_ms) || elapsed_ms < 0.0f)
-    throw Error("CUDA events out of order: the stop event is " + std::to_string(elapsed_ms) +
-                " ms after the start event");
+  if (!std::isfinite(elapsed_ms) || elapsed_ms < 0.0f) throw_events_out_of_order(elapsed_ms);
   return static_cast<double>(elapsed_ms);
 }
 

@@ -1,5 +1,7 @@
 #include "axes.h"
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -62,7 +64,8 @@ std::string point_label(const AxisValues& values, const std::vector<std::string>
   for (std::size_t i = 0; i < all.size(); ++i) {
     bool show = values.values()[i] != all[i].neutral;
     for (const std::string& s : swept) show = show || s == all[i].name;
-    if (show) label += (label.empty() ? "" : ",") + all[i].name + "=" + std::to_string(values.values()[i]);
+    if (show)
+      label += fmt::format("{}{}={}", label.empty() ? "" : ",", all[i].name, values.values()[i]);
   }
   return label;
 }

@@ -5,6 +5,8 @@
 #include <deque>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "backend.h"
 #include "error.h"
 #include "util.h"
@@ -174,8 +176,8 @@ constexpr std::uint64_t kWordsPerMiB = (1u << 20) / kFloat;
 BuiltinPlan plan_copy_engine(const Point& pt) {
   const std::uint64_t words = std::uint64_t{pt.axes.get("copy_mib")} * kWordsPerMiB;
   if (words > std::numeric_limits<std::uint32_t>::max())
-    throw UsageError("--copy-mibs: " + std::to_string(pt.axes.get("copy_mib")) +
-                     " MiB overflows 32-bit indices");
+    throw UsageError(
+        fmt::format("--copy-mibs: {} MiB overflows 32-bit indices", pt.axes.get("copy_mib")));
   const auto n = static_cast<std::uint32_t>(words);
   BuiltinPlan plan;
   plan.kernel = kernel_name("copy_engine", "", pt.variant);  // kCopyEngine

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "stats.h"
 
 namespace cuvk {
@@ -86,8 +88,8 @@ DispatchCost fit_dispatch_cost(const std::vector<DispatchPoint>& points, double 
     }
   }
   if (x.size() < 3)
-    throw std::invalid_argument("fit_dispatch_cost: fewer than 3 points at " +
-                                std::to_string(waves) + " waves or more");
+    throw std::invalid_argument(
+        fmt::format("fit_dispatch_cost: fewer than 3 points at {:f} waves or more", waves));
   cost.fit = theil_sen(x, y);
   return cost;
 }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -61,11 +63,11 @@ DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec)
     if (const DeviceInfo* vk = twin(inv.vulkan, c.cuda->uuid)) {
       c.vulkan = *vk;
       c.same_gpu = true;
-      c.note = "CUDA device " + std::to_string(c.cuda->index) + " and Vulkan device " +
-               std::to_string(vk->index) + " are the same GPU (UUID " + format_uuid(vk->uuid) + ")";
+      c.note = fmt::format("CUDA device {} and Vulkan device {} are the same GPU (UUID {})",
+                           c.cuda->index, vk->index, format_uuid(vk->uuid));
     } else if (inv.vulkan_error.empty()) {
       c.vulkan_reason = "no Vulkan device has the CUDA device's UUID " + format_uuid(c.cuda->uuid);
-      c.note = "no Vulkan twin of CUDA device " + std::to_string(c.cuda->index) + ": CUDA only";
+      c.note = fmt::format("no Vulkan twin of CUDA device {}: CUDA only", c.cuda->index);
     }
   };
 
@@ -95,15 +97,15 @@ DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec)
                                           : static_cast<std::size_t>(parsed);
     if (!inv.cuda.empty()) {
       if (k >= inv.cuda.size())
-        throw UsageError("--device " + spec + ": there are " + std::to_string(inv.cuda.size()) +
-                         " CUDA devices (0.." + std::to_string(inv.cuda.size() - 1) + ")");
+        throw UsageError(fmt::format("--device {}: there are {} CUDA devices (0..{})", spec,
+                                     inv.cuda.size(), inv.cuda.size() - 1));
       c.cuda = inv.cuda[k];
       pair_vulkan_with_cuda();
       return c;
     }
     if (k >= inv.vulkan.size())
-      throw UsageError("--device " + spec + ": there are " + std::to_string(inv.vulkan.size()) +
-                       " Vulkan devices and no CUDA device");
+      throw UsageError(fmt::format("--device {}: there are {} Vulkan devices and no CUDA device",
+                                   spec, inv.vulkan.size()));
     c.vulkan = inv.vulkan[k];
     c.note = "no CUDA device: Vulkan only, on " + c.vulkan->name;
     return c;

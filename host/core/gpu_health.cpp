@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "nvml.h"
 
 namespace cuvk {
@@ -67,8 +69,7 @@ std::string call(const Nvml& nvml, const char* name, nvmlDevice d, Args... args)
   if (!f) return std::string("not in this NVML (") + name + ")";
   const nvmlReturn r = f(d, args...);
   if (r == kOk || r == kInsufficientSize) return "";
-  return r == kNotSupported ? kNotSupportedText
-                            : std::string(name) + " failed (" + std::to_string(r) + ")";
+  return r == kNotSupported ? kNotSupportedText : fmt::format("{} failed ({})", name, r);
 }
 
 std::string ecc(const Nvml& nvml, nvmlDevice d, int type, int counter) {
@@ -83,17 +84,18 @@ std::string retired(const Nvml& nvml, nvmlDevice d) {
   std::string e =
       call(nvml, "nvmlDeviceGetRetiredPages", d, kRetiredMultipleSingleBit, &single, none);
   if (e.empty()) e = call(nvml, "nvmlDeviceGetRetiredPages", d, kRetiredDoubleBit, &dbl, none);
-  return e.empty() ? std::to_string(single + dbl) + " (" + std::to_string(single) +
-                         " multiple single-bit, " + std::to_string(dbl) + " double-bit)"
-                   : e;
+  return e.empty()
+             ? fmt::format("{} ({} multiple single-bit, {} double-bit)", single + dbl, single, dbl)
+             : e;
 }
 
 std::string remapped(const Nvml& nvml, nvmlDevice d) {
   U corr = 0, unc = 0, pending = 0, failure = 0;
   const std::string e = call(nvml, "nvmlDeviceGetRemappedRows", d, &corr, &unc, &pending, &failure);
   if (!e.empty()) return e;
-  return std::to_string(corr) + " correctable, " + std::to_string(unc) + " uncorrectable" +
-         (pending ? ", a remap pending (reset needed)" : "") + (failure ? ", a remap FAILED" : "");
+  return fmt::format("{} correctable, {} uncorrectable{}{}", corr, unc,
+                     pending ? ", a remap pending (reset needed)" : "",
+                     failure ? ", a remap FAILED" : "");
 }
 
 std::string pcie(const Nvml& nvml, nvmlDevice d) {
@@ -103,9 +105,8 @@ std::string pcie(const Nvml& nvml, nvmlDevice d) {
   if (e.empty()) e = call(nvml, "nvmlDeviceGetMaxPcieLinkGeneration", d, &max_gen);
   if (e.empty()) e = call(nvml, "nvmlDeviceGetMaxPcieLinkWidth", d, &max_width);
   if (!e.empty()) return e;
-  return "gen " + std::to_string(gen) + " x" + std::to_string(width) + " (max gen " +
-         std::to_string(max_gen) + " x" + std::to_string(max_width) + ")" +
-         (gen < max_gen || width < max_width ? " BELOW ITS MAXIMUM" : "");
+  return fmt::format("gen {} x{} (max gen {} x{}){}", gen, width, max_gen, max_width,
+                     gen < max_gen || width < max_width ? " BELOW ITS MAXIMUM" : "");
 }
 
 std::string clocks(const Nvml& nvml, nvmlDevice d) {
@@ -115,8 +116,7 @@ std::string clocks(const Nvml& nvml, nvmlDevice d) {
   if (e.empty()) e = call(nvml, "nvmlDeviceGetMaxClockInfo", d, kClockSm, &max_sm);
   if (e.empty()) e = call(nvml, "nvmlDeviceGetMaxClockInfo", d, kClockMem, &max_mem);
   if (!e.empty()) return e;
-  return "sm " + std::to_string(sm) + " (max " + std::to_string(max_sm) + "), memory " +
-         std::to_string(mem) + " (max " + std::to_string(max_mem) + ")";
+  return fmt::format("sm {} (max {}), memory {} (max {})", sm, max_sm, mem, max_mem);
 }
 
 std::string power(const Nvml& nvml, nvmlDevice d) {
@@ -160,7 +160,7 @@ std::string p2p_status(const Nvml& nvml, nvmlDevice a, nvmlDevice b, int index) 
   int status = -1;
   const std::string e = call(nvml, "nvmlDeviceGetP2PStatus", a, b, index, &status);
   if (!e.empty()) return e;
-  return status == 0 ? "ok" : "not available (status " + std::to_string(status) + ")";
+  return status == 0 ? "ok" : fmt::format("not available (status {})", status);
 }
 
 }  // namespace

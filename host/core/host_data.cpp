@@ -16,6 +16,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <fmt/format.h>
+
 #include "catalogue.h"
 #include "util.h"
 
@@ -128,9 +130,10 @@ std::string host_memory_limit_note(const std::string& message) {
   for (const auto& [resource, flag] : {std::pair{RLIMIT_AS, "-v"}, std::pair{RLIMIT_DATA, "-d"}}) {
     rlimit r{};
     if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
-      return " (host memory is limited to " + std::to_string(r.rlim_cur >> 20) + " MiB by ulimit " +
-             flag + (memory ? ": likely out of host memory)"
-                            : ": the driver may not have loaded for lack of it)");
+      return fmt::format(" (host memory is limited to {} MiB by ulimit {}{}", r.rlim_cur >> 20,
+                         flag,
+                         memory ? ": likely out of host memory)"
+                                : ": the driver may not have loaded for lack of it)");
   }
   return {};
 }

@@ -9,6 +9,8 @@
 #include <exception>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "host_data.h"
 #include "numbers.h"
@@ -22,8 +24,8 @@ HostMemory::HostMemory(std::size_t floats) : floats_(floats) {
   void* p = mmap(nullptr, bytes + kHostRegisterAlign, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
-    throw Error("mmap of " + std::to_string(bytes) +
-                " bytes of host memory failed: " + std::strerror(errno));
+    throw Error(
+        fmt::format("mmap of {} bytes of host memory failed: {}", bytes, std::strerror(errno)));
   auto* base = static_cast<char*>(p);
   const std::size_t lead = round_up(reinterpret_cast<std::uintptr_t>(base), kHostRegisterAlign) -
                            reinterpret_cast<std::uintptr_t>(base);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -11,8 +13,8 @@ namespace cuvk {
 StagingArea::StagingArea(std::size_t chunk_bytes, const std::vector<Backend*>& backends)
     : chunk_(chunk_bytes) {
   if (chunk_bytes == 0 || chunk_bytes % kHostRegisterAlign != 0)
-    throw Error("staging chunk of " + std::to_string(chunk_bytes) + " bytes is not a multiple of " +
-                std::to_string(kHostRegisterAlign));
+    throw Error(fmt::format("staging chunk of {} bytes is not a multiple of {}", chunk_bytes,
+                            kHostRegisterAlign));
   data_ = std::aligned_alloc(kHostRegisterAlign, 2 * chunk_bytes);
   if (data_ == nullptr) throw std::bad_alloc();
   std::vector<const Backend*> done;
@@ -31,13 +33,14 @@ StagingArea::StagingArea(std::size_t chunk_bytes, const std::vector<Backend*>& b
       why = std::string(": ") + e.what();
     }
     if (!r && unregistered_.empty()) {
-      unregistered_ = std::string(api_name(b->info().api)) + " device " +
-                      std::to_string(b->info().index) + " could not register the host chunks" +
-                      (why.empty() ? (b->info().api == Api::vulkan
-                                          ? " (VK_EXT_external_memory_host not enabled or the "
-                                            "driver refused the pointer)"
-                                          : "")
-                                   : why);
+      unregistered_ = fmt::format(
+          "{} device {} could not register the host chunks{}", api_name(b->info().api),
+          b->info().index,
+          why.empty()
+              ? (b->info().api == Api::vulkan ? " (VK_EXT_external_memory_host not enabled or the "
+                                                "driver refused the pointer)"
+                                              : "")
+              : why);
     }
     if (r && b->info().api == Api::cuda) cuda_pinned = true;
     if (r) registrations_.push_back(std::move(r));

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -51,7 +53,7 @@ void measure(P2pRow& row, std::vector<Lane>& lanes, const std::function<void()>&
   }
   if (bad == 0) return;
   row.state = "failed";
-  row.note = std::to_string(bad) + " of " + std::to_string(words) + " words differ";
+  row.note = fmt::format("{} of {} words differ", bad, words);
 }
 
 P2pRow unavailable(P2pRow row, std::string why) {

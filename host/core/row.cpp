@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "catalogue.h"
 #include "dims.h"
 
@@ -62,7 +64,7 @@ std::string variant_label(const std::string& variant, const std::optional<std::u
   // A family without flags was not recorded by its file but inferred (run_reader.cpp): it is
   // matched on, not shown, so older files print as they did.
   if (!family || flags.empty()) return variant;
-  return variant + " q" + std::to_string(*family) + " (" + flags + ")";
+  return fmt::format("{} q{} ({})", variant, *family, flags);
 }
 
 std::string variant_label(const ResultRow& row) {
@@ -79,7 +81,8 @@ std::string point_label(const ResultRow& row) {
 
 std::string size_label(std::uint64_t n) {
   for (const auto& [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "k"}})
-    if (n != 0 && n % (std::uint64_t{1} << shift) == 0) return std::to_string(n >> shift) + suffix;
+    if (n != 0 && n % (std::uint64_t{1} << shift) == 0)
+      return fmt::format("{}{}", n >> shift, suffix);
   return std::to_string(n);
 }
 

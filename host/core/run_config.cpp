@@ -6,6 +6,9 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "axes.h"
 #include "error.h"
 #include "host_data.h"
@@ -31,8 +34,7 @@ void check_range(double value, double lo, double hi, const std::string& what,
 
 void check_count(std::size_t count, std::size_t bound, const std::string& what) {
   if (count > bound)
-    throw UsageError(what + ": more than " + std::to_string(bound) + " values (at most " +
-                     std::to_string(bound) + ")");
+    throw UsageError(fmt::format("{}: more than {} values (at most {})", what, bound, bound));
 }
 
 // The product of the sweep lists, bounded: points x sizes x block sizes x Vulkan binding modes.
@@ -44,12 +46,11 @@ void check_sweep_size(const RunConfig& cfg) {
   const std::size_t sizes = std::max<std::size_t>(1, cfg.sizes.size());
   const std::uint64_t measured = points * sizes * cfg.block_sizes.size() * cfg.vk_bindings.size();
   if (measured > kMaxRunPoints)
-    throw UsageError("the sweep has " + std::to_string(measured) + " points (" +
-                     std::to_string(points) + " points x " +
-                     (sizes > 1 ? std::to_string(sizes) + " sizes (--n) x " : "") +
-                     std::to_string(cfg.block_sizes.size()) + " block sizes x " +
-                     std::to_string(cfg.vk_bindings.size()) + " Vulkan binding modes); at most " +
-                     std::to_string(kMaxRunPoints) + " in one run: split it into several runs");
+    throw UsageError(
+        fmt::format("the sweep has {} points ({} points x {}{} block sizes x {} Vulkan binding "
+                    "modes); at most {} in one run: split it into several runs",
+                    measured, points, sizes > 1 ? fmt::format("{} sizes (--n) x ", sizes) : "",
+                    cfg.block_sizes.size(), cfg.vk_bindings.size(), kMaxRunPoints));
 }
 
 // A CPU device's defaults replace judged values after validate_config: they are within bounds.
@@ -82,7 +83,7 @@ ValidatedConfig validate_config(RunConfig config) {
   check_count(cfg.block_sizes.size(), kMaxBlockSizes, "--block-sizes");
   for (std::uint32_t b : cfg.block_sizes)
     if (b == 0 || b % kWarpSize != 0)
-      throw UsageError("block size " + std::to_string(b) + " is not a positive multiple of 32");
+      throw UsageError(fmt::format("block size {} is not a positive multiple of 32", b));
   if (cfg.vk_bindings.empty()) throw UsageError("no Vulkan binding mode given");
   for (Binding b : cfg.vk_bindings)
     if (b == Binding::pointer) throw UsageError("Vulkan binding modes are descriptor and bda");
@@ -104,8 +105,8 @@ ValidatedConfig validate_config(RunConfig config) {
     check_count(values.size(), kMaxAxisValues, axis->option);
     for (std::uint32_t v : values)
       if (v < axis->min_value)
-        throw UsageError(axis->option + ": " + name + " " + std::to_string(v) +
-                         " is not allowed (at least " + std::to_string(axis->min_value) + ")");
+        throw UsageError(fmt::format("{}: {} {} is not allowed (at least {})", axis->option, name,
+                                     v, axis->min_value));
   }
   check_sweep_size(cfg);
   return ValidatedConfig(std::move(config));
@@ -113,7 +114,7 @@ ValidatedConfig validate_config(RunConfig config) {
 
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
                 std::uint64_t max_buffer_bytes) {
-  const std::string at = test + " at n=" + std::to_string(n);
+  const std::string at = fmt::format("{} at n={}", test, n);
   const KernelModel& m = plan.kernel_model();
   const std::uint64_t in_words = input_words(m), out_words = output_words(m);
   // A built-in launch rule's threads do not depend on the block size (a pair's never come here:
@@ -122,19 +123,19 @@ void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
     throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
   for (std::uint64_t words : {in_words, out_words}) {
     if (words > kMaxIndexWords)
-      throw UsageError(at + ": " + std::to_string(words) + " elements overflow 32-bit indices");
+      throw UsageError(fmt::format("{}: {} elements overflow 32-bit indices", at, words));
     if (words * sizeof(float) > max_buffer_bytes)
-      throw UsageError(at + " needs a buffer of " + std::to_string(words * sizeof(float)) +
-                       " bytes; the device allows " + std::to_string(max_buffer_bytes));
+      throw UsageError(fmt::format("{} needs a buffer of {} bytes; the device allows {}", at,
+                                   words * sizeof(float), max_buffer_bytes));
   }
   const std::uint64_t host = host_bytes_of(plan);
   std::string limit_name;
   const std::uint64_t limit = host_memory_limit_bytes(&limit_name);
   if (host > limit)
-    throw UsageError(at + " needs about " + std::to_string(host) +
-                     " bytes of host memory (inputs, expected and downloaded outputs of two "
-                     "points); " +
-                     limit_name + " allows " + std::to_string(limit));
+    throw UsageError(
+        fmt::format("{} needs about {} bytes of host memory (inputs, expected and downloaded "
+                    "outputs of two points); {} allows {}",
+                    at, host, limit_name, limit));
 }
 
 std::uint64_t host_bytes_of(const Plan& plan) {
@@ -176,10 +177,10 @@ std::pair<std::uint32_t, std::string> run_n(
   if (pairs.empty()) return {n, rule};
   const OwnSize& first = pairs.front().second;
   if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
-  std::string said;
+  std::vector<std::string> each;
   for (const auto& [name, own] : pairs)
-    said += (said.empty() ? "" : ", ") + name + " at " + std::to_string(own.n) + " (" + own.n_rule +
-            ")";
+    each.push_back(fmt::format("{} at {} ({})", name, own.n, own.n_rule));
+  const std::string said = fmt::format("{}", fmt::join(each, ", "));
   if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
   return {n, rule + "; pairs: " + said};
 }

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "interrupt.h"
 #include "launch_geometry.h"
 #include "runner_parts.h"
@@ -45,9 +47,8 @@ void wave_of(const ApiState& a, const std::vector<ApiState>& apis, std::uint32_t
     const std::uint32_t per_sm_threads = property(c, "max_threads_per_multiprocessor");
     if (sms == 0 || per_sm_blocks == 0 || per_sm_threads == 0) continue;
     r.blocks_per_wave = static_cast<double>(sms) * std::min(per_sm_blocks, per_sm_threads / block);
-    r.wave_source = std::to_string(sms) + " SMs x " +
-                    std::to_string(std::min(per_sm_blocks, per_sm_threads / block)) +
-                    " blocks (CUDA's device properties)";
+    r.wave_source = fmt::format("{} SMs x {} blocks (CUDA's device properties)", sms,
+                                std::min(per_sm_blocks, per_sm_threads / block));
     return;
   }
   r.blocks_per_wave = kUnknownWave;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "params.h"
 
 namespace cuvk {
@@ -24,13 +26,13 @@ std::string record_problem(const std::vector<std::uint32_t>& words, std::size_t 
                            std::uint32_t sm_count) {
   const std::size_t at = b * CUVK_TRACE_WORDS;
   if (words[at + 6] != CUVK_TRACE_MARK) return "never written";
-  if (words[at + 1] != b) return "holds block index " + std::to_string(words[at + 1]);
+  if (words[at + 1] != b) return fmt::format("holds block index {}", words[at + 1]);
   if (ticks_at(words, at + 4) < ticks_at(words, at + 2)) return "ends before it starts";
   const std::uint32_t sm = words[at];
   if (!sm_ids && sm != CUVK_TRACE_NO_SM) return "has an SM id where the API gives none";
   if (sm_ids && sm == CUVK_TRACE_NO_SM) return "has no SM id";
   if (sm_ids && sm_count != 0 && sm >= sm_count) {
-    return "ran on SM " + std::to_string(sm) + " of " + std::to_string(sm_count);
+    return fmt::format("ran on SM {} of {}", sm, sm_count);
   }
   return "";
 }
@@ -114,8 +116,8 @@ TraceRecords parse_trace(const std::vector<std::uint32_t>& words, std::size_t bl
                          double ticks_per_ns, bool sm_ids, std::uint32_t sm_count) {
   TraceRecords r;
   if (words.size() < blocks * CUVK_TRACE_WORDS) {
-    r.error = "the trace holds " + std::to_string(words.size() / CUVK_TRACE_WORDS) +
-              " records for " + std::to_string(blocks) + " blocks";
+    r.error = fmt::format("the trace holds {} records for {} blocks",
+                          words.size() / CUVK_TRACE_WORDS, blocks);
     return r;
   }
   std::size_t bad = 0;
@@ -124,15 +126,14 @@ TraceRecords parse_trace(const std::vector<std::uint32_t>& words, std::size_t bl
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::string problem = record_problem(words, b, sm_ids, sm_count);
     if (!problem.empty()) {
-      if (bad++ == 0) first_bad = "block " + std::to_string(b) + " " + problem;
+      if (bad++ == 0) first_bad = fmt::format("block {} {}", b, problem);
       continue;
     }
     first = std::min(first, ticks_at(words, b * CUVK_TRACE_WORDS + 2));
     last = std::max(last, ticks_at(words, b * CUVK_TRACE_WORDS + 4));
   }
   if (bad != 0) {
-    r.error = std::to_string(bad) + " of " + std::to_string(blocks) +
-              " trace records are wrong; first: " + first_bad;
+    r.error = fmt::format("{} of {} trace records are wrong; first: {}", bad, blocks, first_bad);
     return r;
   }
   r.first_start_ticks = blocks ? first : 0;

@@ -1,10 +1,12 @@
 // Small shared helpers: one ceil_div, unit conversions with the unit in the name.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <type_traits>
+
+#include <fmt/format.h>
 
 namespace cuvk {
 
@@ -22,23 +24,24 @@ inline double gbps(std::uint64_t bytes, double time_ms) {
   return time_ms > 0.0 ? static_cast<double>(bytes) / (time_ms * 1e-3) / kBytesPerGB : 0.0;
 }
 
-// Longest fixed-point text fmt() writes; longer (a time of 1e308 ms from a hostile file) is
-// written in scientific notation instead. Every real measurement fits with room to spare.
-constexpr int kMaxFixedChars = 16;
+// Longest fixed-point text format_number() writes; longer (a time of 1e308 ms from a hostile
+// file) is written in scientific notation instead. Every real measurement fits with room to spare.
+constexpr std::size_t kMaxFixedChars = 16;
 
-// printf-style formatting of one number, for report cells ("%.4f", "%.2fx"), by magnitude: the
-// format as given where its text has at most kMaxFixedChars characters, else the same text with
-// the number as "%.4g" ("1e+308", "1.235e+17x").
-inline std::string fmt(const char* format, double v) {
-  char buf[64];
-  const int n = std::snprintf(buf, sizeof buf, format, v);
-  if (n >= 0 && n <= kMaxFixedChars) return buf;
-  const std::string f = format;
-  const std::size_t start = f.find('%');
-  const std::size_t end = f.find_first_of("aAeEfFgG", start);
-  if (start == std::string::npos || end == std::string::npos) return buf;
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return f.substr(0, start) + buf + f.substr(end + 1);
+// One number formatted for a report cell ("{:.4f}", "{:.2f}x"), by magnitude: the text as the
+// format gives it where it has at most kMaxFixedChars characters, else the same text with the
+// number as "{:.4g}" ("1e+308", "1.235e+17x"; printf's "%.4g").
+inline std::string format_number(fmt::format_string<double> format, double v) {
+  std::string text = fmt::format(format, v);
+  if (text.size() <= kMaxFixedChars) return text;
+  const fmt::string_view view = format;
+  const std::string f(view.data(), view.size());
+  std::size_t start = f.find('{');  // the replacement field: the first '{' that is not "{{"
+  while (start != std::string::npos && f.compare(start, 2, "{{") == 0)
+    start = f.find('{', start + 2);
+  const std::size_t end = start == std::string::npos ? start : f.find('}', start);
+  if (end == std::string::npos) return text;
+  return fmt::format(fmt::runtime(f.substr(0, start) + "{:.4g}" + f.substr(end + 1)), v);
 }
 
 }  // namespace cuvk

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -67,8 +69,8 @@ std::optional<double> KernelCounters::sectors_per_request() const {
 
 KernelCounters decode_kernel(const std::vector<double>& v, std::size_t passes) {
   if (v.size() != kKernelCount)
-    throw Error("range profiler returned " + std::to_string(v.size()) + " values for " +
-                std::to_string(kKernelCount) + " metrics");
+    throw Error(fmt::format("range profiler returned {} values for {} metrics", v.size(),
+                            static_cast<int>(kKernelCount)));
   KernelCounters k;
   k.ld_sectors = v[kLdSectors];
   k.ld_requests = v[kLdRequests];
@@ -249,8 +251,9 @@ SampledCounters attribute(const std::vector<PmSample>& all, std::uint64_t interv
       last = k;
     }
   if (first == s.size())
-    throw Error("PM sampling: none of " + std::to_string(all.size()) +
-                " samples saw the GPU busy (the counters did not see the work)");
+    throw Error(fmt::format(
+        "PM sampling: none of {} samples saw the GPU busy (the counters did not see the work)",
+        all.size()));
   SampledCounters c;
   c.interval_ns = interval_ns;
   c.samples = all.size();

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk::cupti {
@@ -141,8 +143,7 @@ Lib* load_host_only(std::string* why) {
 std::string describe(const Lib& lib, const char* call, CUptiResult r) {
   const char* text = nullptr;
   if (lib.cuptiGetResultString) lib.cuptiGetResultString(r, &text);
-  return std::string(call) + ": " + (text ? text : "unknown CUPTI error") + " (" +
-         std::to_string(static_cast<int>(r)) + ")";
+  return fmt::format("{}: {} ({})", call, text ? text : "unknown CUPTI error", static_cast<int>(r));
 }
 
 void check(const Lib& lib, const char* call, CUptiResult r) {

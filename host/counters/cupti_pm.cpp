@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cupti_session.h"
 
 namespace cuvk::cupti {
@@ -242,14 +244,16 @@ std::vector<PmSample> CuptiSession::decode_samples(const PmConfig& c) {
             d.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL)
           break;
       }
-      throw Error("PM sampling: the window held more than " + std::to_string(pm_data_samples_) +
-                  " samples (the rest would be lost): not attributed");
+      throw Error(
+          fmt::format("PM sampling: the window held more than {} samples (the rest would be lost): "
+                      "not attributed",
+                      pm_data_samples_));
     }
     if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS) break;
   }
   if (pm_overflow_)
-    throw HardwareBufferFull("PM sampling: the hardware buffer (" +
-                             std::to_string(hw_bytes_ >> 20) + " MiB) overflowed");
+    throw HardwareBufferFull(
+        fmt::format("PM sampling: the hardware buffer ({} MiB) overflowed", hw_bytes_ >> 20));
   decode_round(c, out);
   return out;
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cupti_session.h"
 
 namespace cuvk::cupti {
@@ -96,8 +98,9 @@ KernelCounters CuptiSession::profile_kernel(const std::function<void()>& before,
   range_reused_ = true;
   KernelCounters k = profile_once(before, kernel);
   if (k.ctas_launched != ctas)
-    throw Error("the range profiler counted " + std::to_string(k.ctas_launched) +
-                " CTAs launched for a launch of " + std::to_string(ctas) + ": not the launch's");
+    throw Error(fmt::format(
+        "the range profiler counted {:f} CTAs launched for a launch of {:f}: not the launch's",
+        k.ctas_launched, ctas));
   return k;
 }
 
@@ -143,8 +146,7 @@ KernelCounters CuptiSession::profile_once(const std::function<void()>& before,
     check(lib_, "cuptiRangeProfilerStop", lib_.cuptiRangeProfilerStop(&stop));
     all = stop.isAllPassSubmitted != 0;
   }
-  if (!all)
-    throw Error("the range profiler wanted more than " + std::to_string(kMaxPasses) + " passes");
+  if (!all) throw Error(fmt::format("the range profiler wanted more than {} passes", kMaxPasses));
   auto d = CUVK_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   d.pRangeProfilerObject = obj;
   check(lib_, "cuptiRangeProfilerDecodeData", lib_.cuptiRangeProfilerDecodeData(&d));

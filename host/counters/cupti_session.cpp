@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "counters.h"
 #include "error.h"
 
@@ -138,7 +140,7 @@ std::unique_ptr<CounterSession> open_counters(const Uuid& gpu, std::string* why)
   Lib* lib = load(why);
   if (!lib) return nullptr;
   if (CUresult r = lib->cuInit(0); r != CUDA_SUCCESS) {
-    *why = "cuInit failed (" + std::to_string(static_cast<int>(r)) + "): no CUDA device for CUPTI";
+    *why = fmt::format("cuInit failed ({}): no CUDA device for CUPTI", static_cast<int>(r));
     return nullptr;
   }
   const int ordinal = find_ordinal(*lib, gpu);

@@ -14,6 +14,9 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "interrupt.h"  // TemporaryPath
 #include "util.h"
 
@@ -92,13 +95,13 @@ PtxasLookup find_ptxas_usage(const std::string& log, const std::string& name) {
     if (!trim(line).empty()) first += (lines++ ? " | " : "") + trim(line);
   found.why = "not in the ptxas log (" +
               (usage.empty() ? std::string("no register counts")
-                             : std::to_string(usage.size()) + " functions, none " + name) +
+                             : fmt::format("{} functions, none {}", usage.size(), name)) +
               (first.empty() ? "; the log is empty)" : "; it begins: " + first + ")");
   return found;
 }
 
 std::string mangled_entry(const std::string& ptx, const std::string& kernel) {
-  const std::string prefix = "_Z" + std::to_string(kernel.size()) + kernel;
+  const std::string prefix = fmt::format("_Z{}{}", kernel.size(), kernel);
   std::istringstream in(ptx);
   for (std::string line; std::getline(in, line);) {
     const auto at = line.find(".entry ");
@@ -186,9 +189,9 @@ MemoryOps sass_memory_ops(const std::string& function_text) {
 }
 
 std::string format_ops(const std::vector<std::pair<std::string, int>>& ops) {
-  std::string s;
-  for (const auto& [op, n] : ops) s += (s.empty() ? "" : ", ") + op + " x" + std::to_string(n);
-  return s.empty() ? "none" : s;
+  std::vector<std::string> each;
+  for (const auto& [op, n] : ops) each.push_back(fmt::format("{} x{}", op, n));
+  return each.empty() ? "none" : fmt::format("{}", fmt::join(each, ", "));
 }
 
 std::string sass_function(const std::string& listing, const std::string& mangled) {
@@ -316,8 +319,8 @@ Sass disassemble_cubin(const unsigned char* cubin, std::size_t bytes, const std:
       sass.tool = tool;
       break;
     }
-    sass.unavailable += (sass.unavailable.empty() ? "" : "; ") + tool + " exited with " +
-                        std::to_string(status) + ": " + trim(listing.substr(0, 300));
+    sass.unavailable += fmt::format("{}{} exited with {}: {}", sass.unavailable.empty() ? "" : "; ",
+                                    tool, status, trim(listing.substr(0, 300)));
   }
   ::unlink(path.c_str());
   removed_on_a_signal.release();

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "cuda_artifacts.h"
 #include "error.h"
 #include "pipeline_cache.h"
@@ -60,8 +62,8 @@ Sass driver_sass(const std::string& kernel, Binding binding, Backend& vulkan,
     return none;
   }
   if (!target.dump_dir.empty()) {
-    const std::string path = target.dump_dir + "/" + kernel + "." + binding_name(binding) +
-                             ".block" + std::to_string(target.block);
+    const std::string path = fmt::format("{}/{}.{}.block{}", target.dump_dir, kernel,
+                                         binding_name(binding), target.block);
     write_bytes(path + ".vkcache", cache);
     const MachineCode code = nvidia_machine_code(cache);
     if (!code.object.empty()) write_bytes(path + ".nvuc", code.object);
@@ -162,14 +164,12 @@ void fill_cuda_code(CudaSide& c, const std::string& ptx, const std::string& ptxa
 CudaRegisters cuda_registers(const CudaSide& c) {
   const std::string arch = c.have_code ? " " + c.arch : "";
   if (c.ptxas && c.ptxas->registers >= 0)
-    return {c.ptxas->registers,
-            std::to_string(c.ptxas->registers) + " (" + c.ptxas_source + arch + ")"};
+    return {c.ptxas->registers, fmt::format("{} ({}{})", c.ptxas->registers, c.ptxas_source, arch)};
   const std::string no_ptxas = c.have_code ? c.ptxas_unavailable : "unavailable: " + c.unavailable;
   if (c.runtime)
-    return {c.runtime->registers, std::to_string(c.runtime->registers) +
-                                      " (cudaFuncGetAttributes, sm_" +
-                                      std::to_string(c.runtime->binary_version) +
-                                      " SASS; ptxas -v: " + no_ptxas + ")"};
+    return {c.runtime->registers,
+            fmt::format("{} (cudaFuncGetAttributes, sm_{} SASS; ptxas -v: {})",
+                        c.runtime->registers, c.runtime->binary_version, no_ptxas)};
   return {std::nullopt, no_ptxas};
 }
 

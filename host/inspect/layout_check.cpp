@@ -8,6 +8,8 @@
 
 #ifdef CUVK_HAVE_CUDA
 #include <vector_types.h>  // float4, float2: what copy_vec4, l2_flush, update_xy_*_vec2 access
+
+#include <fmt/format.h>
 #endif
 
 namespace cuvk {
@@ -65,7 +67,7 @@ class Checker {
       : m_(m), cpp_(cpp), out_(out) {}
 
   void add(const std::string& where, std::uint32_t glsl, std::uint32_t cpp, const std::string& note) {
-    out_.push_back({where, std::to_string(glsl), std::to_string(cpp) + note, glsl == cpp});
+    out_.push_back({where, std::to_string(glsl), fmt::format("{}{}", cpp, note), glsl == cpp});
   }
   void add(const std::string& where, const std::string& glsl, const std::string& cpp) {
     out_.push_back({where, glsl, cpp, glsl == cpp});

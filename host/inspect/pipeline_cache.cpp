@@ -9,6 +9,8 @@
 
 #ifdef CUVK_HAVE_ZSTD
 #include <zstd.h>
+
+#include <fmt/format.h>
 #endif
 
 namespace cuvk::inspect {
@@ -78,18 +80,18 @@ bool have_zstd() {
 
 std::string read_cache_header(const std::vector<std::uint8_t>& cache, CacheHeader* h) {
   if (cache.size() < kCacheHeaderBytes)
-    return "the pipeline cache is " + std::to_string(cache.size()) +
-           " bytes, shorter than its 32-byte header";
+    return fmt::format("the pipeline cache is {} bytes, shorter than its 32-byte header",
+                       cache.size());
   h->header_size = le32(&cache[0]);
   h->header_version = le32(&cache[4]);
   h->vendor_id = le32(&cache[8]);
   h->device_id = le32(&cache[12]);
   std::memcpy(h->uuid.data(), &cache[16], h->uuid.size());
   if (h->header_version != 1)  // VK_PIPELINE_CACHE_HEADER_VERSION_ONE
-    return "unknown pipeline cache header version " + std::to_string(h->header_version);
+    return fmt::format("unknown pipeline cache header version {}", h->header_version);
   if (h->header_size < kCacheHeaderBytes || h->header_size > cache.size())
-    return "bad pipeline cache header size " + std::to_string(h->header_size) + " (cache " +
-           std::to_string(cache.size()) + " bytes)";
+    return fmt::format("bad pipeline cache header size {} (cache {} bytes)", h->header_size,
+                       cache.size());
   return "";
 }
 
@@ -105,8 +107,9 @@ MachineCode nvidia_machine_code(const std::vector<std::uint8_t>& cache) {
   code.frame_offset = find_zstd_frame(cache, code.header.header_size);
   if (code.frame_offset == std::string::npos) {
     code.frame_offset = 0;
-    code.unavailable = "no zstd frame in the " + std::to_string(cache.size()) +
-                       "-byte pipeline cache (the driver's format may have changed)";
+    code.unavailable = fmt::format(
+        "no zstd frame in the {}-byte pipeline cache (the driver's format may have changed)",
+        cache.size());
     return code;
   }
 #ifdef CUVK_HAVE_ZSTD
@@ -116,8 +119,8 @@ MachineCode nvidia_machine_code(const std::vector<std::uint8_t>& cache) {
   if (!code.unavailable.empty()) return code;
   if (content.size() < kNvucTagBytes + sizeof kNvucMagic ||
       std::memcmp(&content[kNvucTagBytes], kNvucMagic, sizeof kNvucMagic) != 0) {
-    code.unavailable = "the zstd frame's " + std::to_string(content.size()) +
-                       " bytes hold no NVuc object after the 8-byte tag";
+    code.unavailable = fmt::format(
+        "the zstd frame's {} bytes hold no NVuc object after the 8-byte tag", content.size());
     return code;
   }
   code.object.assign(content.begin() + kNvucTagBytes, content.end());
@@ -174,13 +177,13 @@ Sass vulkan_sass(const std::vector<std::uint8_t>& cache, const std::string& arch
   if (status != 0) {
     std::string first = listing.substr(0, listing.find('\n'));
     if (first.size() > 300) first.resize(300);
-    sass.unavailable = "nvdisasm --binary " + arch + " failed with " + std::to_string(status) +
-                       (first.empty() ? "" : ": " + first);
+    sass.unavailable = fmt::format("nvdisasm --binary {} failed with {}{}", arch, status,
+                                   first.empty() ? "" : ": " + first);
     return sass;
   }
   sass.text = first_sass_function(listing);
-  sass.tool = nvdisasm + " --binary " + arch + " (" + std::to_string(code.object.size()) +
-              "-byte NVuc object from the pipeline cache)";
+  sass.tool = fmt::format("{} --binary {} ({}-byte NVuc object from the pipeline cache)", nvdisasm,
+                          arch, code.object.size());
   return sass;
 }
 

@@ -7,11 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace cuvk::inspect {
 namespace {
 
 std::string x(const char* what, int n) {
-  return std::string(what) + " x" + std::to_string(n);
+  return fmt::format("{} x{}", what, n);
 }
 
 bool global_memory(const std::string& base) {
@@ -85,21 +87,20 @@ SassSummary summarize_sass(const std::string& function_text) {
 }
 
 std::string format_checks(const SassSummary& s) {
-  return x("ISETP", s.compares) + ", predicated " + std::to_string(s.predicated) +
-         " (guarded EXIT/BRA " + std::to_string(s.guarded_exits) + "), predicated loads/stores " +
-         std::to_string(s.guarded_memory);
+  return fmt::format("{}, predicated {} (guarded EXIT/BRA {}), predicated loads/stores {}",
+                     x("ISETP", s.compares), s.predicated, s.guarded_exits, s.guarded_memory);
 }
 
 std::string format_registers(const SassSummary& s) {
   const std::string named =
-      s.registers == 0 ? "none named" : "R0..R" + std::to_string(s.registers - 1) + " named";
-  return s.declared_registers >= 0 ? std::to_string(s.declared_registers) + " allocated, " + named
+      s.registers == 0 ? "none named" : fmt::format("R0..R{} named", s.registers - 1);
+  return s.declared_registers >= 0 ? fmt::format("{} allocated, {}", s.declared_registers, named)
                                    : named;
 }
 
 std::string format_addressing(const SassSummary& s) {
-  return x("IMAD", s.imad) + " (.WIDE x" + std::to_string(s.imad_wide) + "), " + x("LEA", s.lea) +
-         ", " + x("IADD3", s.iadd3) + ", " + x("SHF", s.shifts);
+  return fmt::format("{} (.WIDE x{}), {}, {}, {}", x("IMAD", s.imad), s.imad_wide, x("LEA", s.lea),
+                     x("IADD3", s.iadd3), x("SHF", s.shifts));
 }
 
 std::vector<std::string> sass_differences(const SassSummary& a, const SassSummary& b) {

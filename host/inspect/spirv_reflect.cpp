@@ -8,6 +8,8 @@
 
 #ifdef CUVK_HAVE_SPIRV_TOOLS
 #include <spirv-tools/libspirv.h>
+
+#include <fmt/format.h>
 #endif
 
 namespace cuvk::spirv {
@@ -52,20 +54,24 @@ std::string Module::type_name(std::uint32_t id) const {
   switch (t->kind) {
     case Type::Kind::void_: return "void";
     case Type::Kind::bool_: return "bool";
-    case Type::Kind::float_: return t->width == 32 ? "float" : t->width == 64 ? "double" : "float" + std::to_string(t->width);
+    case Type::Kind::float_:
+      return t->width == 32   ? "float"
+             : t->width == 64 ? "double"
+                              : fmt::format("float{}", t->width);
     case Type::Kind::int_:
       if (t->width == 32) return t->is_signed ? "int" : "uint";
-      return (t->is_signed ? "int" : "uint") + std::to_string(t->width) + "_t";
+      return fmt::format("{}{}_t", t->is_signed ? "int" : "uint", t->width);
     case Type::Kind::vector: {
       const Type* e = type(t->element);
       std::string prefix = "vec";
       if (e && e->kind == Type::Kind::int_) prefix = e->is_signed ? "ivec" : "uvec";
       if (e && e->kind == Type::Kind::bool_) prefix = "bvec";
       if (e && e->kind == Type::Kind::float_ && e->width == 64) prefix = "dvec";
-      return prefix + std::to_string(t->count);
+      return fmt::format("{}{}", prefix, t->count);
     }
     case Type::Kind::matrix: return "mat";
-    case Type::Kind::array: return type_name(t->element) + "[" + std::to_string(t->count) + "]";
+    case Type::Kind::array:
+      return fmt::format("{}[{}]", type_name(t->element), t->count);
     case Type::Kind::runtime_array: return type_name(t->element) + "[]";
     case Type::Kind::struct_: return t->name.empty() ? "struct" : t->name;
     case Type::Kind::pointer: return "ptr<" + type_name(t->element) + ">";
@@ -277,8 +283,7 @@ bool parse_execution(std::uint32_t op, const std::uint32_t* w, std::uint32_t wc,
   }
   if (op != spv::OpExecutionMode) return false;
   if (wc >= 6 && w[2] == spv::ExecutionModeLocalSize)
-    e.fixed = "LocalSize " + std::to_string(w[3]) + " " + std::to_string(w[4]) + " " +
-              std::to_string(w[5]);
+    e.fixed = fmt::format("LocalSize {} {} {}", w[3], w[4], w[5]);
   return true;
 }
 
@@ -452,7 +457,7 @@ std::vector<std::pair<std::string, int>> summarize_accesses(const Module& module
     if (std::find(classes.begin(), classes.end(), a.storage_class) == classes.end()) continue;
     std::string key = std::string(a.store ? "store " : "load ") + module.type_name(a.value_type) +
                       " " + storage_class_name(a.storage_class);
-    if (a.alignment) key += " aligned " + std::to_string(a.alignment);
+    if (a.alignment) key += fmt::format(" aligned {}", a.alignment);
     auto it = std::find_if(out.begin(), out.end(), [&key](const auto& e) { return e.first == key; });
     if (it == out.end()) out.emplace_back(key, 1);
     else ++it->second;

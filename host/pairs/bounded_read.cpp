@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace cuvk::pairs {
 namespace {
 
@@ -22,8 +24,8 @@ std::string kind_of(mode_t mode) {
 }  // namespace
 
 std::string cap_text(std::uint64_t cap) {
-  if (cap % (1u << 20) == 0) return std::to_string(cap >> 20) + " MiB";
-  return std::to_string(cap) + " bytes";
+  if (cap % (1u << 20) == 0) return fmt::format("{} MiB", cap >> 20);
+  return fmt::format("{} bytes", cap);
 }
 
 std::string read_bounded(const std::string& path, std::uint64_t cap, std::string* out) {
@@ -46,7 +48,7 @@ std::string read_bounded(const std::string& path, std::uint64_t cap, std::string
   const std::string too_large = "is larger than the " + cap_text(cap) + " cap";
   if (static_cast<std::uint64_t>(st.st_size) > cap) {
     ::close(fd);
-    return too_large + " (" + std::to_string(st.st_size) + " bytes)";
+    return fmt::format("{} ({} bytes)", too_large, st.st_size);
   }
   out->clear();
   char buf[65536];

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "pair.h"
 
 namespace cuvk::pairs {
@@ -123,11 +125,11 @@ class Parser {
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
       const std::int64_t digit = s_[pos_] - '0';
       if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, digit, &v))
-        fail("number at column " + std::to_string(start + 1) + " overflows 64-bit integers");
+        fail(fmt::format("number at column {} overflows 64-bit integers", start + 1));
       ++pos_;
     }
     if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.'))
-      fail("bad number at column " + std::to_string(start + 1) + " (integers only)");
+      fail(fmt::format("bad number at column {} (integers only)", start + 1));
     return v;
   }
   std::int64_t name(std::size_t depth) {
@@ -160,8 +162,9 @@ class Parser {
     } else {
       for (const auto& k : *names_) known += (known.empty() ? "" : ", ") + k;
     }
-    fail("unknown name '" + id + "' at column " + std::to_string(start + 1) +
-         (known.empty() ? std::string(" (no variables here)") : " (known: " + known + ")"));
+    fail(fmt::format(
+        "unknown name '{}' at column {}{}", id, start + 1,
+        known.empty() ? std::string(" (no variables here)") : " (known: " + known + ")"));
   }
 
   const std::string& s_;
@@ -180,7 +183,7 @@ std::int64_t eval_expr(const std::string& expr, const std::map<std::string, std:
 
 std::int64_t eval_in_n(const std::string& expr, std::uint64_t n, const std::string& where) {
   if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-    throw DeclarationError(where + ": n = " + std::to_string(n) + " overflows 64-bit integers");
+    throw DeclarationError(fmt::format("{}: n = {} overflows 64-bit integers", where, n));
   return eval_expr(expr, {{"n", static_cast<std::int64_t>(n)}}, where);
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "backend.h"
@@ -150,7 +151,7 @@ bool dtype_fits(const std::string& descr, const BufferDecl& b, bool* bytes_as_u1
         *bytes_as_u1 = true;
         return true;
       }
-      return descr == "|V" + std::to_string(b.element_bytes);
+      return descr == fmt::format("|V{}", b.element_bytes);
   }
   return false;
 }
@@ -260,8 +261,7 @@ FileLayout npy_header(const PairDeclaration& d, const BufferDecl& b, const std::
     file_error(
         d, b, path,
         "dtype '" + descr + "' does not fit a buffer of type " + element_type_name(b.type) +
-            (b.type == ElementType::bytes ? " (" + std::to_string(b.element_bytes) + " bytes)"
-                                          : ""));
+            (b.type == ElementType::bytes ? fmt::format(" ({} bytes)", b.element_bytes) : ""));
   const std::string shape = dict.values.at("shape");
   std::uint64_t elements = 1, dims = 0, value = 0;
   bool in_number = false;

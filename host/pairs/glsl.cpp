@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "bounded_read.h"
 #include "pair.h"
 #include "spirv/unified1/spirv.hpp"
@@ -52,7 +54,7 @@ std::string include_chain(const IncludeContext& c, const std::string& requesting
   for (std::size_t k = n; k-- > 0;) {
     const std::size_t from_start = n - 1 - k;
     if (n > 7 && from_start == 3) {
-      out += " -> ... (" + std::to_string(n - 6) + " more)";
+      out += fmt::format(" -> ... ({} more)", n - 6);
       k = 3;
     }
     out += (out.empty() ? "" : " -> ") + chain[k];
@@ -81,9 +83,9 @@ shaderc_include_result* resolve_include(void* user, const char* requested, int t
   };
   std::string text;
   if (depth > kMaxIncludeDepth) {
-    refuse("#include nested deeper than " + std::to_string(kMaxIncludeDepth));
+    refuse(fmt::format("#include nested deeper than {}", kMaxIncludeDepth));
   } else if (++c.count > kMaxIncludes) {
-    refuse("more than " + std::to_string(kMaxIncludes) + " #includes");
+    refuse(fmt::format("more than {} #includes", kMaxIncludes));
   } else if (const std::string why = read_bounded(p.string(), kMaxSourceBytes, &text);
              !why.empty()) {
     refuse("'" + p.string() + "' " + why);

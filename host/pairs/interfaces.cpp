@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "pair.h"
@@ -146,8 +147,7 @@ std::string element_mismatch(const spirv::Module& m, const BufferDecl& b,
       break;
   }
   if (ok) return "";
-  return "elements of " + e.name +
-         (e.stride ? " (array stride " + std::to_string(e.stride) + ")" : "");
+  return "elements of " + e.name + (e.stride ? fmt::format(" (array stride {})", e.stride) : "");
 }
 
 [[noreturn]] void spirv_fail(const PairDeclaration& decl, Binding binding,
@@ -284,13 +284,12 @@ std::string fold_warning(const PairDeclaration& decl, const CompiledSpirv& spirv
                                                                  : decl.glsl.source)
                                    .filename()
                                    .string();
-    return decl.file + ": " + shader + " (" + binding_name(spirv.binding) +
-           " form) reads neither gl_WorkGroupID.y, gl_NumWorkGroups nor gl_GlobalInvocationID.y, "
-           "but at block " + std::to_string(block) + " launch.threads = " +
-           std::to_string(threads) + " takes " + std::to_string(groups) +
-           " workgroups, more than the device's " + std::to_string(max_grid_x) +
-           " in x: the grid is folded into y, where an index from x alone repeats y = 0's and "
-           "leaves elements unwritten (docs/PAIRS.md, Geometry)";
+    return fmt::format(
+        "{}: {} ({} form) reads neither gl_WorkGroupID.y, gl_NumWorkGroups nor "
+        "gl_GlobalInvocationID.y, but at block {} launch.threads = {} takes {} workgroups, more "
+        "than the device's {} in x: the grid is folded into y, where an index from x alone repeats "
+        "y = 0's and leaves elements unwritten (docs/PAIRS.md, Geometry)",
+        decl.file, shader, binding_name(spirv.binding), block, threads, groups, max_grid_x);
   }
   return "";
 }

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "bounded_read.h"
@@ -163,7 +164,7 @@ bool supports_arch(Nvrtc& n, int arch, std::string* list) {
   if (n.archs(archs.data()) != kNvrtcSuccess) return true;
   bool found = false;
   for (int a : archs) {
-    *list += (list->empty() ? "sm_" : ", sm_") + std::to_string(a);
+    *list += fmt::format("{}{}", list->empty() ? "sm_" : ", sm_", a);
     found = found || a == arch;
   }
   return found;
@@ -243,8 +244,8 @@ std::vector<std::string> nvrtc_options(int sm_arch, const std::string& source,
   // A source without a folder ("k.cu", a declaration in the current folder) has "" for a parent:
   // a bare "-I" would take the next option as its folder and swallow the toolkit's include.
   const std::string folder = fs::path(source).parent_path().string();
-  std::vector<std::string> opts = {"--gpu-architecture=sm_" + std::to_string(sm_arch),
-                                   "--std=c++17", "--ptxas-options=-v",
+  std::vector<std::string> opts = {fmt::format("--gpu-architecture=sm_{}", sm_arch), "--std=c++17",
+                                   "--ptxas-options=-v",
                                    "-I" + (folder.empty() ? std::string(".") : folder)};
   if (!toolkit_include.empty()) opts.push_back("-I" + toolkit_include);
   opts.insert(opts.end(), extra.begin(), extra.end());
@@ -261,11 +262,11 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   CompiledCuda out;
   out.arch = sm_arch;
   out.entry = decl.cuda.entry;
-  out.compiler = "NVRTC " + std::to_string(n.major) + "." + std::to_string(n.minor);
+  out.compiler = fmt::format("NVRTC {}.{}", n.major, n.minor);
   std::string archs;
   if (!supports_arch(n, sm_arch, &archs))
-    throw Error(decl.file + ": " + out.compiler + " cannot compile for sm_" +
-                std::to_string(sm_arch) + " (it supports " + archs + ")");
+    throw Error(fmt::format("{}: {} cannot compile for sm_{} (it supports {})", decl.file,
+                            out.compiler, sm_arch, archs));
   const std::string source = read_text(decl, decl.cuda.source);
   nvrtcProgram raw = nullptr;
   check(n, n.create(&raw, source.c_str(), decl.cuda.source.c_str(), 0, nullptr, nullptr),
@@ -287,10 +288,10 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   if (r != kNvrtcSuccess) {
     if (std::string m = missing_entry(n, source, decl, argv, out.log); !m.empty())
       throw DeclarationError(m);
-    throw DeclarationError(decl.file + ": CUDA compile failed: " + decl.cuda.source + " (" +
-                           out.compiler + ", sm_" + std::to_string(sm_arch) + ", " +
-                               n.error_string(r) + ")" + (out.log.empty() ? "" : ":"),
-                           out.log);
+    throw DeclarationError(
+        fmt::format("{}: CUDA compile failed: {} ({}, sm_{}, {}){}", decl.file, decl.cuda.source,
+                    out.compiler, sm_arch, n.error_string(r), out.log.empty() ? "" : ":"),
+        out.log);
   }
   std::size_t size = 0;
   check(n, n.ptx_size(prog.get(), &size), "nvrtcGetPTXSize", decl);

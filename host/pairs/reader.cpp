@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "bounded_read.h"
 #include "pair_internal.h"
 
@@ -59,9 +61,10 @@ void read_glsl(const toml::table& root, const std::string& file, const fs::path&
                PairDeclaration& d) {
   if (root.contains("step")) {
     if (const toml::node* g = root.get("glsl"))
-      throw DeclarationError(file + ":" + std::to_string(line_of(*g)) +
-                             ": glsl: with [[step]] each step gives its shader ([step.glsl] "
-                             "source or spirv); remove the pair's [glsl]");
+      throw DeclarationError(
+          fmt::format("{}:{}: glsl: with [[step]] each step gives its shader ([step.glsl] source "
+                      "or spirv); remove the pair's [glsl]",
+                      file, line_of(*g)));
     return;
   }
   Fields f(sub_table(root, "glsl", file, true), file, "glsl");
@@ -124,9 +127,10 @@ void refuse_troublesome_characters(const std::string& text, const std::string& p
     if (trips_tomlpp(c)) {
       char hex[16];
       std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(c));
-      throw DeclarationError(path + ":" + std::to_string(line) + ": character " + hex +
-                             " is not read here (toml++ 3.3 mishandles it); write it as \\u" +
-                             std::string(hex + 2) + " inside a string, or use ASCII");
+      throw DeclarationError(
+          fmt::format("{}:{}: character {} is not read here (toml++ 3.3 mishandles it); write it "
+                      "as \\u{} inside a string, or use ASCII",
+                      path, line, hex, hex + 2));
     }
     i += extra;
   }
@@ -139,9 +143,10 @@ void check_outputs(const toml::table& root, const std::string& file, const PairD
                                       [](const BufferDecl& b) { return b.output; });
   if (d.timing_only && any_output) {
     const toml::node* t = root.get("timing_only");
-    throw DeclarationError(file + ":" + std::to_string(t ? line_of(*t) : 0) +
-                           ": timing_only: true, but a buffer is an output (output = true): "
-                           "a timing-only pair compares nothing, so it declares no output");
+    throw DeclarationError(
+        fmt::format("{}:{}: timing_only: true, but a buffer is an output (output = true): a "
+                    "timing-only pair compares nothing, so it declares no output",
+                    file, t ? line_of(*t) : 0));
   }
   if (!d.timing_only && !any_output)
     throw DeclarationError(file + ": no buffer is an output (output = true): nothing would be "
@@ -160,8 +165,8 @@ const toml::table& sub_table(const toml::table& root, const std::string& key,
     return empty;
   }
   if (!n->is_table())
-    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key +
-                           ": must be a table, not " + Fields::type_of(*n));
+    throw DeclarationError(fmt::format("{}:{}: {}: must be a table, not {}", file, line_of(*n), key,
+                                       Fields::type_of(*n)));
   return *n->as_table();
 }
 
@@ -172,8 +177,7 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    throw DeclarationError(path + ":" + std::to_string(e.source().begin.line) + ": " +
-                           std::string(e.description()));
+    throw DeclarationError(fmt::format("{}:{}: {}", path, e.source().begin.line, e.description()));
   }
   const fs::path dir = fs::path(path).parent_path();
   PairDeclaration d;

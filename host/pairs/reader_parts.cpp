@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "pair_internal.h"
 
 namespace cuvk::pairs {
@@ -47,8 +49,8 @@ void check_integral(Fields& f, const std::string& key, double v, ElementType t) 
                                               : 255.0;
   if (v != std::floor(v) || v < lo || v > hi)
     f.fail(key,
-           "must be an integer in [" + std::to_string(static_cast<long long>(lo)) + ", " +
-               std::to_string(static_cast<long long>(hi)) + "] for type " + element_type_name(t),
+           fmt::format("must be an integer in [{}, {}] for type {}", static_cast<long long>(lo),
+                       static_cast<long long>(hi), element_type_name(t)),
            f.line(key));
 }
 
@@ -118,8 +120,7 @@ void read_init(Fields& f, const fs::path& dir, std::size_t index, BufferDecl& b)
       if (const auto v = f.number(k)) check_f32(f, k, *v, f.line(k));
   if (!(b.init.min < b.init.max) && !(is_int(b.type) && b.init.min == b.init.max))
     f.fail(lo ? "min" : "max",
-           "min (" + std::to_string(b.init.min) + ") must be below max (" +
-               std::to_string(b.init.max) + ")",
+           fmt::format("min ({:f}) must be below max ({:f})", b.init.min, b.init.max),
            f.line(lo ? "min" : "max"));
   if (b.init.kind == InitKind::constant) {
     const auto v = f.number("value");
@@ -171,7 +172,7 @@ void read_output(Fields& f, const fs::path& dir, BufferDecl& b) {
 
 void read_buffer(const toml::table& t, const std::string& file, const fs::path& dir,
                  std::size_t index, PairDeclaration& d) {
-  Fields f(t, file, "buffer[" + std::to_string(index) + "]");
+  Fields f(t, file, fmt::format("buffer[{}]", index));
   BufferDecl b;
   b.line = line_of(t);
   b.name = *f.str("name", true);
@@ -212,11 +213,11 @@ const toml::array& table_array(const toml::table& root, const std::string& key,
   if (!n) return empty;
   const toml::array* a = n->as_array();
   if (!a || !a->is_array_of_tables())
-    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key +
-                           ": must be an array of tables ([[" + key + "]])");
+    throw DeclarationError(
+        fmt::format("{}:{}: {}: must be an array of tables ([[{}]])", file, line_of(*n), key, key));
   if (a->size() > max)
-    throw DeclarationError(file + ":" + std::to_string(line_of(*n)) + ": " + key + ": " +
-                           std::to_string(a->size()) + " entries, at most " + std::to_string(max));
+    throw DeclarationError(
+        fmt::format("{}:{}: {}: {} entries, at most {}", file, line_of(*n), key, a->size(), max));
   return *a;
 }
 
@@ -231,7 +232,7 @@ void read_buffers(const toml::table& root, const std::string& file, const fs::pa
 void read_scalars(const toml::table& root, const std::string& file, PairDeclaration& d) {
   const toml::array& a = table_array(root, "scalar", file, kMaxScalars);
   for (std::size_t i = 0; i < a.size(); ++i) {
-    Fields f(*a[i].as_table(), file, "scalar[" + std::to_string(i) + "]");
+    Fields f(*a[i].as_table(), file, fmt::format("scalar[{}]", i));
     ScalarDecl s;
     s.line = line_of(*a[i].as_table());
     s.name = *f.str("name", true);
@@ -300,7 +301,7 @@ void read_launch_fields(Fields& f, LaunchDecl& l, bool shape, bool sizes) {
         f.fail("block_sizes", "entries must be integers in [1, 1024]", line_of(e));
       const auto v = static_cast<std::uint32_t>(**e.as_integer());
       if (std::find(l.block_sizes.begin(), l.block_sizes.end(), v) != l.block_sizes.end())
-        f.fail("block_sizes", std::to_string(v) + " given twice", line_of(e));
+        f.fail("block_sizes", fmt::format("{} given twice", v), line_of(e));
       l.block_sizes.push_back(v);
     }
   }
@@ -329,14 +330,13 @@ std::int64_t eval_ranged(const std::string& expr, const std::map<std::string, st
                          const std::string& where, std::int64_t lo, std::int64_t hi) {
   const std::int64_t v = eval_expr(expr, vars, where);
   if (v < lo || v > hi)
-    throw DeclarationError(where + ": '" + expr + "' = " + std::to_string(v) +
-                           " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                           "]");
+    throw DeclarationError(
+        fmt::format("{}: '{}' = {} is out of range [{}, {}]", where, expr, v, lo, hi));
   return v;
 }
 
 std::string at(const std::string& file, int line) {
-  return line > 0 ? file + ":" + std::to_string(line) : file;
+  return line > 0 ? fmt::format("{}:{}", file, line) : file;
 }
 
 }  // namespace
@@ -347,21 +347,20 @@ void validate_expressions(const PairDeclaration& d,
   // addresses after them) must fit.
   const std::uint32_t scalar_bytes = scalar_layout(d).size;
   if (scalar_bytes > kMaxPushConstantBytes)
-    throw DeclarationError(d.file + ": scalar: the scalars take " + std::to_string(scalar_bytes) +
-                           " bytes of push constants; Vulkan guarantees " +
-                           std::to_string(kMaxPushConstantBytes));
+    throw DeclarationError(
+        fmt::format("{}: scalar: the scalars take {} bytes of push constants; Vulkan guarantees {}",
+                    d.file, scalar_bytes, kMaxPushConstantBytes));
   const std::uint32_t bda_bytes = bda_address_offset(d, d.buffers.size());
   if (supports_bda(d) && bda_bytes > kMaxPushConstantBytes)
-    throw DeclarationError(d.file + ": glsl: the bda form's push constants (scalars, then " +
-                           std::to_string(d.buffers.size()) + " buffer addresses) take " +
-                           std::to_string(bda_bytes) + " bytes; Vulkan guarantees " +
-                           std::to_string(kMaxPushConstantBytes) + " (drop the bda form)");
-  const std::string n_note = " (at n = " + std::to_string(d.n) + ")";
+    throw DeclarationError(
+        fmt::format("{}: glsl: the bda form's push constants (scalars, then {} buffer addresses) "
+                    "take {} bytes; Vulkan guarantees {} (drop the bda form)",
+                    d.file, d.buffers.size(), bda_bytes, kMaxPushConstantBytes));
+  const std::string n_note = fmt::format(" (at n = {})", d.n);
   const std::int64_t n = static_cast<std::int64_t>(d.n);
   for (std::size_t i = 0; i < d.buffers.size(); ++i) {
     const BufferDecl& b = d.buffers[i];
-    const std::string where =
-        at(d.file, b.line) + ": buffer[" + std::to_string(i) + "].count" + n_note;
+    const std::string where = fmt::format("{}: buffer[{}].count{}", at(d.file, b.line), i, n_note);
     const auto count = static_cast<std::uint64_t>(eval_ranged(
         b.count, {{"n", n}}, where, 1, std::numeric_limits<std::int64_t>::max() / b.element_bytes));
     if (b.init.kind == InitKind::file) check_buffer_file(d, b, b.init.file, count);
@@ -370,8 +369,7 @@ void validate_expressions(const PairDeclaration& d,
   for (std::size_t i = 0; i < d.scalars.size(); ++i) {
     const ScalarDecl& s = d.scalars[i];
     if (s.number) continue;
-    const std::string where =
-        at(d.file, s.line) + ": scalar[" + std::to_string(i) + "].value" + n_note;
+    const std::string where = fmt::format("{}: scalar[{}].value{}", at(d.file, s.line), i, n_note);
     const std::int64_t lo =
         s.type == ScalarType::i32 ? std::numeric_limits<std::int32_t>::min()
         : s.type == ScalarType::i64 || s.type == ScalarType::f32 || s.type == ScalarType::f64
@@ -387,8 +385,8 @@ void validate_expressions(const PairDeclaration& d,
   validate_launch(d.launch, blocks, d.n, at(d.file, d.launch.line) + ": launch.");
   for (std::uint32_t block : blocks)
     eval_ranged(d.useful_bytes, {{"n", n}, {"block", block}},
-                at(d.file, root_line("useful_bytes")) + ": useful_bytes (at n = " +
-                    std::to_string(d.n) + ", block = " + std::to_string(block) + ")",
+                fmt::format("{}: useful_bytes (at n = {}, block = {})",
+                            at(d.file, root_line("useful_bytes")), d.n, block),
                 0, std::numeric_limits<std::int64_t>::max());
 }
 
@@ -397,12 +395,11 @@ void validate_launch(const LaunchDecl& l, const std::vector<std::uint32_t>& bloc
   for (std::uint32_t block : blocks) {
     const std::map<std::string, std::int64_t> vars{{"n", static_cast<std::int64_t>(n)},
                                                    {"block", block}};
-    const std::string note =
-        " (at n = " + std::to_string(n) + ", block = " + std::to_string(block) + ")";
+    const std::string note = fmt::format(" (at n = {}, block = {})", n, block);
     if (!l.threads.empty())
       eval_ranged(l.threads, vars, where + "threads" + note, 1, kMaxGrid * kMaxBlockSize);
     for (std::size_t i = 0; i < l.grid.size(); ++i)
-      eval_ranged(l.grid[i], vars, where + "grid[" + std::to_string(i) + "]" + note, 1, kMaxGrid);
+      eval_ranged(l.grid[i], vars, fmt::format("{}grid[{}]{}", where, i, note), 1, kMaxGrid);
     eval_ranged(l.shared_bytes, vars, where + "shared_bytes" + note, 0, kMaxSharedBytes);
   }
 }

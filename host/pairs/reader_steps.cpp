@@ -2,6 +2,8 @@
 // "Sizes"): [[step]] tables, repeat, state, sizes and n_max; and the per-step views of a pair.
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "pair_internal.h"
 
 namespace cuvk::pairs {
@@ -11,7 +13,7 @@ constexpr std::int64_t kMaxRepeat = 65536;
 constexpr std::int64_t kMaxN = std::numeric_limits<std::uint32_t>::max();
 
 std::string step_label(std::size_t k, const std::string& name) {
-  return "step[" + std::to_string(k) + "]" + (name.empty() ? "" : " '" + name + "'");
+  return fmt::format("step[{}]{}", k, name.empty() ? "" : " '" + name + "'");
 }
 
 // A size: an integer or a string with an optional binary suffix ("64k", "1M": 2^10, 2^20, 2^30).
@@ -36,8 +38,7 @@ std::uint64_t read_size(Fields& f, const std::string& key, const toml::node& e) 
                     Fields::type_of(e), line_of(e));
   }
   if (v < 1 || v > kMaxN)
-    f.fail(key, std::to_string(v) + " is out of range [1, " + std::to_string(kMaxN) + "]",
-           line_of(e));
+    f.fail(key, fmt::format("{} is out of range [1, {}]", v, kMaxN), line_of(e));
   return static_cast<std::uint64_t>(v);
 }
 
@@ -53,7 +54,7 @@ void read_step(const toml::table& t, const std::string& file, const fs::path& di
                std::size_t k, PairDeclaration& d) {
   StepDecl s;
   s.line = line_of(t);
-  Fields f(t, file, "step[" + std::to_string(k) + "]");
+  Fields f(t, file, fmt::format("step[{}]", k));
   s.name = f.str("name", true).value();
   if (!is_identifier(s.name))
     f.fail("name", "'" + s.name + "' is not an identifier (letters, digits, _)", f.line("name"));
@@ -124,20 +125,20 @@ void read_steps(const toml::table& root, const std::string& file, const fs::path
   for (std::size_t k = 0; k < a.size(); ++k) read_step(*a[k].as_table(), file, dir, k, d);
   if (!is_sequence(d)) return;
   if (d.steps.size() * d.repeat > kMaxSequenceLaunches)
-    throw DeclarationError(file + ": repeat: " + std::to_string(d.steps.size()) + " steps x " +
-                           std::to_string(d.repeat) + " repeats is more than " +
-                           std::to_string(kMaxSequenceLaunches) + " launches per repetition");
+    throw DeclarationError(
+        fmt::format("{}: repeat: {} steps x {} repeats is more than {} launches per repetition",
+                    file, d.steps.size(), d.repeat, kMaxSequenceLaunches));
   if (supports_bda(d))
     throw DeclarationError(file + ": glsl: a sequence (repeat or state) runs the descriptor "
                            "binding only; drop the bda keys");
   if (const BufferDecl* b = in_out_buffer(d); b && d.state == StateRule::none) {
     const toml::node* at = root.get("step");
     throw DeclarationError(
-        file + ":" + std::to_string(at ? line_of(*at) : b->line) +
-        ": state: missing: buffer '" + b->name +
-        "' is read (its init) and written (an output) by a sequence, so each timed repetition "
-        "would start from what the last one left; declare state = \"restore\" (put back before "
-        "each repetition) or state = \"idempotent\" (checked: repeating changes nothing)");
+        fmt::format("{}:{}: state: missing: buffer '{}' is read (its init) and written (an output) "
+                    "by a sequence, so each timed repetition would start from what the last one "
+                    "left; declare state = \"restore\" (put back before each repetition) or state "
+                    "= \"idempotent\" (checked: repeating changes nothing)",
+                    file, at ? line_of(*at) : b->line, b->name));
   }
 }
 
@@ -147,15 +148,12 @@ void validate_steps(const PairDeclaration& d) {
     const StepDecl& s = d.steps[k];
     const std::vector<std::uint32_t> own = s.block ? std::vector<std::uint32_t>{s.block} : blocks;
     validate_launch(s.launch, own, d.n,
-                    d.file + ":" + std::to_string(s.launch.line) + ": " + step_label(k, s.name) +
-                        ".launch.");
+                    fmt::format("{}:{}: {}.launch.", d.file, s.launch.line, step_label(k, s.name)));
   }
   if (!size_allowed(d, d.n))
-    throw DeclarationError(d.file + ": n: " + std::to_string(d.n) +
-                           " is not among the sizes the pair declares (" +
-                           (d.sizes.empty() ? "n_max = " + std::to_string(d.n_max)
-                                            : std::string("sizes")) +
-                           ")");
+    throw DeclarationError(
+        fmt::format("{}: n: {} is not among the sizes the pair declares ({})", d.file, d.n,
+                    d.sizes.empty() ? fmt::format("n_max = {}", d.n_max) : std::string("sizes")));
 }
 
 bool is_sequence(const PairDeclaration& d) {

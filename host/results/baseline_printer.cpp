@@ -81,7 +81,8 @@ std::string baseline_text(const BaselineResult& b, bool md, int level) {
     const BaselineLine& l = b.lines[i];
     t.push_back(dim_cells(dims, l.now, lanes[i]));
     for (const std::string& cell :
-         {ms_cell(l.base), ms_cell(l.now), l.compared ? fmt("%.3f", l.ratio.ratio) : "-",
+         {ms_cell(l.base), ms_cell(l.now),
+          l.compared ? format_number("{:.3f}", l.ratio.ratio) : "-",
           l.compared ? interval_text(l.ratio) : "-", baseline_verdict_cell(l)})
       t.back().push_back(cell);
     if (!l.compared) notes.push_back(note_label(l.now) + ": " + l.reason);

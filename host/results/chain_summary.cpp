@@ -13,9 +13,9 @@ std::vector<std::string> side_cells(const std::optional<ResultRow>& r) {
   const std::string mode = submission_name(*r->submission);
   if (r->status != Status::ok)
     return {mode, r->status == Status::failed ? "FAILED" : "-", "-", "-"};
-  return {mode, fmt("%.2f", 1000.0 * r->time_ms.median),
-          fmt("%.1f", 100.0 * r->time_ms.ci_rel_half_width),
-          r->host_us_per_step ? fmt("%.2f", *r->host_us_per_step) : "-"};
+  return {mode, format_number("{:.2f}", 1000.0 * r->time_ms.median),
+          format_number("{:.1f}", 100.0 * r->time_ms.ci_rel_half_width),
+          r->host_us_per_step ? format_number("{:.2f}", *r->host_us_per_step) : "-"};
 }
 
 }  // namespace
@@ -34,7 +34,8 @@ std::string chain_summary_table(const std::vector<ResultRow>& rows, bool markdow
       for (std::string& c : side_cells(*side)) line.push_back(std::move(c));
     const bool both = p.cuda && p.vulkan && p.cuda->status == Status::ok &&
                       p.vulkan->status == Status::ok && p.cuda->time_ms.median > 0;
-    line.push_back(both ? fmt("%.3f", p.vulkan->time_ms.median / p.cuda->time_ms.median) : "-");
+    line.push_back(both ? format_number("{:.3f}", p.vulkan->time_ms.median / p.cuda->time_ms.median)
+                        : "-");
     t.push_back(std::move(line));
   }
   if (t.size() == 1) return "";

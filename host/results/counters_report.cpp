@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "util.h"
 
 namespace cuvk {
@@ -18,8 +21,8 @@ json optional_number(const std::optional<double>& v) {
   return v ? number(*v) : json(nullptr);
 }
 
-std::string cell(const char* f, double v) {
-  return std::isfinite(v) ? fmt(f, v) : std::string("-");
+std::string cell(fmt::format_string<double> f, double v) {
+  return std::isfinite(v) ? format_number(f, v) : std::string("-");
 }
 
 json kernel_json(const KernelCounters& k) {
@@ -102,22 +105,23 @@ std::vector<std::size_t> counter_widths() {
 
 std::vector<std::string> counter_cells(const ResultRow& r) {
   const double model_mb = static_cast<double>(r.moved_bytes) / 1e6;
-  if (!r.counters) return {"-", cell("%.1f", model_mb), "-", "-", "-", "-", "-", "-", "-"};
+  if (!r.counters) return {"-", cell("{:.1f}", model_mb), "-", "-", "-", "-", "-", "-", "-"};
   const RowCounters& c = *r.counters;
   const auto spr = measured_sectors_per_request(c);
   const auto dram = measured_dram_bytes(c);
-  std::vector<std::string> cells = {spr ? fmt("%.2f", *spr) : "-", cell("%.1f", model_mb),
-                                    dram ? fmt("%.1f", *dram / 1e6) : "-"};
+  std::vector<std::string> cells = {spr ? format_number("{:.2f}", *spr) : "-",
+                                    cell("{:.1f}", model_mb),
+                                    dram ? format_number("{:.1f}", *dram / 1e6) : "-"};
   if (c.sampled) {
     const SampledCounters& s = *c.sampled;
-    cells.push_back(fmt("%.0f", s.dram_read_gbps + s.dram_write_gbps));
-    cells.push_back(cell("%.1f", s.sm_throughput_pct));
-    cells.push_back(cell("%.1f", s.warps_per_sm));
-    cells.push_back(cell("%.2f", s.ctas_per_sm));
+    cells.push_back(format_number("{:.0f}", s.dram_read_gbps + s.dram_write_gbps));
+    cells.push_back(cell("{:.1f}", s.sm_throughput_pct));
+    cells.push_back(cell("{:.1f}", s.warps_per_sm));
+    cells.push_back(cell("{:.2f}", s.ctas_per_sm));
   } else {
     cells.insert(cells.end(), 4, "-");
   }
-  cells.push_back(c.kernel ? fmt("%.1f", c.kernel->achieved_occupancy_pct) : "-");
+  cells.push_back(c.kernel ? format_number("{:.1f}", c.kernel->achieved_occupancy_pct) : "-");
   cells.push_back(status_cell(c));
   return cells;
 }
@@ -225,13 +229,13 @@ double counters_seconds(const RunOutcome& out) {
 std::string counters_cost_line(const RunOutcome& out, double wall_s) {
   const double total = counters_seconds(out);
   if (!(total > 0)) return "";
-  std::string line = "counters cost " + fmt("%.2f", total) + " s";
-  if (wall_s > 0) line += ", " + fmt("%.1f", 100.0 * total / wall_s) + "% of the wall time";
-  const char* sep = ": ";
-  for (const auto& [step, sec] : out.counters_cost_s) {
-    line += sep + step + " " + fmt("%.2f", sec) + " s";
-    sep = "; ";
-  }
+  std::string line = "counters cost " + format_number("{:.2f}", total) + " s";
+  if (wall_s > 0)
+    line += ", " + format_number("{:.1f}", 100.0 * total / wall_s) + "% of the wall time";
+  std::vector<std::string> steps;
+  for (const auto& [step, sec] : out.counters_cost_s)
+    steps.push_back(fmt::format("{} {} s", step, format_number("{:.2f}", sec)));
+  if (!steps.empty()) line += fmt::format(": {}", fmt::join(steps, "; "));
   return line;
 }
 

@@ -62,7 +62,7 @@ std::string dispatch_cost_tables(const std::vector<DispatchCostResult>& results,
     for (std::size_t i = 0; i < r.points.size(); ++i) {
       std::vector<std::string>& cells = sweep[r.points[i].blocks];
       cells.resize(results.size(), "-");
-      cells[k] = fmt("%.2f", r.points[i].median_us);
+      cells[k] = format_number("{:.2f}", r.points[i].median_us);
     }
     if (!r.cost) {
       fits.push_back({api_name(r.api), std::to_string(r.block_size), "-", "-", "-", "-",
@@ -70,20 +70,22 @@ std::string dispatch_cost_tables(const std::vector<DispatchCostResult>& results,
       continue;
     }
     const LineFit& f = r.cost->fit;
-    fits.push_back({api_name(r.api), std::to_string(r.block_size), fmt("%.2f", f.a),
-                    fmt("%.2f", f.a_low) + " .. " + fmt("%.2f", f.a_high), fmt("%.3f", f.b * 1e3),
-                    fmt("%.3f", f.b_low * 1e3) + " .. " + fmt("%.3f", f.b_high * 1e3),
-                    fmt("%.0f", r.cost->min_blocks) + " blocks",
-                    fmt("%.1f", f.max_abs_rel_residual * 100.0)});
+    fits.push_back(
+        {api_name(r.api), std::to_string(r.block_size), format_number("{:.2f}", f.a),
+         format_number("{:.2f}", f.a_low) + " .. " + format_number("{:.2f}", f.a_high),
+         format_number("{:.3f}", f.b * 1e3),
+         format_number("{:.3f}", f.b_low * 1e3) + " .. " + format_number("{:.3f}", f.b_high * 1e3),
+         format_number("{:.0f}", r.cost->min_blocks) + " blocks",
+         format_number("{:.1f}", f.max_abs_rel_residual * 100.0)});
   }
   std::string notes;  // where each API's wave came from: the fit starts at 4 waves
   for (const DispatchCostResult& r : results)
     notes += (markdown ? "\n- " : "\n") + std::string(api_name(r.api)) + ": " +
-             fmt("%.0f", r.blocks_per_wave) + " blocks per wave: " + r.wave_source +
+             format_number("{:.0f}", r.blocks_per_wave) + " blocks per wave: " + r.wave_source +
              "; fitted from 4 waves on";
   std::vector<std::vector<std::string>> points = {head};
   for (const auto& [blocks, cells] : sweep) {
-    std::vector<std::string> row = {fmt("%.0f", blocks)};
+    std::vector<std::string> row = {format_number("{:.0f}", blocks)};
     row.insert(row.end(), cells.begin(), cells.end());
     points.push_back(row);
   }

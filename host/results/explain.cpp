@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "kernel_inspection.h"
 #include "printing.h"
 
@@ -259,9 +261,9 @@ Evidence trace_evidence(const TraceSummary& cuda, const TraceSummary& vulkan) {
   if (cuda.refills > 0 && vulkan.refills > 0)
     detail += ", refill median " + num(cuda.refill_median_ns, 0) + " / " +
               num(vulkan.refill_median_ns, 0) + " ns";
-  detail += ", tail " + num(cuda.tail_95_ns / 1000.0, 1) + " / " +
-            num(vulkan.tail_95_ns / 1000.0, 1) + " us (from a dispatch trace of " +
-            std::to_string(cuda.blocks) + " blocks)";
+  detail += fmt::format(", tail {} / {} us (from a dispatch trace of {} blocks)",
+                        num(cuda.tail_95_ns / 1000.0, 1), num(vulkan.tail_95_ns / 1000.0, 1),
+                        cuda.blocks);
   return {"launch rate",
           "blocks started per us (trace)",
           "",
@@ -289,7 +291,7 @@ std::string case_label(const ParityLine& line) {
   for (const std::string& part : {p.layout, variant_label(p), point_label(p)})
     if (!part.empty()) s += " " + part;
   if (!p.n_in_label) s += " n=" + size_label(p.n);
-  s += " block " + std::to_string(p.block_size);
+  s += fmt::format(" block {}", p.block_size);
   if (line.vulkan) s += " (" + std::string(binding_name(line.vulkan->binding)) + ")";
   return s;
 }

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "json_check.h"  // quoted, one_line
 
@@ -12,7 +14,7 @@ namespace {
 
 std::string share_cell(const explain::Finding& f) {
   if (!f.share) return "-";
-  return std::to_string(static_cast<int>(*f.share * 100.0 + 0.5)) + "%";
+  return fmt::format("{}%", static_cast<int>(*f.share * 100.0 + 0.5));
 }
 
 std::string case_heading(const explain::RankedCase& c) {

@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "merge_printer.h"
 #include "node_file.h"
@@ -137,12 +139,12 @@ void add_parity(FleetGroup& g, const RunFile& run, double tolerance) {
 }
 
 std::string verdict_counts(const FleetBoard& b) {
-  return std::to_string(b.same) + " / " + std::to_string(b.slower) + " / " +
-         std::to_string(b.faster) + " / " + std::to_string(b.uncertain);
+  return fmt::format("{} / {} / {} / {}", b.same, b.slower, b.faster, b.uncertain);
 }
 
 std::string ratio_text(const RatioCi& r) {
-  return fmt("%.3f", r.ratio) + " [" + fmt("%.3f", r.low) + ", " + fmt("%.3f", r.high) + "]";
+  return format_number("{:.3f}", r.ratio) + " [" + format_number("{:.3f}", r.low) + ", " +
+         format_number("{:.3f}", r.high) + "]";
 }
 
 std::string board_flag(const FleetBoard& b) {
@@ -173,7 +175,7 @@ std::vector<std::vector<std::string>> boards_table(const FleetView& v) {
   for (const FleetBoard& b : v.boards)
     t.push_back({b.gpu, b.run, dash(b.host), dash(b.uuid), dash(b.cuda_driver),
                  dash(b.vulkan_driver), std::to_string(b.siblings), std::to_string(b.compared),
-                 verdict_counts(b), b.compared ? fmt("%.3f", b.typical_ratio) : "-",
+                 verdict_counts(b), b.compared ? format_number("{:.3f}", b.typical_ratio) : "-",
                  dash(b.worst_point), b.compared ? ratio_text(b.worst) : "-", board_flag(b)});
   return t;
 }
@@ -190,7 +192,7 @@ std::string fleet_text(const FleetView& v, const std::vector<RunFile>& runs, boo
   std::ostringstream out;
   const std::string h2 = md ? "## " : "", h3 = md ? "### " : "";
   out << h2 << "Fleet: " << v.boards.size() << " run(s), " << v.failed.size()
-      << " failed task(s), tolerance " << fmt("%g", v.tolerance * 100.0) << "%\n\n";
+      << " failed task(s), tolerance " << format_number("{:g}", v.tolerance * 100.0) << "%\n\n";
   out << h3 << "CUDA vs Vulkan parity verdicts per GPU model and driver\n\n"
       << format_text_table(groups_table(v), md) << "\n";
   out << h3 << "Boards against their siblings (the other boards of the same GPU model)\n\n"

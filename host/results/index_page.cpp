@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "merge.h"
 #include "merge_printer.h"
 #include "parity.h"
@@ -59,7 +61,7 @@ void format_explanations(std::ostream& out, const IndexInputs& in) {
   auto cell = [](const std::vector<explain::Finding>& f, std::size_t i) {
     if (i >= f.size()) return std::string("-");
     const std::string share =
-        f[i].share ? " " + std::to_string(static_cast<int>(*f[i].share * 100.0 + 0.5)) + "%" : "";
+        f[i].share ? fmt::format(" {}%", static_cast<int>(*f[i].share * 100.0 + 0.5)) : "";
     return f[i].title + " (" + explain::kind_name(f[i].kind) + share + ")";
   };
   for (const auto& [name, doc] : in.explanations)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace cuvk {
@@ -32,21 +33,19 @@ void register_rows(Rows& rows, const KernelInspection& k) {
   const CudaSide& c = k.cuda;
   std::string regs = inspect::cuda_registers(c).text;  // ptxas -v's, else the runtime's
   if (c.ptxas)
-    regs += "; stack " + std::to_string(c.ptxas->stack_bytes) + " B, spills " +
-            std::to_string(c.ptxas->spill_store_bytes) + "/" +
-            std::to_string(c.ptxas->spill_load_bytes) + " B";
+    regs += fmt::format("; stack {} B, spills {}/{} B", c.ptxas->stack_bytes,
+                        c.ptxas->spill_store_bytes, c.ptxas->spill_load_bytes);
   rows.push_back({"registers", "CUDA" + cuda_arch(c), regs});
-  rows.push_back({"", "CUDA runtime",
-                  c.runtime
-                      ? std::to_string(c.runtime->registers) + " (cudaFuncGetAttributes, sm_" +
-                            std::to_string(c.runtime->binary_version) + " SASS on " +
-                            c.runtime->device + ")"
-                      : "unavailable: " + c.runtime_unavailable});
+  rows.push_back(
+      {"", "CUDA runtime",
+       c.runtime ? fmt::format("{} (cudaFuncGetAttributes, sm_{} SASS on {})", c.runtime->registers,
+                               c.runtime->binary_version, c.runtime->device)
+                 : "unavailable: " + c.runtime_unavailable});
   for (const VulkanSide& v : k.vulkan)
     rows.push_back(
         {"", label(v),
-         v.shown_registers ? std::to_string(*v.shown_registers) + " (pipeline statistics, block " +
-                                 std::to_string(k.shown) + ")"
+         v.shown_registers
+             ? fmt::format("{} (pipeline statistics, block {})", *v.shown_registers, k.shown)
          : !v.statistics_unavailable.empty() ? "unavailable: " + v.statistics_unavailable
                                              : "the driver's statistics name no register count"});
 }
@@ -80,20 +79,18 @@ void memory_rows(Rows& rows, const KernelInspection& k) {
 void size_and_layout_rows(Rows& rows, const KernelInspection& k) {
   const CudaSide& c = k.cuda;
   std::string sizes =
-      c.have_code ? "PTX " + std::to_string(c.ptx_ops.instructions) + " instructions" : no_ptx(c);
+      c.have_code ? fmt::format("PTX {} instructions", c.ptx_ops.instructions) : no_ptx(c);
   if (!c.sass.text.empty())
-    sizes += ", SASS " + std::to_string(c.sass_ops.instructions) +
-             " instructions = " + std::to_string(16 * c.sass_ops.instructions) +
-             " bytes without NOPs (" + std::to_string(c.sass_ops.bytes) +
-             " with cuobjdump's alignment NOPs)";
+    sizes += fmt::format(
+        ", SASS {} instructions = {} bytes without NOPs ({} with cuobjdump's alignment NOPs)",
+        c.sass_ops.instructions, 16 * c.sass_ops.instructions, c.sass_ops.bytes);
   rows.push_back({"code size", "CUDA", sizes});
   for (const VulkanSide& v : k.vulkan) {
     if (!v.code) continue;
-    std::string size = std::to_string(v.reflected.instructions) + " SPIR-V instructions, " +
-                       std::to_string(v.words) + " words";
+    std::string size =
+        fmt::format("{} SPIR-V instructions, {} words", v.reflected.instructions, v.words);
     if (v.shown_code_bytes)
-      size +=
-          "; machine code " + std::to_string(*v.shown_code_bytes) + " bytes (pipeline statistics)";
+      size += fmt::format("; machine code {} bytes (pipeline statistics)", *v.shown_code_bytes);
     rows.push_back({"", label(v), size});
   }
   for (const VulkanSide& v : k.vulkan) {
@@ -126,7 +123,7 @@ Rows sass_rows(const KernelInspection& k) {
   for (const VulkanSide& v : k.vulkan)
     if (!v.sass.text.empty()) sides.push_back({sass_label(v), &v.sass_summary});
   if (sides.empty()) return {};
-  Rows rows = {{"", "SASS (block " + std::to_string(k.shown) + ")", ""}};
+  Rows rows = {{"", fmt::format("SASS (block {})", k.shown), ""}};
   using Format = std::string (*)(const inspect::SassSummary&);
   const std::vector<std::pair<const char*, Format>> kinds = {
       {"SASS instructions",

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "error.h"
 
 namespace cuvk {
@@ -111,7 +113,7 @@ JsonIn JsonIn::at(const std::string& key) const {
 JsonIn JsonIn::element(std::size_t index) const {
   const json* child =
       value_ && value_->is_array() && index < value_->size() ? &(*value_)[index] : nullptr;
-  return JsonIn(file_, child, path_ + "[" + std::to_string(index) + "]");
+  return JsonIn(file_, child, fmt::format("{}[{}]", path_, index));
 }
 
 void JsonIn::fail(const std::string& problem) const {
@@ -150,7 +152,7 @@ bool JsonIn::boolean() const {
 std::uint64_t JsonIn::unsigned_int(std::uint64_t max) const {
   const json& v = required().value();
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
-    fail("expected an integer from 0 to " + std::to_string(max) + ", found " + number_or_type(v));
+    fail(fmt::format("expected an integer from 0 to {}, found {}", max, number_or_type(v)));
   return v.get<std::uint64_t>();
 }
 

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "dims.h"
 #include "parity.h"
 
 namespace cuvk {
 
 std::string run_label(std::size_t i) {
-  return i < 26 ? std::string(1, static_cast<char>('A' + i)) : "R" + std::to_string(i + 1);
+  return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("R{}", i + 1);
 }
 
 std::vector<MergedRow> merge_runs(const std::vector<RunFile>& runs) {

@@ -22,7 +22,7 @@ RunApis apis_of(const RunFile& run) {
 }
 
 std::string gbps(const std::optional<ResultRow>& r) {
-  return r && r->status == Status::ok ? fmt("%.1f", r->gbps_moved) : "-";
+  return r && r->status == Status::ok ? format_number("{:.1f}", r->gbps_moved) : "-";
 }
 
 json side_json(const std::optional<ResultRow>& r) {
@@ -74,7 +74,8 @@ std::vector<std::vector<std::string>> test_table(const std::vector<RunFile>& run
       if (apis[i][Api::cuda]) cells.insert(cells.end(), {ms_cell(c.cuda), gbps(c.cuda)});
       if (apis[i][Api::vulkan]) cells.insert(cells.end(), {ms_cell(c.vulkan), gbps(c.vulkan)});
       if (apis[i][Api::cuda] && apis[i][Api::vulkan])
-        cells.push_back(c.vulkan_over_cuda ? fmt("%.3f", c.vulkan_over_cuda->ratio) : "-");
+        cells.push_back(c.vulkan_over_cuda ? format_number("{:.3f}", c.vulkan_over_cuda->ratio)
+                                           : "-");
     }
     t.push_back(cells);
   }
@@ -116,10 +117,11 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
       out << ',' << csv_field(r.name + " " + col);
   out << '\n';
   auto num = [](const std::optional<ResultRow>& r, double ResultRow::*f) {
-    return r && r->status == Status::ok ? fmt("%.6g", (*r).*f) : std::string();
+    return r && r->status == Status::ok ? format_number("{:.6g}", (*r).*f) : std::string();
   };
   auto med = [](const std::optional<ResultRow>& r) {
-    return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.median) : std::string();
+    return r && r->status == Status::ok ? format_number("{:.6g}", r->time_ms.median)
+                                        : std::string();
   };
   for (const MergedRow& m : merged) {
     for (const DimColumn& c : dims)
@@ -129,7 +131,7 @@ std::string csv(const std::vector<RunFile>& runs, const std::vector<MergedRow>& 
       out << ',' << med(c.cuda) << ',' << num(c.cuda, &ResultRow::gbps_moved) << ','
           << num(c.cuda, &ResultRow::gbps_useful) << ',' << med(c.vulkan) << ','
           << num(c.vulkan, &ResultRow::gbps_moved) << ',' << num(c.vulkan, &ResultRow::gbps_useful)
-          << ',' << (c.vulkan_over_cuda ? fmt("%.6g", c.vulkan_over_cuda->ratio) : "");
+          << ',' << (c.vulkan_over_cuda ? format_number("{:.6g}", c.vulkan_over_cuda->ratio) : "");
     }
     out << '\n';
   }

@@ -1,6 +1,8 @@
 // The node file: several GPUs' runs in one document (node_file.h, results/SCHEMA.md).
 #include "node_file.h"
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "json_check.h"
 #include "run_reader.h"
@@ -18,14 +20,14 @@ bool is_node_document(const json& doc) {
 }
 
 std::string node_run_name(const std::string& file, std::uint64_t index) {
-  return file + "#gpu" + std::to_string(index);
+  return fmt::format("{}#gpu{}", file, index);
 }
 
 std::vector<RunFile> parse_node_runs(const json& doc, const std::string& name) {
   const JsonIn in(name, doc);
   const std::string schema = in.at("schema").string();
   const std::string family = kNodeSchemaFamily;
-  const std::string expected = family + std::to_string(kNodeSchemaVersion);
+  const std::string expected = fmt::format("{}{}", family, kNodeSchemaVersion);
   const std::string digits = schema.substr(family.size());
   if (digits.empty() || digits.size() > 6 ||
       digits.find_first_not_of("0123456789") != std::string::npos || digits[0] == '0')
@@ -42,13 +44,13 @@ std::vector<RunFile> parse_node_runs(const json& doc, const std::string& name) {
     const std::uint64_t index = g.at("index").required().unsigned_int(1u << 20);
     for (const RunFile& r : runs)
       if (r.name == node_run_name(name, index))
-        g.at("index").fail("repeats GPU " + std::to_string(index));
+        g.at("index").fail(fmt::format("repeats GPU {}", index));
     if (g.at("run").present()) {
       g.at("run").object();
       runs.push_back(parse_run_json(g.at("run").value(), node_run_name(name, index)));
     } else if (g.at("error").present()) {
-      errors += (errors.empty() ? "" : "; ") +
-                ("gpu " + std::to_string(index) + ": " + g.at("error").string());
+      errors +=
+          fmt::format("{}gpu {}: {}", errors.empty() ? "" : "; ", index, g.at("error").string());
     } else {
       g.fail("neither \"run\" nor \"error\"");
     }
@@ -58,7 +60,7 @@ std::vector<RunFile> parse_node_runs(const json& doc, const std::string& name) {
 }
 
 json node_file_json(const NodeHead& head, const std::vector<NodeEntry>& gpus, const json& summary) {
-  json j = {{"schema", std::string(kNodeSchemaFamily) + std::to_string(kNodeSchemaVersion)}};
+  json j = {{"schema", fmt::format("{}{}", kNodeSchemaFamily, kNodeSchemaVersion)}};
   j["provenance"] = {
       {"date_utc", head.date_utc}, {"host", head.host},     {"command_line", head.command_line},
       {"mode", head.mode},         {"wall_s", head.wall_s}, {"build", build_json()}};

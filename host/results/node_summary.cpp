@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "dims.h"
 #include "parity.h"
 #include "printing.h"
@@ -17,7 +19,8 @@ namespace {
 using nlohmann::json;
 
 std::string ratio_text(const RatioCi& r) {
-  return fmt("%.3f", r.ratio) + "x [" + fmt("%.3f", r.low) + ", " + fmt("%.3f", r.high) + "]";
+  return format_number("{:.3f}", r.ratio) + "x [" + format_number("{:.3f}", r.low) + ", " +
+         format_number("{:.3f}", r.high) + "]";
 }
 
 json ratio_json(const RatioCi& r) {
@@ -54,8 +57,8 @@ std::vector<std::vector<std::string>> gpus_table(const NodeSummary& s) {
     const FleetBoard& b = g.board;
     std::string sib = "-";
     if (b.siblings > 0 && b.compared > 0)
-      sib = std::to_string(b.slower) + " slower, " + std::to_string(b.faster) + " faster of " +
-            std::to_string(b.compared) + ", typical " + fmt("%.3f", b.typical_ratio);
+      sib = fmt::format("{} slower, {} faster of {}, typical {}", b.slower, b.faster, b.compared,
+                        format_number("{:.3f}", b.typical_ratio));
     t.push_back({g.run, g.gpu, dash(g.uuid), std::to_string(g.same), std::to_string(g.faster),
                  std::to_string(g.slower), std::to_string(g.uncertain), std::to_string(g.failed),
                  std::to_string(g.not_compared), std::to_string(b.siblings), sib});
@@ -106,10 +109,9 @@ std::vector<std::vector<std::string>> health_table(const std::vector<RunFile>& r
 }  // namespace
 
 std::string InterferenceGpu::line() const {
-  std::string s = run + ": " + std::to_string(counts.slower) + " of " + std::to_string(compared) +
-                  " points slower together";
-  if (counts.faster > 0) s += ", " + std::to_string(counts.faster) + " faster";
-  if (counts.uncertain > 0) s += ", " + std::to_string(counts.uncertain) + " uncertain";
+  std::string s = fmt::format("{}: {} of {} points slower together", run, counts.slower, compared);
+  if (counts.faster > 0) s += fmt::format(", {} faster", counts.faster);
+  if (counts.uncertain > 0) s += fmt::format(", {} uncertain", counts.uncertain);
   if (worst) s += ", worst " + ratio_text(worst->ratio) + " (" + worst->point + ")";
   return compared == 0 ? run + ": no point measured both alone and together" : s;
 }
@@ -150,11 +152,11 @@ std::vector<std::string> NodeSummary::sibling_lines() const {
     std::string off;
     for (const NodeGpu* g : same)
       if (g->board.flagged())
-        off += (off.empty() ? "" : "; ") + g->run + " (" + std::to_string(g->board.slower) +
-               " slower, " + std::to_string(g->board.faster) + " faster of " +
-               std::to_string(g->board.compared) + " points than its siblings, furthest " +
-               g->board.worst_point + " " + ratio_text(g->board.worst) + ")";
-    const std::string n = std::to_string(same.size()) + " GPUs of " + m;
+        off += fmt::format(
+            "{}{} ({} slower, {} faster of {} points than its siblings, furthest {} {})",
+            off.empty() ? "" : "; ", g->run, g->board.slower, g->board.faster, g->board.compared,
+            g->board.worst_point, ratio_text(g->board.worst));
+    const std::string n = fmt::format("{} GPUs of {}", same.size(), m);
     if (same.size() == 2)
       lines.push_back(
           n + ": " +
@@ -191,7 +193,7 @@ std::string format_node_summary(const NodeSummary& s, const std::vector<RunFile>
   std::ostringstream out;
   const std::string h = md ? "## " : "";
   out << h << "Node: " << s.gpus.size() << " GPU(s), CUDA vs Vulkan parity per GPU, tolerance "
-      << fmt("%g", s.tolerance * 100.0) << "%\n\n"
+      << format_number("{:g}", s.tolerance * 100.0) << "%\n\n"
       << format_text_table(gpus_table(s), md) << "\n";
   if (runs.size() == s.gpus.size())
     out << h << "Health (NVML, read after each GPU's rows) and NUMA placement\n\n"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace cuvk {
 
 std::vector<ApiPair> pair_apis(const std::vector<ResultRow>& rows) {
@@ -132,10 +134,10 @@ ParityResult compare_apis(const std::vector<ResultRow>& rows, double tolerance) 
   }
 
   if (!reasons.empty()) {
-    res.not_compared_reason = "cannot compare " + std::to_string(res.unavailable) + " of " +
-                              std::to_string(res.lines.size()) + " points: " + reasons.front();
+    res.not_compared_reason = fmt::format("cannot compare {} of {} points: {}", res.unavailable,
+                                          res.lines.size(), reasons.front());
     if (reasons.size() > 1)
-      res.not_compared_reason += " (and " + std::to_string(reasons.size() - 1) + " other reasons)";
+      res.not_compared_reason += fmt::format(" (and {} other reasons)", reasons.size() - 1);
   } else if (res.lines.empty()) {
     res.not_compared_reason = "cannot compare: the run has no result rows";
   }

@@ -104,7 +104,7 @@ std::string parity_text(const RunFile& run, const ParityResult& p, bool md, int 
     const bool c = l.state == PairState::compared;
     t.push_back(dim_cells(dims, l.point, l.vulkan_lane));
     for (const std::string& cell :
-         {ms_cell(l.cuda), ms_cell(l.vulkan), c ? fmt("%.3f", l.ratio.ratio) : "-",
+         {ms_cell(l.cuda), ms_cell(l.vulkan), c ? format_number("{:.3f}", l.ratio.ratio) : "-",
           c ? interval_text(l.ratio) : "-", parity_verdict_cell(l),
           std::string(l.outputs == OutputCheck::unknown ? "-" : output_check_name(l.outputs))})
       t.back().push_back(cell);

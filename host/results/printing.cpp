@@ -21,11 +21,11 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 }
 
 std::string bound(double v) {
-  return std::isfinite(v) ? fmt("%.3f", v) : "inf";
+  return std::isfinite(v) ? format_number("{:.3f}", v) : "inf";
 }
 
 std::string csv_ms(const std::optional<ResultRow>& r, double Summary::*field) {
-  return r && r->status == Status::ok ? fmt("%.6g", r->time_ms.*field) : "";
+  return r && r->status == Status::ok ? format_number("{:.6g}", r->time_ms.*field) : "";
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ std::string heading(int level, bool markdown, const std::string& raw) {
 }
 
 std::string tolerance_text(double tol) {
-  return fmt("%.3g", 100.0 * tol) + "%";
+  return format_number("{:.3g}", 100.0 * tol) + "%";
 }
 
 std::string interval_text(const RatioCi& r) {
@@ -135,7 +135,7 @@ std::string interval_text(const RatioCi& r) {
 
 std::string ms_cell(const std::optional<ResultRow>& r) {
   if (!r) return "-";
-  if (r->status == Status::ok) return fmt("%.4f", r->time_ms.median);
+  if (r->status == Status::ok) return format_number("{:.4f}", r->time_ms.median);
   return r->status == Status::failed ? "FAILED" : "-";
 }
 
@@ -271,9 +271,9 @@ std::string comparison_csv_line(const char* comparison, const ResultRow& p, cons
       << csv_ms(num, &Summary::ci_high) << ',' << csv_ms(den, &Summary::median) << ','
       << csv_ms(den, &Summary::ci_low) << ',' << csv_ms(den, &Summary::ci_high) << ',';
   if (compared)
-    out << fmt("%.6g", ratio.ratio) << ','
-        << (std::isfinite(ratio.low) ? fmt("%.6g", ratio.low) : "") << ','
-        << (std::isfinite(ratio.high) ? fmt("%.6g", ratio.high) : "");
+    out << format_number("{:.6g}", ratio.ratio) << ','
+        << (std::isfinite(ratio.low) ? format_number("{:.6g}", ratio.low) : "") << ','
+        << (std::isfinite(ratio.high) ? format_number("{:.6g}", ratio.high) : "");
   else
     out << ",,";
   out << ',' << csv_field(verdict) << ',' << outputs << ',' << csv_field(reason);

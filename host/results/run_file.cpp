@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "catalogue.h"
@@ -322,7 +323,7 @@ void read_fields(const std::vector<RowField>& fields, const JsonIn& obj, ResultR
 }
 
 std::string num_text(double v) {
-  return fmt("%.6g", v);
+  return format_number("{:.6g}", v);
 }
 
 // A stored GB/s against bytes / median time: equal up to the rounding of a printed number.
@@ -401,7 +402,7 @@ void check_row(const JsonIn& in, const ResultRow& r) {
 }
 
 std::string schema_name(int version) {
-  return kSchemaFamily + std::to_string(version);
+  return fmt::format("{}{}", kSchemaFamily, version);
 }
 
 std::string RunDevice::property(const std::string& key) const {

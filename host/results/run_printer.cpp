@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "chain_summary.h"
@@ -33,8 +34,8 @@ struct RunColumn {
   bool planned = false;  // a point or lane dimension: known before the row is measured
 };
 
-std::string num_cell(const ResultRow& r, const char* f, double v) {
-  return r.status == Status::ok ? fmt(f, v) : std::string("-");
+std::string num_cell(const ResultRow& r, fmt::format_string<double> f, double v) {
+  return r.status == Status::ok ? format_number(f, v) : std::string("-");
 }
 
 std::vector<RunColumn> make_run_columns() {
@@ -53,19 +54,21 @@ std::vector<RunColumn> make_run_columns() {
     }
   }
   const std::vector<RunColumn> tail = {
-      {"median ms", 9, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.median); }},
+      {"median ms", 9, [](const ResultRow& r) { return num_cell(r, "{:.4f}", r.time_ms.median); }},
       {"±CI %", 6,
-       [](const ResultRow& r) { return num_cell(r, "%.2f", 100.0 * r.time_ms.ci_rel_half_width); }},
-      {"min ms", 7, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.min); }},
-      {"max ms", 7, [](const ResultRow& r) { return num_cell(r, "%.4f", r.time_ms.max); }},
+       [](const ResultRow& r) {
+         return num_cell(r, "{:.2f}", 100.0 * r.time_ms.ci_rel_half_width);
+       }},
+      {"min ms", 7, [](const ResultRow& r) { return num_cell(r, "{:.4f}", r.time_ms.min); }},
+      {"max ms", 7, [](const ResultRow& r) { return num_cell(r, "{:.4f}", r.time_ms.max); }},
       {"spread %", 8,
-       [](const ResultRow& r) { return num_cell(r, "%.2f", 100.0 * r.time_ms.rel_spread); }},
+       [](const ResultRow& r) { return num_cell(r, "{:.2f}", 100.0 * r.time_ms.rel_spread); }},
       {"samples", 7,
        [](const ResultRow& r) {
          return r.status == Status::ok ? std::to_string(r.time_ms.samples) : "-";
        }},
-      {"useful GB/s", 11, [](const ResultRow& r) { return num_cell(r, "%.1f", r.gbps_useful); }},
-      {"moved GB/s", 10, [](const ResultRow& r) { return num_cell(r, "%.1f", r.gbps_moved); }},
+      {"useful GB/s", 11, [](const ResultRow& r) { return num_cell(r, "{:.1f}", r.gbps_useful); }},
+      {"moved GB/s", 10, [](const ResultRow& r) { return num_cell(r, "{:.1f}", r.gbps_moved); }},
       {"sect/req", 8,
        [](const ResultRow& r) {
          return r.kernel == kCopyEngine || r.variant == "engine"
@@ -73,7 +76,9 @@ std::vector<RunColumn> make_run_columns() {
                     : std::to_string(r.sectors_per_request);
        }},
       {"% ceiling", 9,
-       [](const ResultRow& r) { return r.pct_of_ceiling ? fmt("%.1f", *r.pct_of_ceiling) : "-"; }},
+       [](const ResultRow& r) {
+         return r.pct_of_ceiling ? format_number("{:.1f}", *r.pct_of_ceiling) : "-";
+       }},
       {"status", 12, [](const ResultRow& r) { return status_cell(r); }},
       {"flags", 5,
        [](const ResultRow& r) {
@@ -125,8 +130,8 @@ std::string device_line(const char* api, const std::optional<DeviceInfo>& d,
 
 std::string l2_line(const RunDocument& doc) {
   if (doc.config.l2 == L2Mode::warm) return "L2 warm (no flush between repetitions)";
-  return "L2 cold: a " + std::to_string(doc.outcome.flush_bytes >> 20) +
-         " MiB read-only flush before every timed repetition";
+  return fmt::format("L2 cold: a {} MiB read-only flush before every timed repetition",
+                     doc.outcome.flush_bytes >> 20);
 }
 
 std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdown) {
@@ -137,8 +142,9 @@ std::string parity_summary_table(const std::vector<ResultRow>& rows, bool markdo
   for (const ParitySummaryRow& p : parity_summary(rows)) {
     t.push_back(dim_cells(dims, p.point, p.vulkan_lane));
     for (const std::string& cell :
-         {p.cuda_ms ? fmt("%.4f", *p.cuda_ms) : "-", p.vulkan_ms ? fmt("%.4f", *p.vulkan_ms) : "-",
-          p.vulkan_over_cuda ? fmt("%.3f", *p.vulkan_over_cuda) : "-",
+         {p.cuda_ms ? format_number("{:.4f}", *p.cuda_ms) : "-",
+          p.vulkan_ms ? format_number("{:.4f}", *p.vulkan_ms) : "-",
+          p.vulkan_over_cuda ? format_number("{:.3f}", *p.vulkan_over_cuda) : "-",
           !p.differs                  ? std::string()
           : *p.vulkan_over_cuda > 1.0 ? "<- Vulkan slower" + beyond
                                       : "<- Vulkan faster" + beyond})
@@ -154,7 +160,8 @@ std::string layout_summary_table(const std::vector<ResultRow>& rows, bool markdo
   for (const LayoutSummaryRow& l : layout_summary(rows)) {
     t.push_back(dim_cells(dims, l.point, l.lane));
     for (const std::string& cell :
-         {fmt("%.4f", l.aos_ms), fmt("%.4f", l.soa_ms), fmt("%.2fx", l.aos_over_soa)})
+         {format_number("{:.4f}", l.aos_ms), format_number("{:.4f}", l.soa_ms),
+          format_number("{:.2f}x", l.aos_over_soa)})
       t.back().push_back(cell);
   }
   if (t.size() == 1) return "";
@@ -171,11 +178,11 @@ std::string startup_cell(const HostCostSummary& h) {
       pipelines_ms += ms;
       ++pipelines;
     } else {
-      startup += (startup.empty() ? "" : ", ") + what + " " + fmt("%.1f", ms);
+      startup += (startup.empty() ? "" : ", ") + what + " " + format_number("{:.1f}", ms);
     }
   }
   if (pipelines > 0)
-    startup += ", " + std::to_string(pipelines) + " pipelines " + fmt("%.1f", pipelines_ms);
+    startup += fmt::format(", {} pipelines {}", pipelines, format_number("{:.1f}", pipelines_ms));
   return startup;
 }
 
@@ -184,12 +191,12 @@ std::string host_cost_table(const std::vector<HostCostSummary>& hosts, bool mark
   std::vector<std::vector<std::string>> t = {
       {"api", "launch us", "submit recorded us", "launch+wait us", "start-up ms"}};
   // An API with start-up costs only (a pair's CUDA side compiled without a CUDA device): "-".
-  const auto median = [](const Summary& s, const char* f) {
-    return s.samples > 0 ? fmt(f, s.median) : std::string("-");
+  const auto median = [](const Summary& s, fmt::format_string<double> f) {
+    return s.samples > 0 ? format_number(f, s.median) : std::string("-");
   };
   for (const HostCostSummary& h : hosts)
-    t.push_back({api_name(h.api), median(h.launch_us, "%.2f"), median(h.submit_us, "%.2f"),
-                 median(h.round_trip_us, "%.1f"), startup_cell(h)});
+    t.push_back({api_name(h.api), median(h.launch_us, "{:.2f}"), median(h.submit_us, "{:.2f}"),
+                 median(h.round_trip_us, "{:.1f}"), startup_cell(h)});
   return "\n" + heading(3, markdown, "Host-side cost (medians, one-block copy)") +
          format_text_table(t, markdown);
 }
@@ -203,30 +210,32 @@ std::string preamble(const RunDocument& doc, bool markdown) {
   const std::string blocks = fmt::format("{}", fmt::join(doc.config.block_sizes, ","));
   std::string sizes = std::to_string(doc.outcome.n);
   if (doc.outcome.sizes.size() > 1) {
-    sizes.clear();
-    for (std::uint32_t n : doc.outcome.sizes) sizes += (sizes.empty() ? "" : ",") + size_label(n);
+    std::vector<std::string> each;
+    for (std::uint32_t n : doc.outcome.sizes) each.push_back(size_label(n));
+    sizes = fmt::format("{}", fmt::join(each, ","));
   }
   out << bullet << "n = " << sizes << " (" << doc.outcome.n_rule << "), block " << blocks << '\n'
       << bullet << "per point " << doc.config.warmup << " warm-up, then batches of "
       << doc.config.reps << " until the median's 95% CI is within "
-      << fmt("%.2g", 100.0 * doc.config.target_ci) << "% (or "
-      << fmt("%.3g", doc.outcome.max_time_s)
+      << format_number("{:.2g}", 100.0 * doc.config.target_ci) << "% (or "
+      << format_number("{:.3g}", doc.outcome.max_time_s)
       << " s); GPU timers (CUDA events / Vulkan timestamps)\n";
   out << bullet << "clocks: " << doc.outcome.clock_monitor;
   if (doc.outcome.clocks_after_settle)
     out << ", SM " << doc.outcome.clocks_after_settle->sm_mhz << " MHz / memory "
         << doc.outcome.clocks_after_settle->mem_mhz << " MHz after settling";
   if (doc.outcome.dram_peak_gbps)
-    out << "; DRAM peak " << fmt("%.0f", *doc.outcome.dram_peak_gbps) << " GB/s";
+    out << "; DRAM peak " << format_number("{:.0f}", *doc.outcome.dram_peak_gbps) << " GB/s";
   out << '\n';
   // A CPU device's work is scaled down by default (runner.h): said, with a GPU's values.
   if (!doc.choice.cuda && doc.choice.vulkan && doc.choice.vulkan->is_cpu)
-    out << bullet << "scaled for a CPU device: n " << sizes << ", warm-up "
-        << doc.config.warmup << ", batches of " << doc.config.reps << ", "
-        << fmt("%.3g", doc.outcome.max_time_s) << " s per point, settling "
-        << fmt("%.0f", doc.config.settle_ms) << " ms (a GPU's defaults: " << kDefaultGpuN << ", "
-        << kDefaultGpuWarmup << ", " << kDefaultGpuReps << ", " << fmt("%.3g", kDefaultGpuMaxTimeS)
-        << " s, " << fmt("%.0f", kDefaultGpuSettleMs)
+    out << bullet << "scaled for a CPU device: n " << sizes << ", warm-up " << doc.config.warmup
+        << ", batches of " << doc.config.reps << ", "
+        << format_number("{:.3g}", doc.outcome.max_time_s) << " s per point, settling "
+        << format_number("{:.0f}", doc.config.settle_ms)
+        << " ms (a GPU's defaults: " << kDefaultGpuN << ", " << kDefaultGpuWarmup << ", "
+        << kDefaultGpuReps << ", " << format_number("{:.3g}", kDefaultGpuMaxTimeS) << " s, "
+        << format_number("{:.0f}", kDefaultGpuSettleMs)
         << " ms); every output element is still verified\n";
   out << bullet << l2_line(doc) << '\n';
   if (doc.config.counters)
@@ -238,7 +247,8 @@ std::string preamble(const RunDocument& doc, bool markdown) {
       << "GB/s = 1e9 bytes/s; moved = 32-byte sectors DRAM must move; % ceiling = moved GB/s "
       << "over the same API's copy vec4\n";
   if (doc.wall_s > 0)
-    out << bullet << "wall time " << fmt("%.1f", doc.wall_s) << " s, start-up included\n";
+    out << bullet << "wall time " << format_number("{:.1f}", doc.wall_s)
+        << " s, start-up included\n";
   return out.str();
 }
 
@@ -268,14 +278,14 @@ std::string csv_header() {
 
 std::string csv_row(const ResultRow& r) {
   const bool ok = r.status == Status::ok;
-  auto num = [ok](double v) { return ok ? fmt("%.6g", v) : std::string(); };
+  auto num = [ok](double v) { return ok ? format_number("{:.6g}", v) : std::string(); };
   std::ostringstream out;
   out << csv_dims(true, &r) << status_name(r.status) << ',' << csv_field(r.reason) << ','
       << num(r.time_ms.median) << ',' << num(r.time_ms.ci_low) << ',' << num(r.time_ms.ci_high)
       << ',' << num(r.time_ms.min) << ',' << num(r.time_ms.max) << ',' << num(r.time_ms.rel_spread)
       << ',' << (ok ? r.time_ms.samples : 0) << ',' << r.useful_bytes << ',' << r.moved_bytes << ','
       << num(r.gbps_useful) << ',' << num(r.gbps_moved) << ',' << r.sectors_per_request << ','
-      << (r.pct_of_ceiling ? fmt("%.6g", *r.pct_of_ceiling) : "") << ','
+      << (r.pct_of_ceiling ? format_number("{:.6g}", *r.pct_of_ceiling) : "") << ','
       << (r.verified ? "true" : "false") << ',' << (ok ? check_name(r.check) : "") << ',';
   std::string against;
   for (const std::string& a : r.checked_against) against += (against.empty() ? "" : ";") + a;
@@ -406,18 +416,20 @@ std::string stream_tail(const RunDocument& doc, Format format) {
   std::string out = summaries(doc, md);
   const char* bullet = md ? "- " : "";
   if (doc.wall_s > 0) {
-    out += std::string("\n") + bullet + "wall time " + fmt("%.1f", doc.wall_s) +
+    out += std::string("\n") + bullet + "wall time " + format_number("{:.1f}", doc.wall_s) +
            " s, start-up included";
-    if (doc.first_row_s > 0) out += "; first row after " + fmt("%.2f", doc.first_row_s) + " s";
+    if (doc.first_row_s > 0)
+      out += "; first row after " + format_number("{:.2f}", doc.first_row_s) + " s";
     out += "\n";
   }
   if (!doc.outcome.phase_s.empty()) {
     out += bullet + std::string("host wall time by phase:");
     for (const auto& [phase, s] : doc.outcome.phase_s)
-      out += " " + phase + " " + fmt("%.2f", s) + " s;";
+      out += " " + phase + " " + format_number("{:.2f}", s) + " s;";
     out.back() = '\n';
     if (doc.wall_s > 0)
-      out += bullet + std::string("the phases cover ") + fmt("%.1f", 100.0 * phase_cover(doc)) +
+      out += bullet + std::string("the phases cover ") +
+             format_number("{:.1f}", 100.0 * phase_cover(doc)) +
              "% of the wall time (the APIs take turns: each API's phases are its own)\n";
   }
   if (const std::string c = counters_cost_line(doc.outcome, doc.wall_s); !c.empty())
@@ -425,17 +437,18 @@ std::string stream_tail(const RunDocument& doc, Format format) {
   if (!doc.outcome.background_s.empty()) {
     out += bullet + std::string("beside them, on other threads (overlapping the phases):");
     for (const auto& [phase, s] : doc.outcome.background_s)
-      out += " " + phase + " " + fmt("%.2f", s) + " s;";
+      out += " " + phase + " " + format_number("{:.2f}", s) + " s;";
     out.back() = '\n';
   }
   if (doc.first_row_s > 0 && !doc.outcome.first_row_phase_s.empty()) {
     // What the first row waited for: the phases as they stood then (those of 5 ms or more).
-    out += bullet + std::string("before the first row (") + fmt("%.2f", doc.first_row_s) + " s):";
+    out += bullet + std::string("before the first row (") +
+           format_number("{:.2f}", doc.first_row_s) + " s):";
     for (const auto& [phase, s] : doc.outcome.first_row_phase_s)
-      if (s >= 0.005) out += " " + phase + " " + fmt("%.2f", s) + " s;";
+      if (s >= 0.005) out += " " + phase + " " + format_number("{:.2f}", s) + " s;";
     std::string beside;
     for (const auto& [phase, s] : doc.outcome.first_row_background_s)
-      if (s >= 0.005) beside += " " + phase + " " + fmt("%.2f", s) + " s;";
+      if (s >= 0.005) beside += " " + phase + " " + format_number("{:.2f}", s) + " s;";
     if (!beside.empty()) out += " beside them:" + beside;
     out.back() = '\n';
   }

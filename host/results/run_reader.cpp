@@ -14,6 +14,9 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "dims.h"
 #include "error.h"
 #include "lanes.h"
@@ -95,8 +98,8 @@ void check_text(const JsonIn& file, const std::string& text) {
     file.fail(buf);
   }
   if (max_depth(text) > static_cast<std::size_t>(kMaxJsonDepth))
-    file.fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-              " levels, not a cuvk results file");
+    file.fail(
+        fmt::format("JSON nested deeper than {} levels, not a cuvk results file", kMaxJsonDepth));
 }
 
 // A key that appears twice in one object: JSON leaves its meaning open (nlohmann keeps the last),
@@ -117,7 +120,7 @@ json parse_json(const JsonIn& file, const std::string& text) {
   const auto child = [&]() -> std::string {  // the path of the value starting now
     if (open.empty()) return "";
     Open& parent = open.back();
-    if (parent.array) return parent.path + "[" + std::to_string(parent.elements++) + "]";
+    if (parent.array) return fmt::format("{}[{}]", parent.path, parent.elements++);
     return parent.path.empty() ? key : parent.path + "." + key;
   };
   const json::parser_callback_t check_keys = [&](int /*depth*/, json::parse_event_t event,
@@ -150,11 +153,12 @@ json parse_json(const JsonIn& file, const std::string& text) {
               "value counts open): keep one");
   } catch (const json::parse_error& e) {
     if (e.byte > text.size())  // the parser ran into the end of the input
-      file.fail("truncated JSON: the file ends (at byte " + std::to_string(text.size()) +
-                ") before the document is complete");
+      file.fail(
+          fmt::format("truncated JSON: the file ends (at byte {}) before the document is complete",
+                      text.size()));
     const auto [line, column] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    file.fail("invalid JSON at line " + std::to_string(line) + ", column " +
-              std::to_string(column) + ": " + parse_problem(e.what()));
+    file.fail(fmt::format("invalid JSON at line {}, column {}: {}", line, column,
+                          parse_problem(e.what())));
   } catch (const json::exception& e) {  // e.g. a number out of range
     file.fail("invalid JSON: " + parse_problem(e.what()));
   }
@@ -232,17 +236,17 @@ void check_row_devices(const JsonIn& row, const ResultRow& r, const RunFile& run
   if (!families) return;
   const auto f = families->find(*r.queue_family);
   if (f == families->end()) {
-    std::string list;
-    for (const auto& [index, flags] : *families)
-      list += (list.empty() ? "" : ", ") + std::to_string(index);
-    row.at("queue_family").fail(std::to_string(*r.queue_family) +
-                                " is not a copy queue family of devices.vulkan (" +
-                                (list.empty() ? std::string("it lists none") : "it lists " + list) +
-                                ")");
+    std::vector<std::uint32_t> indices;
+    for (const auto& [index, flags] : *families) indices.push_back(index);
+    const std::string list = fmt::format("{}", fmt::join(indices, ", "));
+    row.at("queue_family")
+        .fail(fmt::format("{} is not a copy queue family of devices.vulkan ({})", *r.queue_family,
+                          list.empty() ? std::string("it lists none") : "it lists " + list));
   }
   if (r.queue_flags != f->second)
-    row.at("queue_flags").fail(quoted(r.queue_flags) + " contradicts devices.vulkan: queue family " +
-                               std::to_string(f->first) + " is " + quoted(f->second));
+    row.at("queue_flags")
+        .fail(fmt::format("{} contradicts devices.vulkan: queue family {} is {}",
+                          quoted(r.queue_flags), f->first, quoted(f->second)));
 }
 
 std::optional<RunDevice> read_device(const JsonIn& d) {
@@ -328,8 +332,8 @@ void read_rows(const JsonIn& doc, RunFile& run) {
       r.queue_family = copy_family;
     const auto [it, fresh] = seen.emplace(row_identity(run.rows.back()), i);
     if (!fresh)
-      row.fail("repeats results[" + std::to_string(it->second) + "] (same " +
-               names.substr(0, names.size() - 2) + " and params)");
+      row.fail(fmt::format("repeats results[{}] (same {} and params)", it->second,
+                           names.substr(0, names.size() - 2)));
   }
   label_sizes(run.rows);
 }
@@ -369,9 +373,10 @@ RunFile parse_results(const std::string& text, const std::string& name) {
   if (!is_node_document(doc)) return parse_run_json(std::move(doc), name);
   std::vector<RunFile> runs = parse_node_runs(doc, name);  // node_file.cpp
   if (runs.size() != 1)
-    JsonIn(name, doc).fail("a node file of " + std::to_string(runs.size()) +
-                           " GPUs where one run is read (cuvk parity --from, cuvk report and "
-                           "--baseline take it whole; see results/SCHEMA.md)");
+    JsonIn(name, doc).fail(
+        fmt::format("a node file of {} GPUs where one run is read (cuvk parity --from, cuvk report "
+                    "and --baseline take it whole; see results/SCHEMA.md)",
+                    runs.size()));
   return std::move(runs.front());
 }
 
@@ -408,8 +413,8 @@ std::string read_input_file(const std::string& path) {
       }
     }
     if (text.size() + got > kMaxResultsFileBytes)
-      throw UsageError(path + ": larger than " + std::to_string(kMaxResultsFileBytes >> 20) +
-                       " MiB, not a cuvk results file");
+      throw UsageError(fmt::format("{}: larger than {} MiB, not a cuvk results file", path,
+                                   kMaxResultsFileBytes >> 20));
     text.append(chunk.data(), got);
   }
   if (f.bad()) throw UsageError(path + ": read error");

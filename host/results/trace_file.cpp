@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "build_info.h"
 #include "json_check.h"  // printable
 #include "run_writer.h"
@@ -259,8 +261,9 @@ std::string trace_text(const TraceDocument& doc) {
       << "times a row (" << doc.warmup << " warm-up, then batches of " << doc.reps
       << " until the median's 95% CI is within " << fixed(100.0 * doc.target_ci, 2) << "% or "
       << fixed(doc.max_time_s, 2) << " s have passed); "
-      << (doc.flush_bytes ? "L2 cold: a " + std::to_string(doc.flush_bytes >> 20) +
-                                " MiB read-only flush before each (and before the traced run kept)"
+      << (doc.flush_bytes ? fmt::format("L2 cold: a {} MiB read-only flush before each (and before "
+                                        "the traced run kept)",
+                                        doc.flush_bytes >> 20)
                           : std::string("L2 warm: no flush"))
       << "\n";
   if (!doc.device_note.empty()) out << printable(doc.device_note) << "\n";

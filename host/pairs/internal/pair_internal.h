@@ -12,6 +12,7 @@
 #include <functional>
 #include <set>
 
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "pair.h"
@@ -35,7 +36,7 @@ class Fields {
   }
   std::string where(const std::string& key, int line) const {
     std::string w = file_;
-    if (line > 0) w += ":" + std::to_string(line);
+    if (line > 0) w += fmt::format(":{}", line);
     return w + ": " + field(key);
   }
   std::string field(const std::string& key) const {
@@ -83,10 +84,7 @@ class Fields {
       fail(key, std::string("must be an integer, not ") + type_of(*n), line_of(*n));
     const std::int64_t v = **n->as_integer();
     if (v < lo || v > hi)
-      fail(key,
-           std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-               std::to_string(hi) + "]",
-           line_of(*n));
+      fail(key, fmt::format("{} is out of range [{}, {}]", v, lo, hi), line_of(*n));
     return v;
   }
   std::optional<double> number(const std::string& key) {

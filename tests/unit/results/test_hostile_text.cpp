@@ -176,16 +176,22 @@ TEST(HostileText, EveryPrinterEscapesTextFromTheFile) {
       << describe_run(run);
 }
 
-TEST(HostileNumbers, FmtIsByMagnitude) {
-  EXPECT_EQ(fmt("%.4f", 0.1771), "0.1771");  // ordinary values exactly as before
-  EXPECT_EQ(fmt("%.1f", 3032.2), "3032.2");
-  EXPECT_EQ(fmt("%.2fx", 1.89), "1.89x");
-  EXPECT_EQ(fmt("%.0f", 3352.0), "3352");
-  EXPECT_EQ(fmt("%.4f", 123456789.0), "123456789.0000");
-  EXPECT_EQ(fmt("%.4f", 1e308), "1e+308");
-  EXPECT_EQ(fmt("%.4f", -1e300), "-1e+300");
-  EXPECT_EQ(fmt("%.2fx", 1e20), "1e+20x");
-  EXPECT_EQ(fmt("%.1f", 1.5e16), "1.5e+16");
+TEST(HostileNumbers, FormatNumberIsByMagnitude) {
+  EXPECT_EQ(format_number("{:.4f}", 0.1771), "0.1771");  // ordinary values exactly as before
+  EXPECT_EQ(format_number("{:.1f}", 3032.2), "3032.2");
+  EXPECT_EQ(format_number("{:.2f}x", 1.89), "1.89x");
+  EXPECT_EQ(format_number("{:.0f}", 3352.0), "3352");
+  EXPECT_EQ(format_number("{:.4f}", 123456789.0), "123456789.0000");
+  EXPECT_EQ(format_number("{:.4f}", 12345678901.0), "12345678901.0000");  // 16 characters: kept
+  EXPECT_EQ(format_number("{:.4f}", 123456789012.0), "1.235e+11");        // 17: "%.4g"
+  EXPECT_EQ(format_number("{:.4f}", 1e308), "1e+308");
+  EXPECT_EQ(format_number("{:.4f}", -1e300), "-1e+300");
+  EXPECT_EQ(format_number("{:.2f}x", 1e20), "1e+20x");
+  EXPECT_EQ(format_number("{:.2f}x", 1.23456e17), "1.235e+17x");
+  EXPECT_EQ(format_number("{:.1f}", 1.5e16), "1.5e+16");
+  EXPECT_EQ(format_number("{:.0f}% of it", 1e20), "1e+20% of it");  // the text around it kept
+  EXPECT_EQ(format_number("{{{:.0f}}}", 1e20), "{1e+20}");          // "{{" is no field
+  EXPECT_EQ(format_number("{:g}", 1e6), "1e+06");  // printf's %g (fmt's "{}" writes 1000000)
 }
 
 TEST(HostileNumbers, HugeValuesFromAFilePrintShort) {
