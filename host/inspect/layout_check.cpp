@@ -4,12 +4,12 @@
 #include <cstddef>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "params.h"
 
 #ifdef CUVK_HAVE_CUDA
 #include <vector_types.h>  // float4, float2: what copy_vec4, l2_flush, update_xy_*_vec2 access
-
-#include <fmt/format.h>
 #endif
 
 namespace cuvk {

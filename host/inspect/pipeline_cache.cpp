@@ -7,10 +7,10 @@
 #include <cstring>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #ifdef CUVK_HAVE_ZSTD
 #include <zstd.h>
-
-#include <fmt/format.h>
 #endif
 
 namespace cuvk::inspect {

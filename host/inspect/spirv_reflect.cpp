@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "error.h"
 #include "numbers.h"
 
 #ifdef CUVK_HAVE_SPIRV_TOOLS
 #include <spirv-tools/libspirv.h>
-
-#include <fmt/format.h>
 #endif
 
 namespace cuvk::spirv {
