@@ -7,7 +7,8 @@ for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h[0-9]{3}' | tr A-Z a-z)
 W=/tmp/res/$gpu/refactor45; mkdir -p $W build
-for b in cuvk cuvk_before; do python3 -c "import lzma,shutil; shutil.copyfileobj(lzma.open('.dev/bin/$b.xz'), open('build/$b', 'wb'))"; chmod +x build/$b; done
+# Both binaries (stripped) in one xz stream: the working tree that travels is limited to 64 MiB.
+python3 -c "import lzma,tarfile; tarfile.open(fileobj=lzma.open('.dev/bins.tar.xz')).extractall('build')"; chmod +x build/cuvk build/cuvk_before
 build/cuvk_before --version; build/cuvk --version
 timeout 100 build/cuvk_before run --baseline results/$gpu.json --format json --output $W/before.json > $W/before.txt 2>&1; echo "before rc=$?"
 timeout 100 build/cuvk run --baseline $W/before.json --format json --output $W/after.json > $W/after.txt 2>&1; echo "after rc=$?"
