@@ -136,6 +136,11 @@ for sig in INT TERM HUP; do
   for i in $(seq 8); do
     [ "${CUVK_SANITIZED:-0}" = 1 ] && [ "$i" -gt 2 ] && break
     delay=0.$((2 + RANDOM % 8))
+    # Under ASan this binary takes about 0.5 s to reach main (measured at a4548f1: `cuvk --version`
+    # 0.50-0.54 s, 0.04 s without ASan); a signal before main meets the default disposition or,
+    # for SIGINT in a background job, none. Sanitized runs signal after main has installed the
+    # handlers (issue 45's note: why this binary starts slower than before is open).
+    [ "${CUVK_SANITIZED:-0}" = 1 ] && delay=0.$((7 + RANDOM % 3))
     sigcase "$sig" "$delay" "$cuvk" run --api vulkan --n 64K --settle-ms 20 --reps 5 --warmup 1 --tests read_x,copy,stride --format json --output "$dir/sig.out"
     sigcase "$sig" "$delay" "$cuvk" trace copy --n 64K --reps 20 --output "$dir/sig.out"
   done
