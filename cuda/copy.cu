@@ -7,7 +7,7 @@ CUVK_KERNEL(copy) {
   out[i] = in[i];
 }
 
-// Grid-stride: the launch is smaller than p.n (host/core/catalogue.cpp), each thread copies every
+// Grid-stride: the launch is smaller than p.n (host/core/model/catalogue.cpp), each thread copies every
 // (threads in the grid)-th float. The same loop as glsl/copy.comp's VARIANT_GRID, written so the
 // 32-bit index never wraps.
 CUVK_KERNEL(copy_grid) {

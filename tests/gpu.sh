@@ -3,7 +3,7 @@
 # from a build made elsewhere. CI has no GPU: the CUDA kernels, CUDA timing and the NVIDIA
 # Vulkan driver are tested only here. Run it after any change to a kernel (cuda/*.cu), a shader
 # (glsl/*.comp), timing (host/contract/timestamps.h, vulkan/vk_timing.cpp, cuda/cuda_backend.cu)
-# or statistics (host/core/stats.*, verdicts, parity); docs/TESTING.md says more.
+# or statistics (host/core/model/stats.*, verdicts, parity); docs/TESTING.md says more.
 #
 #   1. here:       tests/gpu.sh pack [BUILD_DIR] [BUNDLE_DIR]      (default: build .dev/tests)
 #        bundles the build tree (binaries, ctest files), the checksums of the source files the

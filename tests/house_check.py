@@ -12,13 +12,15 @@
 5. no function or constructor in host/core over 6 parameters (issue 45: the runner's state lives
    in objects, Suite and LaneRun, not in long parameter lists); lambdas are not counted;
 6. "built-in or pair?" is asked only where a kernel model is made or answers for itself
-   (KIND_QUESTIONS, issue 45): the output checkers (host/core/check/), the plan (plan.cpp,
+   (KIND_QUESTIONS, issue 45): the output checkers (host/core/runner/check/), the plan (plan.cpp,
    catalogue.h and catalogue.cpp) and the pair loader (host/app/pair_tests.cpp); the runner asks
    the checker (output_checker.h) instead;
 7. no `+ std::to_string(` in host/ (issue 45: a string is built by one fmt::format, "{}" for an
-   integer, "{:f}" where std::to_string's fixed form of a double was printed).
+   integer, "{:f}" where std::to_string's fixed form of a double was printed);
+8. host/core is three floors (issue 45): host/core/model includes no header of host/core/node or
+   host/core/runner, host/core/node none of host/core/runner (CORE_FLOORS).
 
-Rules 3 and 4 are also enforced by the build (include paths are per target); this test names the
+Rules 3, 4 and 8 are also enforced by the build (include paths are per target); this test names the
 offender instead of a compiler error. Usage: house_check.py [REPO_ROOT]
 """
 import contextlib
@@ -33,11 +35,15 @@ MAX_FUNCTION_LINES = 80
 MAX_PARAMETERS = 6
 PARAMETER_DIRS = ("host/core",)
 KIND_QUESTIONS = ("has_cpu_reference", "profiled_first", "own_size", "declared_contents")
-KIND_ANSWERERS = ("host/core/check/", "host/core/plan.cpp", "host/core/catalogue.h",
-                  "host/core/catalogue.cpp", "host/app/pair_tests.cpp")
+KIND_ANSWERERS = ("host/core/runner/check/", "host/core/model/plan.cpp",
+                  "host/core/model/catalogue.h", "host/core/model/catalogue.cpp",
+                  "host/app/pair_tests.cpp")
 SOURCE_DIRS = ("host", "cuda", "vulkan")
 EXTENSIONS = (".cpp", ".h", ".cu", ".cuh")
 FACTORY = "host/factory/backends.cpp"
+# Rule 8: each floor of host/core and the floors it must not see (its headers are named by file).
+CORE_FLOORS = {"host/core/model": ("host/core/node", "host/core/runner"),
+               "host/core/node": ("host/core/runner",)}
 CONTRACT_HEADERS = {"backend.h", "capabilities.h", "params.h", "error.h", "timestamps.h",
                     "numbers.h"}
 # Rule 5: `+ std::to_string(` (across a line break too), outside comments and strings.
@@ -156,6 +162,10 @@ def main(root):
     host_headers = set()
     for dirpath, _, files in os.walk(os.path.join(root, "host")):
         host_headers.update(f for f in files if f.endswith(".h"))
+    floor_headers = {}  # floor -> the headers in it
+    for floor in {f for above in CORE_FLOORS.values() for f in above}:
+        for dirpath, _, files in os.walk(os.path.join(root, floor)):
+            floor_headers.setdefault(floor, set()).update(f for f in files if f.endswith(".h"))
     checked = measured_functions = 0
     for d in SOURCE_DIRS:
         for dirpath, _, files in os.walk(os.path.join(root, d)):
@@ -203,6 +213,13 @@ def main(root):
                         if i in backend_headers:
                             problems.append(f"{rel}: includes backend header {i} "
                                             f"(only {FACTORY} may)")
+                for floor, above in CORE_FLOORS.items():
+                    if rel.startswith(floor + "/"):
+                        for i in inc:
+                            for a in above:
+                                if i in floor_headers.get(a, ()):
+                                    problems.append(f"{rel}: includes {i} of {a} ({floor} is "
+                                                    f"below it)")
                 if d in ("cuda", "vulkan"):
                     for i in inc:
                         if i in host_headers and i not in CONTRACT_HEADERS:
@@ -220,7 +237,7 @@ def self_test():
     file (pmccabe's blind spot), a file one line too long and a file whose braces do not balance
     fail; a function and a file exactly at the limits pass. A host/core function of 7 parameters
     fails and one of 6 (beside a lambda of 7) passes; a plan's "built-in or pair?" question fails
-    outside host/core/check/ and passes in it; a `+ std::to_string(` split over lines fails."""
+    outside host/core/runner/check/ and passes in it; a `+ std::to_string(` split over lines fails."""
     def function(lines):  # `lines` lines, signature to closing brace
         body = "".join(f"  x += {i};\n" for i in range(lines - 3))
         return ("namespace cuvk::vk {\nint f(int x) {\n" + body + "  return x;\n}\n"
@@ -241,15 +258,21 @@ def self_test():
          "{\n  auto l = [](int a, int b, int c, int d, int e, int f, int g) {};\n}\n", None),
         ("host/core/asks.cpp", "void f(const Plan& p) {\n  if (p.has_cpu_reference()) g();\n}\n",
          "asks.cpp:2: asks has_cpu_reference()"),
-        ("host/core/check/answers.cpp",
+        ("host/core/runner/check/answers.cpp",
          "bool f(const Plan& p) {\n  return p.own_size().has_value();\n}\n", None),
         ("host/core/label.cpp", chain, "label.cpp: 1 `+ std::to_string(`"),
+        ("host/core/model/up.cpp", '#include "runner_parts.h"\n',
+         "up.cpp: includes runner_parts.h of host/core/runner"),
+        ("host/core/runner/down.cpp", '#include "kernel_model.h"\n', None),
     ]
     failed = 0
     for rel, text, expected in cases:
         with tempfile.TemporaryDirectory() as root:
-            for d in ("host/core/check", "cuda", "vulkan"):
+            for d in ("host/core/runner/check", "host/core/runner/internal", "host/core/model",
+                      "cuda", "vulkan"):
                 os.makedirs(os.path.join(root, d))
+            for h in ("host/core/runner/internal/runner_parts.h", "host/core/model/kernel_model.h"):
+                open(os.path.join(root, h), "w", encoding="utf-8").close()
             with open(os.path.join(root, rel), "w", encoding="utf-8") as fh:
                 fh.write(text)
             out = io.StringIO()

@@ -1,7 +1,7 @@
 // `cuvk trace TEST`: dispatch traces, through the runner. The options are run's (add_run_options:
 // same names, same meanings, judged by run's own check, validate_config) and choose one point as
 // run plans it (layout, variant, the sweep axes, block size; where one is not given, its first
-// value); each API and binding is a lane. The runner (RunConfig::trace, host/core/runner_trace.cpp)
+// value); each API and binding is a lane. The runner (RunConfig::trace, host/core/runner/runner_trace.cpp)
 // makes the inputs, flushes L2 and times the kernel as every run does, then times its traced twin
 // (the same kernel plus timestamp writes, host/contract/params.h) the same way and records it once
 // into a fresh trace buffer and a poisoned output, verified and every record checked. Here: the

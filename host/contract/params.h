@@ -15,7 +15,7 @@
 // The kernel parameters, declared once: this list makes the C++/CUDA and GLSL struct CuvkParams
 // (below; GLSL reads this file too), its std430 offset assertions, the layout check's member list
 // (host/inspect/layout_check.cpp) and, with the sweep axes' neutral values, a
-// point's block (cuvk::kernel_params, host/core/catalogue.h).
+// point's block (cuvk::kernel_params, host/core/model/catalogue.h).
 // Only 32-bit scalars: their std430 / push-constant layout equals the C layout, member i at byte
 // 4 * i. A new kernel-visible parameter is one X(name) line here (and its use in the kernels).
 #define CUVK_KERNEL_PARAMS(X)                                                          \

@@ -50,7 +50,7 @@ class DeclarationError : public UsageError {
 
 // ---- the declaration ----
 
-// ElementType, element_type_name and Tolerance: host/core/element.h.
+// ElementType, element_type_name and Tolerance: host/core/model/element.h.
 enum class InitKind { random, zero, constant, index, file };
 const char* init_kind_name(InitKind kind);  // "random", "zero", "constant", "index", "file"
 

@@ -1,4 +1,4 @@
-// The dispatch cost model in the run's outputs (--dispatch-cost; host/core/cost_fit.h): its JSON
+// The dispatch cost model in the run's outputs (--dispatch-cost; host/core/runner/cost_fit.h): its JSON
 // (results/SCHEMA.md, `dispatch_cost`) and its two tables, the fit per API and the sweep itself.
 #pragma once
 

@@ -1,5 +1,5 @@
 // `cuvk trace`'s document: the run's one point and, per lane (API and binding), the traced
-// kernel's verification, its records and their summary (host/core/trace_lane.h), and the tracing
+// kernel's verification, its records and their summary (host/core/runner/trace_lane.h), and the tracing
 // cost (traced vs untraced GPU time). Made from the run the runner did with RunConfig::trace;
 // written as JSON (schema "cuvk.trace/1", results/SCHEMA.md) and as text; `--plot` draws the JSON
 // with the plotter (host/app/plotter.h).

@@ -1,4 +1,4 @@
-// Issue 35, GPU to GPU (`cuvk p2p`, host/core/node_p2p.h): the staged copy through host memory
+// Issue 35, GPU to GPU (`cuvk p2p`, host/core/node/node_p2p.h): the staged copy through host memory
 // on lavapipe as a loopback (the one device named twice), validation layer on; verification
 // catches a chunk corrupted on its way through host memory. CUDA's rows need two GPUs: skipped
 // here, with the reason.

@@ -1,4 +1,4 @@
-// `cuvk trace` in the runner (RunConfig::trace, host/core/runner_trace.cpp) and `cuvk explain`'s
+// `cuvk trace` in the runner (RunConfig::trace, host/core/runner/runner_trace.cpp) and `cuvk explain`'s
 // chain experiment (RunConfig::dispatch_chain) on a real Vulkan device (lavapipe in CI) with the
 // validation layer on; any message fails the test. The traced
 // point is the run's own: its sweep-axis values reach the traced launch, whose output is verified

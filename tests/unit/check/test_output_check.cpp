@@ -1,4 +1,4 @@
-// Issue 31: a pair's outputs compared element by element (host/core/output_check.h): mismatches
+// Issue 31: a pair's outputs compared element by element (host/core/runner/check/output_check.h): mismatches
 // anywhere (the tail too), a difference just beyond the declared tolerance, unwritten elements told
 // by each lane's own poison, NaNs. No device needed.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Issue 45, "output checking in one room": the two output checkers through the interface the runner
-// asks (host/core/check/output_checker.h), without a device: the kernel model chooses the checker;
+// asks (host/core/runner/check/output_checker.h), without a device: the kernel model chooses the checker;
 // the CPU reference begins a point with its expected output and checks every element before any
 // timing counts; the point's lanes are compared with each other, and the point's end concludes
 // what each row was compared with.

@@ -1,4 +1,4 @@
-// The dispatch cost model's fit (host/core/cost_fit.h) on synthetic data with known a and b.
+// The dispatch cost model's fit (host/core/runner/cost_fit.h) on synthetic data with known a and b.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The node view's GPU health (host/core/gpu_health.h) read through a stand-in NVML
+// The node view's GPU health (host/core/node/gpu_health.h) read through a stand-in NVML
 // (tests/unit/core/fake_nvml.cpp, FAKE_NVML_PATH), and the host thread's placement.
 #include <gtest/gtest.h>
 

@@ -138,4 +138,20 @@ struct LaneReference {
 inline constexpr std::uint64_t kGuardBytes = 4096;  // a multiple of kViewAlignment
 inline constexpr std::uint32_t kGuardWord = 0xB1E55ED5u;
 
+// ---- what the model asks of a device, before anything is allocated (kernel_model.cpp) ----
+// The pair's launch at `block`; UsageError naming the file and field past the devices' limits.
+// A multi-step pair: `step`'s launch (its fixed block, if any, instead of `block`); without
+// `step`, the first step's (the row's geometry).
+Geometry model_geometry(const KernelModel& u, std::uint32_t block, std::uint32_t max_x,
+                        std::uint32_t max_y, std::uint32_t max_block,
+                        const ModelStep* step = nullptr);
+// Sizes and grids against the devices, before anything is allocated (UsageError naming the file
+// and field); returns the device bytes one lane allocates, guard bands included.
+std::uint64_t check_model(const KernelModel& u, const std::vector<std::uint32_t>& blocks,
+                          std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
+                          std::uint64_t max_buffer);
+// What one lane allocates for `b`: its bytes, between guard bands where it is guarded (rounded up
+// to kViewAlignment).
+std::uint64_t allocation_bytes(const ModelBuffer& b);
+
 }  // namespace cuvk

@@ -211,10 +211,6 @@ std::vector<Job> plan_jobs(const RunConfig& cfg, const Limits& lim,
 // check that the devices can hold them.
 std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
                           const std::vector<ApiState>& apis, Limits& lim, RunOutcome& out);
-// The size the rows ran at and its rule, for the head and settings.n: the run's (`n`, `n_rule`)
-// where any built-in test ran, else the pairs' own (run_n; plan.cpp).
-std::pair<std::uint32_t, std::string> rows_size(const std::vector<Job>& jobs, std::uint32_t n,
-                                                const std::string& n_rule);
 // The lanes of a point: each API's, each Vulkan binding, other queue families' copy lanes, the
 // chain's submission modes.
 std::vector<Lane> lanes_of(std::vector<ApiState>& apis, const RunConfig& cfg);
@@ -272,20 +268,6 @@ void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, Resul
 
 // The block sizes a job runs: the pair's own where it declares them, else the run's sweep.
 std::vector<std::uint32_t> job_block_sizes(const Job& job, const RunConfig& cfg);
-// The pair's launch at `block`; UsageError naming the file and field past the devices' limits.
-// A multi-step pair: `step`'s launch (its fixed block, if any, instead of `block`); without
-// `step`, the first step's (the row's geometry).
-Geometry model_geometry(const KernelModel& u, std::uint32_t block, std::uint32_t max_x,
-                        std::uint32_t max_y, std::uint32_t max_block,
-                        const ModelStep* step = nullptr);
-// Sizes and grids against the devices, before anything is allocated (UsageError naming the file
-// and field); returns the device bytes one lane allocates, guard bands included.
-std::uint64_t check_model(const KernelModel& u, const std::vector<std::uint32_t>& blocks,
-                          std::uint32_t max_x, std::uint32_t max_y, std::uint32_t max_block,
-                          std::uint64_t max_buffer);
-// What one lane allocates for `b`: its bytes, between guard bands where it is guarded (rounded up
-// to kViewAlignment).
-std::uint64_t allocation_bytes(const ModelBuffer& b);
 // A guarded buffer as uploaded: guard, contents (or the lane's poison where `data` is not the
 // buffer's size), guard up to the allocation's end.
 std::vector<std::uint8_t> guarded_image(const ModelBuffer& b, const std::vector<std::uint8_t>& data,

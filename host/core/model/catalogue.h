@@ -45,6 +45,10 @@ CuvkParams kernel_params(std::uint32_t threads, const AxisValues& axes = AxisVal
 struct DeviceLimits {
   std::uint32_t max_x = std::numeric_limits<std::uint32_t>::max(), max_y = max_x, max_block = max_x;
   std::uint64_t max_buffer = std::numeric_limits<std::uint64_t>::max();
+  // The host memory a point may take and what sets it (the runner reads it: host_data.h's
+  // host_memory_limit_bytes); a CPU reference's host arrays are checked against it.
+  std::uint64_t max_host = std::numeric_limits<std::uint64_t>::max();
+  std::string max_host_name;
 };
 
 // The problem size a plan runs at where it is its own (a kernel pair's), and how it was chosen.
@@ -104,8 +108,7 @@ struct Plan {
   // At the run's size n: a CPU reference's host arrays and 32-bit indices within the limits
   // (check_plan; UsageError naming the test at n); a declaration, which runs at its own size,
   // is checked by check_limits.
-  void check_at_size(const std::string& test, std::uint32_t n,
-                     std::uint64_t max_buffer_bytes) const;
+  void check_at_size(const std::string& test, std::uint32_t n, const DeviceLimits& lim) const;
   // Each lane checked against a CPU reference (CheckBy::cpu_reference), else by the point's lanes.
   // Asked only by plan.cpp and the output checkers (check/output_checker.h), which the runner
   // asks instead (tests/house_check.py).
@@ -130,6 +133,28 @@ struct Plan {
 
 // A built-in test's Plan at `pt`: its kernel, traffic and kernel model.
 Plan make_plan(const BuiltinPlan& b, const Point& pt);
+
+// One planned point at the run's size against `lim` (UsageError naming the test, n and the
+// limit): some work to do (threads, buffers), element counts within 32-bit indices, each buffer
+// within lim.max_buffer, and the host memory of host_bytes_of() within lim.max_host. Every run,
+// `cuvk trace` and the early inputs check each point so before allocating anything (the runner's
+// check_plan, which reads the host's memory limit).
+constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
+void check_plan_sizes(const std::string& test, std::uint32_t n, const Plan& plan,
+                      const DeviceLimits& lim);
+std::uint64_t host_bytes_of(const Plan& plan);  // the host memory one point takes, at most
+
+// The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
+// `rule`); in a run of pairs only (`any_builtin` false) that all run at one n, the pairs' n and
+// rule; other pairs' sizes are added to the rule ("...; pairs: saxpy at 1048576 (...)").
+std::pair<std::uint32_t, std::string> run_n(
+    std::uint32_t n, const std::string& rule, bool any_builtin,
+    const std::vector<std::pair<std::string, OwnSize>>& pairs);
+// The size the rows ran at and its rule, for the head and settings.n: the run's (`n`, `n_rule`)
+// where any built-in test ran, else the pairs' own (run_n); `plans` are each point's test and plan.
+std::pair<std::uint32_t, std::string> rows_size(
+    const std::vector<std::pair<std::string, const Plan*>>& plans, std::uint32_t n,
+    const std::string& n_rule);
 
 struct TestCase {
   std::string name;

@@ -9,8 +9,8 @@
 
 #include "axes.h"
 #include "backend.h"
+#include "clock_sample.h"
 #include "counters.h"
-#include "nvml.h"
 #include "stats.h"
 
 namespace cuvk {

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "error.h"
+#include "host_data.h"
 #include "l2_flush.h"
 #include "runner_parts.h"
 #include "util.h"
@@ -19,6 +20,7 @@ namespace {
 
 Limits device_limits(const std::vector<ApiState>& apis) {
   Limits lim;
+  lim.max_host = host_memory_limit_bytes(&lim.max_host_name);  // a CPU reference's host arrays
   for (const ApiState& a : apis) {
     if (!a.backend) continue;
     const DeviceInfo& d = a.backend->info();
@@ -176,7 +178,9 @@ std::vector<Job> plan_run(const RunConfig& cfg, const BackendSet& set,
   check_resources(jobs, apis, flush_scratch_bytes(lim),
                   *std::max_element(out.sizes.begin(), out.sizes.end()));
   // The head and settings.n tell the size the rows ran at: a pair's is its own (plan.cpp).
-  std::tie(out.n, out.n_rule) = rows_size(jobs, out.n, out.n_rule);
+  std::vector<std::pair<std::string, const Plan*>> plans;
+  for (const Job& j : jobs) plans.emplace_back(j.test->name, &j.plan);
+  std::tie(out.n, out.n_rule) = rows_size(plans, out.n, out.n_rule);
   out.n_rule += own_sizes_note(jobs, cfg);  // runner_chain.cpp: "; chain at 4096, 65536"
   return jobs;
 }

@@ -113,7 +113,6 @@ std::shared_ptr<EarlyInputs> start_first_inputs(const ValidatedConfig& config, b
 // Every run, `cuvk trace` and the early inputs call it before allocating anything.
 void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
                 std::uint64_t max_buffer_bytes);
-std::uint64_t host_bytes_of(const Plan& plan);  // the host memory one point takes, at most
 // check_plan for every point the configuration selects at problem size n.
 void check_run_sizes(const RunConfig& config, std::uint32_t n, std::uint64_t max_buffer_bytes);
 // The built-in tests' sizes: RunConfig::sizes, else n, else the default of a GPU (`on_gpu`) or
@@ -121,7 +120,6 @@ void check_run_sizes(const RunConfig& config, std::uint32_t n, std::uint64_t max
 std::vector<std::uint32_t> run_sizes(const RunConfig& config, bool on_gpu);
 // The smallest largest-buffer of the chosen devices of `apis` (no limit where none is known).
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis);
-constexpr std::uint64_t kMaxIndexWords = std::uint64_t{1} << 32;  // kernels index with uint32
 
 // Bounds on the run options, so that every run ends in a time one can wait for (validate_config).
 constexpr int kMaxReps = 10000;                // --reps: the batch and the minimum sample count
@@ -185,12 +183,6 @@ bool launch_bound(const ResultRow& row, const std::vector<Calibration>& calibrat
 // The smallest step between the sorted distinct values of `times_ms`, in ns (0: none).
 double smallest_step_ns(std::vector<double> times_ms);
 
-// The run's n and how it was chosen, for the head and settings.n: the built-in tests' (`n`,
-// `rule`); in a run of pairs only (`any_builtin` false) that all run at one n, the pairs' n and
-// rule; other pairs' sizes are added to the rule ("...; pairs: saxpy at 1048576 (...)").
-std::pair<std::uint32_t, std::string> run_n(
-    std::uint32_t n, const std::string& rule, bool any_builtin,
-    const std::vector<std::pair<std::string, OwnSize>>& pairs);
 
 struct RunOutcome {
   std::vector<ResultRow> rows;

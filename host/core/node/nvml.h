@@ -8,16 +8,9 @@
 #include <string>
 
 #include "backend.h"
+#include "clock_sample.h"
 
 namespace cuvk {
-
-struct ClockSample {
-  std::uint32_t sm_mhz = 0;
-  std::uint32_t mem_mhz = 0;
-  std::uint64_t event_reasons = 0;  // NVML clock event (throttle) reason bits
-  std::uint32_t temperature_c = 0;
-  std::uint32_t power_mw = 0;
-};
 
 // Reasons that mean the clock was held down (power cap, thermal or hardware slowdown), as opposed
 // to idle or application-clock settings.

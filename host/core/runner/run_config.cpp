@@ -112,38 +112,21 @@ ValidatedConfig validate_config(RunConfig config) {
   return ValidatedConfig(std::move(config));
 }
 
-void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
-                std::uint64_t max_buffer_bytes) {
-  const std::string at = fmt::format("{} at n={}", test, n);
-  const KernelModel& m = plan.kernel_model();
-  const std::uint64_t in_words = input_words(m), out_words = output_words(m);
-  // A built-in launch rule's threads do not depend on the block size (a pair's never come here:
-  // Plan::check_at_size).
-  if (in_words == 0 || out_words == 0 || m.launch(0).threads == 0)
-    throw UsageError(at + ": the point would do no work (0 threads or an empty buffer)");
-  for (std::uint64_t words : {in_words, out_words}) {
-    if (words > kMaxIndexWords)
-      throw UsageError(fmt::format("{}: {} elements overflow 32-bit indices", at, words));
-    if (words * sizeof(float) > max_buffer_bytes)
-      throw UsageError(fmt::format("{} needs a buffer of {} bytes; the device allows {}", at,
-                                   words * sizeof(float), max_buffer_bytes));
-  }
-  const std::uint64_t host = host_bytes_of(plan);
-  std::string limit_name;
-  const std::uint64_t limit = host_memory_limit_bytes(&limit_name);
-  if (host > limit)
-    throw UsageError(
-        fmt::format("{} needs about {} bytes of host memory (inputs, expected and downloaded "
-                    "outputs of two points); {} allows {}",
-                    at, host, limit_name, limit));
+namespace {
+
+// A point's limits at the run's size: the devices' largest buffer, the host's memory.
+DeviceLimits run_limits(std::uint64_t max_buffer_bytes) {
+  DeviceLimits lim;
+  lim.max_buffer = max_buffer_bytes;
+  lim.max_host = host_memory_limit_bytes(&lim.max_host_name);
+  return lim;
 }
 
-std::uint64_t host_bytes_of(const Plan& plan) {
-  // Two slots of host memory (input_pipeline.h: this point's and the next one's, prepared
-  // meanwhile), each an input, an expected output and a download buffer: words are at most 2^33
-  // each, so this cannot overflow.
-  const KernelModel& m = plan.kernel_model();
-  return 2 * (input_words(m) + 2 * output_words(m)) * sizeof(float);
+}  // namespace
+
+void check_plan(const std::string& test, std::uint32_t n, const Plan& plan,
+                std::uint64_t max_buffer_bytes) {
+  check_plan_sizes(test, n, plan, run_limits(max_buffer_bytes));
 }
 
 std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& apis) {
@@ -156,12 +139,13 @@ std::uint64_t max_buffer_of(const DeviceChoice& choice, const std::vector<Api>& 
 }
 
 void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_buffer_bytes) {
+  const DeviceLimits lim = run_limits(max_buffer_bytes);
   for (const std::string& name : cfg.tests) {
     const TestCase* t = find_test(name);
     if (!t) continue;  // an unknown test is named by parse_tests and plan_jobs
     for (const Point& p : points_of(*t, n, cfg.axis_values, cfg.layouts, cfg.variants)) {
       const Plan plan = t->plan(p);
-      plan.check_at_size(name, n, max_buffer_bytes);
+      plan.check_at_size(name, n, lim);
     }
   }
 }
@@ -169,20 +153,6 @@ void check_run_sizes(const RunConfig& cfg, std::uint32_t n, std::uint64_t max_bu
 std::vector<std::uint32_t> run_sizes(const RunConfig& cfg, bool on_gpu) {
   if (cfg.sizes.size() > 1) return cfg.sizes;
   return {cfg.n ? cfg.n : on_gpu ? kDefaultGpuN : kDefaultCpuN};
-}
-
-std::pair<std::uint32_t, std::string> run_n(
-    std::uint32_t n, const std::string& rule, bool any_builtin,
-    const std::vector<std::pair<std::string, OwnSize>>& pairs) {
-  if (pairs.empty()) return {n, rule};
-  const OwnSize& first = pairs.front().second;
-  if (!any_builtin && pairs.size() == 1) return {static_cast<std::uint32_t>(first.n), first.n_rule};
-  std::vector<std::string> each;
-  for (const auto& [name, own] : pairs)
-    each.push_back(fmt::format("{} at {} ({})", name, own.n, own.n_rule));
-  const std::string said = fmt::format("{}", fmt::join(each, ", "));
-  if (!any_builtin) return {static_cast<std::uint32_t>(first.n), "pairs: " + said};
-  return {n, rule + "; pairs: " + said};
 }
 
 }  // namespace cuvk

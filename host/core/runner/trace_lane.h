@@ -1,6 +1,6 @@
 // One lane's dispatch trace (`cuvk trace`): what the runner recorded for one point on one API and
-// binding (host/core/runner_trace.cpp), beside that lane's row. The records' parsing and summary
-// are host/core/trace_summary.h; the document and its writers host/results/trace_file.h.
+// binding (host/core/runner/runner_trace.cpp), beside that lane's row. The records' parsing and summary
+// are host/core/runner/trace_summary.h; the document and its writers host/results/trace_file.h.
 #pragma once
 
 #include <cstdint>
