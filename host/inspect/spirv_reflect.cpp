@@ -15,8 +15,6 @@
 namespace cuvk::spirv {
 namespace {
 
-constexpr std::size_t kHeaderWords = 5;  // magic, version, generator, bound, schema
-
 std::string literal_string(const std::uint32_t* words, std::size_t count) {
   std::string s;
   for (std::size_t w = 0; w < count; ++w)
@@ -145,9 +143,10 @@ struct Parse {
     std::uint32_t type_or_zero, pointer, alignment;
   };
   std::vector<RawAccess> raw;
-  // The workgroup size: SpecId 0's constant, the WorkgroupSize built-in, each
-  // OpSpecConstantComposite's first part, LocalSizeId's x.
-  std::uint32_t spec0 = 0, workgroup_builtin = 0, size_id_x = 0;
+  // The workgroup size: every SpecId decoration (constant -> id, in module order), the
+  // WorkgroupSize built-in, each OpSpecConstantComposite's first part, LocalSizeId's x.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spec_ids;
+  std::uint32_t workgroup_builtin = 0, size_id_x = 0;
   std::map<std::uint32_t, std::uint32_t> composite_x;
 };
 
@@ -234,7 +233,7 @@ void parse_instruction(std::uint32_t op, const std::uint32_t* w, std::uint32_t w
       break;
     case spv::OpDecorate:
       p.decorations.push_back({arg(1), 0, arg(2), arg(3), false});
-      if (wc >= 4 && arg(2) == spv::DecorationSpecId && arg(3) == 0) p.spec0 = arg(1);
+      if (wc >= 4 && arg(2) == spv::DecorationSpecId) p.spec_ids.emplace_back(arg(1), arg(3));
       if (wc >= 4 && arg(2) == spv::DecorationBuiltIn && arg(3) == spv::BuiltInWorkgroupSize)
         p.workgroup_builtin = arg(1);
       break;
@@ -358,6 +357,31 @@ void collect_accesses(Module& m, const Parse& p) {
   }
 }
 
+// Which specialization constant sizes the workgroup's x (the WorkgroupSize built-in's first part,
+// else LocalSizeId's x) and its SpecId; every SpecId with its constant's name; and a SpecId that
+// sizes the workgroup while it also decorates another constant (glslang accepts
+// `layout(constant_id = 0) const bool f` beside `local_size_x_id = 0`: one value would set both).
+void workgroup_spec(const Parse& p, Execution& e) {
+  const auto c = p.composite_x.find(p.workgroup_builtin);
+  const std::uint32_t x = c != p.composite_x.end() ? c->second : p.size_id_x;
+  auto name_of = [&](std::uint32_t id) {
+    const auto n = p.names.find(id);
+    return n != p.names.end() && !n->second.empty() ? n->second : fmt::format("%{}", id);
+  };
+  for (const auto& [target, spec_id] : p.spec_ids) {
+    e.spec_constants.push_back({spec_id, name_of(target), target == x});
+    if (x != 0 && target == x) e.size_spec_id = spec_id;
+  }
+  if (!e.size_spec_id) return;
+  e.spec_x = *e.size_spec_id == 0;
+  for (const SpecConstant& s : e.spec_constants)
+    if (!s.sizes_workgroup && s.spec_id == *e.size_spec_id)
+      e.spec_clash = fmt::format(
+          "SpecId {} sizes the workgroup (local_size_x_id = {}) and also decorates the constant "
+          "'{}': one value would set both; give '{}' another constant_id",
+          s.spec_id, s.spec_id, s.name, s.name);
+}
+
 }  // namespace
 
 Module reflect(const std::uint32_t* words, std::size_t count) {
@@ -374,95 +398,11 @@ Module reflect(const std::uint32_t* words, std::size_t count) {
       parse_instruction(op, words + i, wc, p);
     i += wc;
   }
-  if (p.spec0) {
-    const auto c = p.composite_x.find(p.workgroup_builtin);
-    m.execution.spec_x =
-        (c != p.composite_x.end() && c->second == p.spec0) || p.size_id_x == p.spec0;
-  }
+  workgroup_spec(p, m.execution);
   apply_names_and_decorations(m, p);
   collect_blocks(m, p);
   collect_accesses(m, p);
   return m;
-}
-
-GridYReads grid_y_reads(const std::uint32_t* words, std::size_t count) {
-  reflect(words, count);  // throws on what is no SPIR-V module
-  struct Inst {
-    std::uint32_t op;
-    const std::uint32_t* w;
-    std::uint32_t wc;
-    bool in_function;
-  };
-  std::vector<Inst> insts;
-  std::map<std::uint32_t, spv::BuiltIn> builtin;  // variable id -> the three built-ins read here
-  std::map<std::uint32_t, std::uint32_t> constants;
-  bool in_function = false;
-  for (std::size_t i = kHeaderWords; i < count;) {
-    const std::uint32_t wc = words[i] >> spv::WordCountShift, op = words[i] & spv::OpCodeMask;
-    if (wc == 0 || i + wc > count) break;
-    const std::uint32_t* w = words + i;
-    in_function = in_function || op == spv::OpFunction;
-    insts.push_back({op, w, wc, in_function});
-    if (op == spv::OpDecorate && wc >= 4 && w[2] == spv::DecorationBuiltIn &&
-        (w[3] == spv::BuiltInWorkgroupId || w[3] == spv::BuiltInNumWorkgroups ||
-         w[3] == spv::BuiltInGlobalInvocationId))
-      builtin[w[1]] = static_cast<spv::BuiltIn>(w[3]);
-    if (op == spv::OpConstant && wc >= 4) constants[w[2]] = w[3];
-    i += wc;
-  }
-  GridYReads reads;
-  const auto read_y = [&reads](spv::BuiltIn b) {
-    if (b == spv::BuiltInWorkgroupId) reads.workgroup_id_y = true;
-    if (b == spv::BuiltInNumWorkgroups) reads.num_workgroups = true;
-    if (b == spv::BuiltInGlobalInvocationId) reads.global_id_y = true;
-  };
-  // Whole vectors loaded from the built-ins (id -> built-in): read by their x alone?
-  std::map<std::uint32_t, spv::BuiltIn> vectors;
-  for (const Inst& in : insts) {
-    if (!in.in_function) continue;
-    const auto base = in.wc >= 4 ? builtin.find(in.w[3]) : builtin.end();
-    if ((in.op == spv::OpAccessChain || in.op == spv::OpInBoundsAccessChain) &&
-        base != builtin.end()) {
-      const auto index = in.wc >= 5 ? constants.find(in.w[4]) : constants.end();
-      if (base->second == spv::BuiltInNumWorkgroups || index == constants.end() ||
-          index->second != 0)
-        read_y(base->second);  // .y, .z or a dynamic index
-      continue;
-    }
-    if (in.op == spv::OpLoad && base != builtin.end()) {
-      if (base->second == spv::BuiltInNumWorkgroups) read_y(base->second);
-      vectors[in.w[2]] = base->second;
-      continue;
-    }
-    for (std::uint32_t k = 1; k < in.wc; ++k)  // any other use of a built-in: counted as a read
-      if (const auto b = builtin.find(in.w[k]); b != builtin.end()) read_y(b->second);
-  }
-  for (const Inst& in : insts) {
-    if (!in.in_function || vectors.empty()) continue;
-    if (in.op == spv::OpLoad && in.wc >= 3 && vectors.count(in.w[2])) continue;  // the load itself
-    if (in.op == spv::OpCompositeExtract && in.wc >= 5 && vectors.count(in.w[3])) {
-      if (in.wc > 5 || in.w[4] != 0) read_y(vectors[in.w[3]]);
-      continue;
-    }
-    for (std::uint32_t k = 1; k < in.wc; ++k)
-      if (const auto v = vectors.find(in.w[k]); v != vectors.end()) read_y(v->second);
-  }
-  return reads;
-}
-
-std::vector<std::pair<std::string, int>> summarize_accesses(const Module& module,
-                                                            const std::vector<std::uint32_t>& classes) {
-  std::vector<std::pair<std::string, int>> out;
-  for (const Access& a : module.accesses) {
-    if (std::find(classes.begin(), classes.end(), a.storage_class) == classes.end()) continue;
-    std::string key = std::string(a.store ? "store " : "load ") + module.type_name(a.value_type) +
-                      " " + storage_class_name(a.storage_class);
-    if (a.alignment) key += fmt::format(" aligned {}", a.alignment);
-    auto it = std::find_if(out.begin(), out.end(), [&key](const auto& e) { return e.first == key; });
-    if (it == out.end()) out.emplace_back(key, 1);
-    else ++it->second;
-  }
-  return out;
 }
 
 #ifdef CUVK_HAVE_SPIRV_TOOLS

@@ -18,6 +18,8 @@
 
 namespace cuvk::spirv {
 
+inline constexpr std::size_t kHeaderWords = 5;  // magic, version, generator, bound, schema
+
 // SPIR-V storage classes cuvk meets.
 enum StorageClass : std::uint32_t {
   kUniformConstant = spv::StorageClassUniformConstant,
@@ -69,11 +71,22 @@ struct Block {
   std::optional<std::uint32_t> set, binding;
 };
 
+// A specialization constant: its SpecId, its name (OpName, else "%<result id>"), and whether it
+// is the workgroup size's x.
+struct SpecConstant {
+  std::uint32_t spec_id = 0;
+  std::string name;
+  bool sizes_workgroup = false;
+};
+
 // The compute entry points and how the workgroup size is set.
 struct Execution {
   std::vector<std::string> entries;  // GLCompute entry point names, in order
   bool spec_x = false;               // the workgroup size's x is specialization constant 0
-  std::string fixed;                 // "LocalSize 64 1 1" where the size is a literal
+  std::optional<std::uint32_t> size_spec_id;  // the SpecId that sets the workgroup's x, if any
+  std::vector<SpecConstant> spec_constants;   // every SpecId decoration, in module order
+  std::string spec_clash;  // the SpecId sizing the workgroup also decorates another constant
+  std::string fixed;       // "LocalSize 64 1 1" where the size is a literal
 };
 
 struct Module {

@@ -253,11 +253,17 @@ void check_spirv(const PairDeclaration& decl, const CompiledSpirv& spirv) {
                "glsl.entry '" + spirv.entry + "' is not a compute entry point (the module has: " +
                    (list.empty() ? "none" : list) + ")");
   }
+  // The short form sets SpecId 0 to the block size: only where SpecId 0 is the workgroup's x
+  // and decorates nothing else.
+  if (!e.spec_clash.empty()) spirv_fail(decl, spirv.binding, e.spec_clash);
   if (!e.spec_x)
     spirv_fail(decl, spirv.binding,
                "the workgroup size must come from specialization constant 0: declare "
                "`layout(local_size_x_id = 0) in;`" +
-                   (e.fixed.empty() ? "" : " (the shader has " + e.fixed + ")"));
+                   (e.size_spec_id ? fmt::format(" (the shader's is specialization constant {})",
+                                                 *e.size_spec_id)
+                    : e.fixed.empty() ? ""
+                                      : " (the shader has " + e.fixed + ")"));
   check_descriptors(decl, m, spirv.binding);
   check_push_constants(decl, m, spirv.binding);
 }

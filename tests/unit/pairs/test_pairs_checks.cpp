@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "pair.h"
 #include "pairs_fixture.h"
@@ -320,6 +322,48 @@ TEST(PairInterfaces, FixedWorkgroupSizeIsRefused) {
   const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
   EXPECT_ERROR(check_interfaces(d, nullptr, &spv),
                "declare `layout(local_size_x_id = 0) in;` (the shader has LocalSize 64 1 1)");
+}
+
+// Issue 46: a project's own `layout(constant_id = 0) const bool` beside `local_size_x_id = 0`
+// shares SpecId 0 with the workgroup size. cuvk sets SpecId 0 to the block size, which would set
+// the flag too (silently wrong outputs); with the two declarations in the other order the shader
+// was refused as having "LocalSize 1 1 1". Both orders are refused, naming the constant.
+TEST(PairInterfaces, ASpecIdSizingTheWorkgroupAndAFlagIsRefusedInEitherOrder) {
+  const std::string flag = "layout(constant_id = 0) const bool USE_BIAS = false;\n";
+  const std::string size = "layout(local_size_x_id = 0) in;\n";
+  for (const std::string& head : {flag + size, size + flag}) {
+    PairFiles f;
+    f.write("k.comp", "#version 450\n" + head + kA + kPush +
+                          "void main() { if (USE_BIAS) a[gl_GlobalInvocationID.x] = 1.0; }\n");
+    const PairDeclaration d = f.parse(kMinimal);
+    const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+    EXPECT_ERROR(check_interfaces(d, nullptr, &spv),
+                 "SpecId 0 sizes the workgroup (local_size_x_id = 0) and also decorates the "
+                 "constant 'USE_BIAS': one value would set both; give 'USE_BIAS' another "
+                 "constant_id");
+  }
+}
+
+TEST(PairInterfaces, AFlagAtItsOwnSpecIdIsAcceptedAndAnotherSizingIdIsNamed) {
+  PairFiles f;
+  f.write("k.comp", std::string("#version 450\nlayout(constant_id = 1) const bool USE_BIAS = "
+                                "false;\nlayout(local_size_x_id = 0) in;\n") +
+                        kA + kPush + "void main() { if (USE_BIAS) a[0] = 1.0; }\n");
+  const PairDeclaration d = f.parse(kMinimal);
+  const CompiledSpirv spv = compile_glsl(d, cuvk::Binding::descriptor);
+  EXPECT_NO_THROW(check_interfaces(d, nullptr, &spv));
+  const cuvk::spirv::Module m = cuvk::spirv::reflect(spv.words.data(), spv.words.size());
+  ASSERT_EQ(m.execution.size_spec_id, std::optional<std::uint32_t>(0));
+  ASSERT_EQ(m.execution.spec_constants.size(), 2u);
+
+  PairFiles g;  // the workgroup from SpecId 3: said as such (was "the shader has LocalSize 1 1 1")
+  g.write("k.comp", std::string("#version 450\nlayout(local_size_x_id = 3) in;\n") + kA + kPush +
+                        "void main() {}\n");
+  const PairDeclaration e = g.parse(kMinimal);
+  const CompiledSpirv other = compile_glsl(e, cuvk::Binding::descriptor);
+  EXPECT_ERROR(check_interfaces(e, nullptr, &other),
+               "declare `layout(local_size_x_id = 0) in;` (the shader's is specialization "
+               "constant 3)");
 }
 
 TEST(PairInterfaces, BdaFormNeedsAddressesAfterTheScalars) {
