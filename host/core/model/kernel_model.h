@@ -128,6 +128,9 @@ struct LaneOutputs {
   std::uint32_t poison = 0;                        // the lane's poison word (output_check.h)
   std::vector<std::vector<std::uint8_t>> buffers;  // every buffer with its guard bands
   std::uint64_t compared_by_later = 0;  // elements later lanes compared with these outputs
+  // The first difference a later lane found with these outputs where no expected file decides
+  // ("" none): this lane fails too unless it agreed with a lane of another API.
+  std::string disputed;
 };
 struct LaneReference {
   std::map<std::uint32_t, std::vector<LaneOutputs>> by_block;

@@ -192,9 +192,12 @@ TEST(OutputChecker, ALaneThatDiffersFromAnEarlierOneFailsUntimedNamingTheElement
   EXPECT_EQ(differs.measured, 0);
   EXPECT_EQ(differs.row.status, Status::failed);
   EXPECT_EQ(differs.row.first_bad_index, 9u);
-  EXPECT_NE(differs.row.reason.find("1 of 64 elements differ, first buffer 'out' element 9"),
-            std::string::npos)
+  EXPECT_EQ(differs.row.reason.rfind("disagree: 1 of 64 elements differ from the cuda lane, "
+                                     "first buffer 'out' element 9: vulkan descriptor 6, cuda 5",
+                                     0),
+            0u)
       << differs.row.reason;
+  EXPECT_NE(differs.row.reason.find("neither is known right"), std::string::npos);
 
   // A write past the buffer's end lands in its guard band: the row fails naming the offset.
   LaneBuffers past = downloaded(*m, std::vector<std::uint32_t>(64, 5));
@@ -203,6 +206,47 @@ TEST(OutputChecker, ALaneThatDiffersFromAnEarlierOneFailsUntimedNamingTheElement
   EXPECT_FALSE(guard.passed);
   EXPECT_NE(guard.row.reason.find("out-of-bounds write at byte offset 256"), std::string::npos)
       << guard.row.reason;
+}
+
+// Issue 47: two APIs whose outputs differ where no expected file decides. The Vulkan lane failed
+// as it was checked; at the point's end the CUDA row, measured before, fails too with the same
+// kind of reason (it said "ok, unchecked: nothing to compare with: no other API ran"). With a
+// third lane that agrees with CUDA, CUDA stays verified and only the odd lane fails.
+TEST(OutputChecker, LanesThatDisagreeBothFailUnlessAnotherApiAgrees) {
+  const auto m = pair_model(64);
+  Plan plan;
+  plan.kernel = "pair:p";
+  plan.model = m;
+  const OutputChecker& checker = lanes_checker();
+  std::vector<std::uint32_t> right(64, 5), odd(64, 5);
+  odd[9] = 6;
+  FakeLane cuda(Api::cuda), vulkan(Api::vulkan), host(Api::host);
+  {
+    const Inputs in = checker.begin_point(plan, 1, nullptr);
+    std::vector<ResultRow> rows{check(checker, cuda.lane(), *m, downloaded(*m, right), in).row,
+                                check(checker, vulkan.lane(), *m, downloaded(*m, odd), in).row};
+    ASSERT_EQ(rows[0].status, Status::ok);
+    checker.conclude_point(*m, in, kBlock, rows);
+    for (const ResultRow& r : rows) {
+      EXPECT_EQ(r.status, Status::failed) << api_name(r.api);
+      EXPECT_FALSE(r.verified);
+      EXPECT_EQ(r.reason.rfind("disagree: 1 of 64 elements differ from the ", 0), 0u) << r.reason;
+      EXPECT_EQ(r.reason.find("no other API ran"), std::string::npos);
+    }
+    EXPECT_NE(rows[0].reason.find("from the vulkan descriptor lane"), std::string::npos);
+    EXPECT_EQ(rows[0].time_ms.median, 0.0);  // its numbers dropped as a failed row's are
+  }
+  {
+    const Inputs in = checker.begin_point(plan, 1, nullptr);
+    std::vector<ResultRow> rows{check(checker, cuda.lane(), *m, downloaded(*m, right), in).row,
+                                check(checker, host.lane(), *m, downloaded(*m, right), in).row,
+                                check(checker, vulkan.lane(), *m, downloaded(*m, odd), in).row};
+    checker.conclude_point(*m, in, kBlock, rows);
+    EXPECT_EQ(rows[0].status, Status::ok);
+    EXPECT_EQ(rows[0].check, cuvk::Check::verified);
+    EXPECT_EQ(rows[1].check, cuvk::Check::verified);
+    EXPECT_EQ(rows[2].status, Status::failed);
+  }
 }
 
 }  // namespace

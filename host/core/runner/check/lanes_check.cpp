@@ -105,6 +105,15 @@ std::string scan_verdict(const ModelBuffer& b, const std::uint8_t* mine,
   return {};
 }
 
+// Two lanes' outputs that differ where no expected file decides (issue 47): both rows fail with
+// this reason, naming the other lane and both values, unless a row agreed with another API.
+std::string disagreement(const std::string& other_lane, const Comparison& c) {
+  return fmt::format(
+      "disagree: {} elements differ from the {} lane, first {}; neither is known right (no "
+      "expected file decides: declare one, or run a lane that agrees with one side)",
+      count_text(c.mismatches, c.checked), other_lane, c.message);
+}
+
 // After a lane's correctness run: guards, each output on its own, then the expected files and
 // every lane of the point that passed before this one (`got`: every buffer downloaded whole).
 // Records what the row was compared with (settle_pair_checks concludes). Returns false (row
@@ -143,13 +152,20 @@ bool verify_outputs(const Lane& lane, const KernelModel& u,
                           compare_output(b, {mine, poison, me},
                                          {e.buffers[i].data() + kGuardBytes, theirs, e.lane}));
       e.compared_by_later += checks.back().second.checked;
+      // Two lanes that differ where no expected file decides: neither is known right.
+      const Comparison& c = checks.back().second;
+      if (c.mismatches > 0 && !b.expected && e.disputed.empty())
+        e.disputed = disagreement(me, c);
     }
     for (const auto& [with, c] : checks) {
       row.checked += c.checked;
       row.mismatches += c.mismatches;
       if (c.mismatches > 0 && row.reason.empty()) {
         row.first_bad_index = c.first_bad;
-        row.reason = count_text(c.mismatches, c.checked) + " elements differ, first " + c.message;
+        row.reason = with == "expected file" || b.expected
+                         ? count_text(c.mismatches, c.checked) + " elements differ, first " +
+                               c.message
+                         : disagreement(with, c);
       }
       if (c.mismatches == 0 && b.tolerance.kind != Tolerance::Kind::exact)
         row.flags.push_back(tolerance_text(b, c.worst));
@@ -169,8 +185,23 @@ bool verify_outputs(const Lane& lane, const KernelModel& u,
     return false;
   }
   row.checked_against = compared_with;
-  earlier.push_back({me, my_poison, got});
+  earlier.push_back({me, my_poison, got, 0, {}});
   return true;
+}
+
+// A row that was measured before a later lane disputed its outputs: failed, its numbers dropped
+// as any failed row's are (the check comes before the measurement for every other failure).
+void fail_disputed(const std::string& why, ResultRow& r) {
+  r.status = Status::failed;
+  r.reason = why;
+  r.check = Check::not_recorded;
+  r.verified = false;
+  r.check_note.clear();
+  r.time_ms = Summary{};
+  r.gbps_useful = r.gbps_moved = 0.0;
+  r.pct_of_ceiling.reset();
+  r.stop_reason.clear();
+  r.flags.clear();
 }
 
 bool names_api(const std::string& against, Api api) {
@@ -204,6 +235,9 @@ void settle_pair_checks(const KernelModel& u, const std::vector<LaneOutputs>& la
   for (ResultRow& r : rows) {
     if (r.status != Status::ok) continue;
     const auto& a = r.checked_against;
+    const auto l = std::find_if(lanes.begin(), lanes.end(), [&r](const LaneOutputs& x) {
+      return x.lane == lane_name_of(r);
+    });
     const bool other_api = std::any_of(a.begin(), a.end(), [&r](const std::string& x) {
       return x != "expected file" && !names_api(x, r.api);
     });
@@ -214,6 +248,9 @@ void settle_pair_checks(const KernelModel& u, const std::vector<LaneOutputs>& la
     if (u.timing_only) {
       r.check = Check::timing_only;
       r.check_note = "the pair is declared timing only (timing_only = true): nothing compared";
+    } else if (l != lanes.end() && !l->disputed.empty() && !other_api && !all_expected) {
+      fail_disputed(l->disputed, r);  // a later lane differed and no other API agreed
+      continue;
     } else if (other_api || all_expected) {
       r.check = Check::verified;
     } else {
