@@ -262,6 +262,14 @@ std::vector<RowField> timing_fields() {
          if (in.present()) r.host_us_per_step = in.number();
        },
        Rows::ok},
+      {"host_chains", Need::optional,  // chain rows only: the chains behind host_us_per_step
+       [](const ResultRow& r) {
+         return r.host_chains ? json(*r.host_chains) : json(json::value_t::discarded);
+       },
+       [](const JsonIn& in, ResultRow& r) {
+         if (in.present()) r.host_chains = in.u32();
+       },
+       Rows::ok},
       {"pct_of_ceiling", Need::informative,
        [](const ResultRow& r) {
          return r.pct_of_ceiling ? json(*r.pct_of_ceiling) : json(nullptr);

@@ -88,6 +88,7 @@ struct ResultRow {
   // Chain rows: the host's wall time per step, a backend call of at least kChainHostSteps steps
   // (whole chains, each waited for) over their steps, in microseconds (runner_chain.cpp).
   std::optional<double> host_us_per_step;
+  std::optional<std::uint32_t> host_chains;  // the whole chains behind it (within the budget)
   // Caveats a reader must see next to the number: cache_resident, above_dram_peak,
   // clock_below_start, throttled, ci_not_met.
   std::vector<std::string> flags;

@@ -46,7 +46,9 @@ StopReason should_stop(const Summary& s, double elapsed_s, const StopRule& rule)
   if (s.samples >= rule.min_samples && s.ci_rel_half_width <= rule.target_rel_half_width)
     return StopReason::converged;
   if (s.samples >= rule.max_samples) return StopReason::sample_budget;
-  if (s.samples >= rule.min_samples && elapsed_s >= rule.max_time_s) return StopReason::time_budget;
+  if (elapsed_s >= rule.max_time_s &&
+      s.samples >= std::min(rule.min_samples, kFloorSamples))  // the minimum yields to the budget
+    return StopReason::time_budget;
   return StopReason::more;
 }
 

@@ -32,6 +32,12 @@ std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n);
 
 // The stopping rule: stop once the median's interval is within `target_rel_half_width` of the
 // median (with at least `min_samples`), or when the time or sample budget is spent.
+// The stopping rule: batches until the median's CI is within the target after at least
+// min_samples, or max_samples, or the time budget. Where the budget cannot afford min_samples
+// (a slow launch), the minimum yields down to kFloorSamples (the fewest whose order statistics
+// give a 95% interval of the median) once max_time_s has passed (issue 49). Rows that reach
+// min_samples within the budget stop exactly as before.
+inline constexpr std::size_t kFloorSamples = 6;
 struct StopRule {
   std::size_t min_samples = 100;
   std::size_t max_samples = 10000;

@@ -30,6 +30,9 @@ namespace {
 // Warm-up and timed repetitions go to the backend in calls of about this much wall time (at least
 // one repetition), judged from the previous call, so an interrupt is seen well within 1 s.
 constexpr double kBatchWallS = 0.25;
+// The warm-up ends after --warmup repetitions or this share of the time budget, whichever is first
+// (at least one call): a launch of seconds is not warmed up for minutes.
+constexpr double kWarmupShare = 0.25;
 
 const char* stop_name(StopReason r) {
   switch (r) {
@@ -106,7 +109,10 @@ void measure(const Timing& t, Backend& b, const Launch& launch, const Launch* be
                       std::max<std::size_t>(cfg.max_samples, cfg.reps), cfg.target_ci,
                       out.max_time_s};
   Batches batches(b, launch, before);
-  for (int done = 0; done < cfg.warmup && !interrupted();)
+  // Warm-up within a share of the budget: a slow launch's first runs warm it (issue 49).
+  const auto w0 = WallClock::now();
+  for (int done = 0; done < cfg.warmup && !interrupted() &&
+                     (done == 0 || seconds_since(w0) < kWarmupShare * out.max_time_s);)
     done += batches.run(cfg.warmup - done, nullptr);
   if (clocks) row.clocks_start = clocks->sample();
   std::vector<double> samples;

@@ -56,6 +56,30 @@ TEST(RunnerChain, EveryVulkanModeIsARowVerifiedAndTimedPerStep) {
             fake.submissions.end());
 }
 
+// Issue 49: the host loop runs its ceil(1000 / K) whole chains where they fit in --max-time (the
+// rows above: host_chains recorded), else as many as fit, at least one: a chain of 20 ms (the
+// fake sleeps per repetition) gets 5 in a 0.1 s budget instead of ceil(1000 / K).
+TEST(RunnerChain, TheHostLoopKeepsTheTimeBudget) {
+  const std::uint32_t all = (1000 + kChainSteps - 1) / kChainSteps;  // kChainHostSteps: 16
+  {
+    FakeBackend fake;
+    const RunOutcome out = run(fake, config({"chain"}));
+    for (const ResultRow& r : out.rows) EXPECT_EQ(r.host_chains, std::optional<std::uint32_t>(all));
+  }
+  FakeBackend slow;
+  slow.sleep_ms_per_rep = 20.0;
+  RunConfig cfg = config({"chain"});
+  cfg.max_time_s = 0.1;
+  const RunOutcome out = run(slow, cfg);
+  ASSERT_FALSE(out.rows.empty());
+  for (const ResultRow& r : out.rows) {
+    ASSERT_TRUE(r.host_chains.has_value()) << r.reason;
+    EXPECT_GE(*r.host_chains, 1u);
+    EXPECT_LE(*r.host_chains, 5u);
+    EXPECT_LT(*r.host_chains, all);
+  }
+}
+
 // A chain that leaves out one step (any of them) fails verification on every element: the
 // K-step reference is what is checked, not a single dispatch.
 TEST(RunnerChain, ASkippedStepFailsTheRow) {

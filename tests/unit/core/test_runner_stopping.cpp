@@ -204,12 +204,42 @@ TEST(RunnerSignals, LongRepetitionsGoInShortBatches) {
   cfg.variants = {"scalar"};
   cfg.reps = 30;
   cfg.warmup = 5;
+  cfg.max_time_s = 30.0;  // 30 repetitions fit in the budget (else the minimum yields to it)
   const RunOutcome out = run(fake, cfg);
   ASSERT_EQ(out.rows.size(), 1u);
   EXPECT_GE(out.rows[0].time_ms.samples, 30u);
   ASSERT_GE(fake.batch_sizes.size(), 3u);
   EXPECT_EQ(fake.batch_sizes[1], 1);  // [0] is the correctness run
   for (int b : fake.batch_sizes) EXPECT_LE(b, 12);
+}
+
+// Issue 49: a launch too slow for --reps repetitions in the budget keeps the budget: the warm-up
+// ends after a quarter of it (one call at least) and the minimum yields down to 6 samples once
+// the budget has passed (flagged ci_not_met). Counts of repetitions, not wall times, are asserted.
+TEST(RunnerSignals, ALaunchTooSlowForTheMinimumKeepsTheBudget) {
+  for (const double ms : {20.0, 60.0}) {
+    SCOPED_TRACE(ms);
+    FakeBackend fake;
+    fake.copies_input = "copy";
+    fake.sleep_ms_per_rep = ms;
+    RunConfig cfg = config({"copy"});
+    cfg.variants = {"scalar"};
+    cfg.reps = 100;       // 2 s (or 6 s) of repetitions ...
+    cfg.warmup = 1000;    // ... after 20 s (or 60 s) of warm-up, were they all run
+    cfg.max_time_s = 0.1;
+    const RunOutcome out = run(fake, cfg);
+    ASSERT_EQ(out.rows.size(), 1u);
+    const ResultRow& r = out.rows[0];
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    int total = 0;
+    for (int b : fake.batch_sizes) total += b;
+    const int warm = total - 1 - static_cast<int>(r.time_ms.samples);  // [0]: correctness run
+    EXPECT_LE(warm, 13) << "warm-up repetitions";  // the first call, then one batch of 0.25 s
+    EXPECT_EQ(r.stop_reason, "time_budget");
+    EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), "ci_not_met"), r.flags.end());
+    EXPECT_GE(r.time_ms.samples, 6u);
+    EXPECT_LT(r.time_ms.samples, 30u);  // batches of about 0.25 s: 1 + 12 + 12, or 1 + 4 + 4
+  }
 }
 
 // Quick repetitions keep whole batches of --reps.

@@ -72,7 +72,16 @@ TEST(Stats, StoppingRule) {
   cuvk::Summary tight = summarize(std::vector<double>(10, 2.0));
   EXPECT_EQ(cuvk::should_stop(tight, 0.1, rule), cuvk::StopReason::converged);
   cuvk::Summary few = summarize(std::vector<double>(5, 2.0));
-  EXPECT_EQ(cuvk::should_stop(few, 5.0, rule), cuvk::StopReason::more);  // below min samples
+  EXPECT_EQ(cuvk::should_stop(few, 0.5, rule), cuvk::StopReason::more);  // below min samples
+  // Issue 49: past the budget the minimum yields down to 6 samples (a slow launch keeps the
+  // budget), never below.
+  EXPECT_EQ(cuvk::should_stop(few, 1.5, rule), cuvk::StopReason::more);
+  EXPECT_EQ(cuvk::should_stop(few, 100.0, rule), cuvk::StopReason::more);
+  std::vector<double> six_noisy{1.0, 3.0, 1.0, 3.0, 1.0, 3.0};
+  const cuvk::Summary six = summarize(six_noisy);
+  EXPECT_EQ(cuvk::should_stop(six, 0.9, rule), cuvk::StopReason::more);
+  EXPECT_EQ(cuvk::should_stop(six, 1.0, rule), cuvk::StopReason::time_budget);
+  EXPECT_EQ(cuvk::should_stop(cuvk::Summary{}, 5.0, rule), cuvk::StopReason::more);  // none yet
   std::vector<double> noisy;
   for (int i = 0; i < 20; ++i) noisy.push_back(i % 2 ? 1.0 : 3.0);
   const cuvk::Summary wide = summarize(noisy);

@@ -260,7 +260,8 @@ std::string own_sizes_note(const std::vector<Job>& jobs, const RunConfig& cfg);
 // One lane per API, Vulkan binding and submission mode of that API (chain points only).
 void add_chain_lanes(std::vector<ApiState>& apis, const RunConfig& cfg, std::vector<Lane>& lanes);
 // The chain's host wall time per step (ResultRow::host_us_per_step): one backend call of whole
-// chains, at least kChainHostSteps steps, without the L2 flush.
+// chains, at least kChainHostSteps steps where they fit in the time budget (else as many whole
+// chains as fit, at least one: ResultRow::host_chains), without the L2 flush.
 constexpr std::uint32_t kChainHostSteps = 1000;
 void measure_chain_host(Backend& b, const Launch& launch, RunOutcome& out, ResultRow& row);
 
