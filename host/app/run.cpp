@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <iomanip>
@@ -35,8 +36,11 @@ namespace {
 
 constexpr double kMaxTimeoutS = 3600.0;  // --timeout
 
+std::atomic<std::size_t> judgements{0};  // run_judgements()
+
 // The options as a run configuration: values parsed here, judged by validate_config.
 RunConfig config_of(const RunArgs& a) {
+  ++judgements;
   RunConfig cfg;
   // With --pair alone only the pairs run (execute_run adds them once compiled).
   if (a.pairs.empty() || !a.tests.empty()) cfg.tests = parse_tests(a.tests);
@@ -207,6 +211,10 @@ std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const De
 }
 
 }  // namespace
+
+std::size_t run_judgements() {
+  return judgements;
+}
 
 RunConfig run_config_of(const RunArgs& a) {
   return config_of(a);

@@ -103,6 +103,10 @@ struct JudgedRun {
 };
 JudgedRun judge_run(const RunArgs& args);
 
+// How many times this process has made a run configuration from options (config_of): a test
+// counts them around one command, which judges its options once (issue 45).
+std::size_t run_judgements();
+
 // Judges the options as judge_run does (for the commands that run the suite: parity, explain,
 // trace); throws UsageError.
 void check_run_args(const RunArgs& args);
