@@ -13,11 +13,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "axes.h"
 #include "catalogue.h"
 #include "options.h"
 #include "output_file.h"
@@ -34,7 +36,7 @@
 namespace cuvk {
 namespace {
 
-constexpr const char* kBlockSweep = "64,128,256,512,1024";
+const std::vector<std::uint32_t> kBlockSweep = {64, 128, 256, 512, 1024};
 constexpr std::uint32_t kChainDispatches = 64;  // the chain experiment's dispatches
 
 // A pair's rows name their module "pair:<name>"; its test is in the catalogue only while a run
@@ -43,51 +45,50 @@ bool is_pair(const ResultRow& r) {
   return r.kernel.rfind("pair:", 0) == 0;
 }
 
-// The experiment run of one point: the point itself, its grid-stride variant where the test has
-// one, at every block size of the sweep, on the point's Vulkan binding; short, no counters.
-RunArgs experiment_args(const ExplainArgs& e, const ParityLine& line) {
+}  // namespace
+
+JudgedRun experiment_run(const JudgedExplain& e, const ParityLine& line, bool alone,
+                         const std::function<void(RunConfig&)>& change) {
   const ResultRow& p = line.point;
-  RunArgs a = e.run;
-  a.variants = {p.variant};
-  a.layouts.clear();
-  a.axis_values.clear();
-  if (const TestCase* t = is_pair(p) ? nullptr : find_test(p.test)) {
-    a.tests = {p.test};
-    a.pairs.clear();
-    if (!p.layout.empty()) a.layouts = {p.layout};
-    if (p.variant != "grid" &&
-        std::find(t->variants.begin(), t->variants.end(), "grid") != t->variants.end())
-      a.variants.push_back("grid");
-    for (const std::string& axis : t->sweeps)
-      a.axis_values[axis] = std::to_string(p.axes.get(axis));
-  } else {  // a pair: its declarations run again (their own block sizes win where declared)
-    a.tests.clear();
-    a.variants.clear();
-  }
-  a.n = std::to_string(p.n);
-  a.block_sizes = kBlockSweep;
-  a.vk_bindings = {binding_name(line.vulkan->binding)};
-  a.counters = a.dispatch_cost = false;
-  a.baseline.clear();
-  a.output.clear();
-  a.columns.clear();
-  a.format = "json";  // streams nothing: the experiments' rows show only in the findings
-  a.quiet = true;
-  a.max_time_s = e.experiment_time_s;
-  return a;
+  const TestCase* t = is_pair(p) ? nullptr : find_test(p.test);
+  JudgedRun run = changed_run(e.run, [&](RunConfig& c) {
+    c.variants = {p.variant};
+    c.layouts.clear();
+    for (const Axis& axis : axes()) c.axis_values[axis.name] = axis.defaults;  // as not given
+    if (t) {
+      c.tests = {p.test};
+      if (!p.layout.empty()) c.layouts = {p.layout};
+      if (!alone && p.variant != "grid" &&
+          std::find(t->variants.begin(), t->variants.end(), "grid") != t->variants.end())
+        c.variants.push_back("grid");
+      for (const std::string& axis : t->sweeps) c.axis_values[axis] = {p.axes.get(axis)};
+    } else {  // a pair: its declarations run again (their own block sizes win where declared)
+      c.tests.clear();
+      if (!alone) c.variants.clear();
+    }
+    c.n = p.n;
+    c.sizes = {p.n};
+    c.block_sizes = alone ? std::vector<std::uint32_t>{p.block_size} : kBlockSweep;
+    c.vk_bindings = {line.vulkan->binding};
+    c.counters = c.dispatch_cost = false;
+    c.max_time_s = e.experiment_time_s;
+    if (change) change(c);
+  });
+  if (t) run.args.pairs.clear();
+  run.args.baseline.clear();
+  run.args.output.clear();
+  run.args.columns.clear();
+  run.format = Format::json;  // streams nothing: the experiments' rows show only in the findings
+  run.args.quiet = true;
+  return run;
 }
 
-// The experiment run's options for the point alone: its variant at its block size.
-RunArgs point_args(const ExplainArgs& e, const ParityLine& line) {
-  RunArgs a = experiment_args(e, line);
-  a.variants = {line.point.variant};
-  a.block_sizes = std::to_string(line.point.block_size);
-  return a;
-}
+namespace {
 
 // One experiment run; an interrupt ends explain.
-RunDocument run_experiment(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
-  RunDocument doc = execute_run(a, cmdline, devices);
+RunDocument run_experiment(const JudgedRun& run, const std::string& cmdline,
+                           InventoryOnce& devices) {
+  RunDocument doc = execute_run(run, cmdline, devices);
   if (doc.outcome.interrupted) throw Interrupted("explain interrupted");
   return doc;
 }
@@ -133,7 +134,7 @@ bool flagged(const ResultRow& r, const char* flag) {
 // kChainDispatches dispatches of its kernel, each waiting for the one before (a CUDA graph, a
 // Vulkan recorded command buffer), timed per dispatch: what is left of the gap where the single
 // dispatch's fixed cost is shared by the chain, as in a port's chain of dispatches.
-void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
+void add_chain(explain::Case& c, const JudgedExplain& e, const ParityLine& line,
                const std::string& cmdline, InventoryOnce& devices) {
   const ResultRow& p = line.point;
   if (is_pair(p) || !find_test(p.test)) {
@@ -146,9 +147,9 @@ void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
         "chain: the point is not launch-bound (each API's time is over 10x its empty dispatch)");
     return;
   }
-  RunArgs a = point_args(e, line);
-  a.dispatch_chain = kChainDispatches;
-  const RunDocument doc = run_experiment(a, cmdline, devices);
+  const JudgedRun run =
+      experiment_run(e, line, true, [](RunConfig& cfg) { cfg.dispatch_chain = kChainDispatches; });
+  const RunDocument doc = run_experiment(run, cmdline, devices);
   for (const ParityLine& l : compare_apis(doc.outcome.rows, c.tolerance).lines)
     if (l.state == PairState::compared && same_except(l.point, p, false, false)) {
       c.experiments.push_back(
@@ -163,7 +164,7 @@ void add_chain(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
 
 // The launch rate from both APIs' dispatch traces of the point (cuvk trace's runner: each API's
 // traced twin of the kernel at the point's block size and binding); built-in kernels only.
-void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
+void add_trace(explain::Case& c, const JudgedExplain& e, const ParityLine& line,
                const std::string& cmdline, InventoryOnce& devices) {
   const ResultRow& p = line.point;
   if (is_pair(p) || !find_test(p.test)) {
@@ -172,9 +173,11 @@ void add_trace(explain::Case& c, const ExplainArgs& e, const ParityLine& line,
         "timestamp writes (the counters' launch rate stands in)");
     return;
   }
-  RunArgs a = point_args(e, line);
-  a.trace = true;
-  const RunDocument doc = run_experiment(a, cmdline, devices);
+  const JudgedRun run = experiment_run(e, line, true, [](RunConfig& cfg) {
+    cfg.trace = true;
+    cfg.host_cost_samples = 0;  // a trace reports no host costs
+  });
+  const RunDocument doc = run_experiment(run, cmdline, devices);
   const TraceDocument t = trace_document(doc);
   PerApi<const TraceLane*> lane;  // each API's traced lane that ran and checked
   std::string why;
@@ -224,7 +227,7 @@ void add_machine_code(explain::Case& c, const ParityLine& line, inspect_cli::Ins
     c.not_run.push_back("machine code: " + why);
 }
 
-explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const ParityResult& base,
+explain::Case diagnose(const JudgedExplain& e, const ParityLine& line, const ParityResult& base,
                        const std::string& cmdline, InventoryOnce& devices,
                        inspect_cli::InspectDevices* devs) {
   explain::Case c;
@@ -247,7 +250,7 @@ explain::Case diagnose(const ExplainArgs& e, const ParityLine& line, const Parit
   if (e.no_experiments) {
     c.not_run.push_back("experiments: --no-experiments");
   } else {
-    const RunDocument doc = run_experiment(experiment_args(e, line), cmdline, devices);
+    const RunDocument doc = run_experiment(experiment_run(e, line, false), cmdline, devices);
     add_experiments(c, line, compare_apis(doc.outcome.rows, base.tolerance));
     add_trace(c, e, line, cmdline, devices);
     add_chain(c, e, line, cmdline, devices);
@@ -263,18 +266,26 @@ bool needs_explaining(const ParityLine& l) {
 
 }  // namespace
 
-int explain_command(const ExplainArgs& e, const std::string& cmdline) {
-  const RunArgs& a = e.run;
-  const Format format = parse_format(a.format);
-  if (format == Format::csv) throw UsageError("--format csv: explain writes table, md or json");
-  const double tolerance = parse_tolerance(a.tolerance);
+JudgedExplain judge_explain(const ExplainArgs& e) {
+  JudgedExplain judged{judge_run(e.run), e.no_experiments, e.experiment_time_s};
+  if (judged.run.format == Format::csv)
+    throw UsageError("--format csv: explain writes table, md or json");
+  return judged;
+}
+
+int explain_command(const JudgedExplain& e, const std::string& cmdline) {
+  const RunArgs& a = e.run.args;
+  const Format format = e.run.format;
+  const double tolerance = e.run.tolerance;
   if (!a.output.empty()) check_writable(a.output);
   InventoryOnce devices;
-  RunArgs first = a;
-  first.vk_bindings = {"all"};
-  first.counters = a.counters || !e.no_experiments;
-  first.output.clear();
-  first.columns.clear();
+  // The first run: every Vulkan binding (--vk-binding all), counters unless --no-experiments.
+  JudgedRun first = changed_run(e.run, [&e](RunConfig& cfg) {
+    cfg.vk_bindings = {Binding::descriptor, Binding::bda};
+    cfg.counters = cfg.counters || !e.no_experiments;
+  });
+  first.args.output.clear();
+  first.args.columns.clear();
   const RunDocument doc = execute_run(first, cmdline, devices);
   if (doc.outcome.interrupted) return run_exit_code(doc);
   const ParityResult parity = compare_apis(doc.outcome.rows, tolerance);

@@ -113,9 +113,9 @@ int layout_verdict(const std::string& test, std::ptrdiff_t mismatches) {
   return kExitFailed;
 }
 
-// The options as run judges them (run_config_of, validate_config): the same names, values and
-// messages; inspect's defaults differ only in the Vulkan binding modes (all) and block sizes.
-RunConfig inspect_config(const InspectArgs& a) {
+// The options as run judges them (judge_run: config_of, validate_config): the same names, values
+// and messages; inspect's defaults differ only in the Vulkan binding modes (all) and block sizes.
+ValidatedConfig inspect_config(const InspectArgs& a) {
   RunArgs r;
   r.tests = {a.test};
   r.vk_bindings = a.vk_bindings;
@@ -123,11 +123,10 @@ RunConfig inspect_config(const InspectArgs& a) {
   r.variants = a.variants;
   r.axis_values = a.axis_values;
   r.block_sizes = a.block_sizes;
-  RunConfig cfg = run_config_of(r);
-  validate_config(cfg);
-  if (cfg.tests.size() != 1)  // 'all': inspect shows one test's kernels, not the first of all
+  ValidatedConfig cfg = judge_run(r).cfg;
+  if (cfg->tests.size() != 1)  // 'all': inspect shows one test's kernels, not the first of all
     throw UsageError(fmt::format("inspect: give one test, not {} ({} tests: {})", quoted(a.test),
-                                 cfg.tests.size(), fmt::join(cfg.tests, ", ")));
+                                 cfg->tests.size(), fmt::join(cfg->tests, ", ")));
   return cfg;
 }
 
@@ -181,8 +180,7 @@ void check_dump_dir(const std::string& dir) {
   unlink(probe.c_str());
 }
 
-int do_inspect(const InspectArgs& a) {
-  const RunConfig cfg = inspect_config(a);
+int do_inspect(const InspectArgs& a, const RunConfig& cfg) {
   const TestCase& test = *find_test(cfg.tests.front());
   const std::vector<std::uint32_t>& blocks = cfg.block_sizes;
   const std::vector<Binding>& bindings = cfg.vk_bindings;
@@ -218,13 +216,18 @@ int do_inspect(const InspectArgs& a) {
 
 namespace inspect_cli {
 
-int inspect_command(const InspectArgs& a) {
+JudgedInspect judge_inspect(const InspectArgs& a) {
   check_dump_dir(a.dump_cache_dir);
   if (!a.pair.empty() && !a.test.empty())
     throw UsageError("inspect: give a test or --pair FILE, not both");
-  if (!a.pair.empty()) return inspect_pair(a);
+  if (!a.pair.empty()) return {a, std::nullopt};
   if (a.test.empty()) throw UsageError("inspect: give a test (see `cuvk list`) or --pair FILE");
-  return do_inspect(a);
+  return {a, inspect_config(a)};
+}
+
+int inspect_command(const JudgedInspect& j) {
+  if (!j.cfg) return inspect_pair(j.args);
+  return do_inspect(j.args, **j.cfg);
 }
 
 }  // namespace inspect_cli

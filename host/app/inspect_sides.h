@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "devices.h"
 #include "kernel_inspection.h"
+#include "runner.h"  // ValidatedConfig
 
 namespace cuvk::inspect_cli {
 
@@ -29,9 +30,19 @@ struct InspectArgs {
   std::string pair;  // --pair FILE: a user's kernel pair instead of a built-in test
 };
 
+// inspect's options judged once, before anything is compiled or opened (--dump-pipeline-cache's
+// folder takes files; a test or --pair; a test's points as run judges them); throws UsageError.
+// Its check makes it; its action runs it. A pair's --block-sizes and --vk-binding are judged with
+// its declaration, which decides whether the former counts (inspect_pair).
+struct JudgedInspect {
+  InspectArgs args;
+  std::optional<ValidatedConfig> cfg;  // the test's; none with --pair
+};
+JudgedInspect judge_inspect(const InspectArgs& args);
+
 // `cuvk inspect` (inspect_command.cpp): a built-in test's kernels, or a pair's (--pair FILE,
 // inspect_pair.cpp); the exit status.
-int inspect_command(const InspectArgs& args);
+int inspect_command(const JudgedInspect& judged);
 int inspect_pair(const InspectArgs& args);
 
 // The sides of a kernel and their analysis: host/inspect/kernel_inspection.h.

@@ -60,9 +60,11 @@ struct ParityText {
   int code = kExitOk;
 };
 
-ParityText parity_text(const RunFile& run, const std::optional<RunFile>& base, const RunArgs& a,
-                       Format format, const std::string& where) {
-  const double tolerance = parse_tolerance(a.tolerance);
+ParityText parity_text(const RunFile& run, const std::optional<RunFile>& base, const JudgedRun& j,
+                       const std::string& where) {
+  const RunArgs& a = j.args;
+  const Format format = j.format;
+  const double tolerance = j.tolerance;
   const ParityResult parity = compare_apis(run.rows, tolerance);
   std::optional<BaselineResult> baseline;
   if (base) baseline = compare_baseline(run, *base, tolerance);
@@ -86,7 +88,9 @@ ParityText parity_text(const RunFile& run, const std::optional<RunFile>& base, c
 
 // Every run's parity in turn (a node file: one per GPU, each under a header naming it).
 int show_parity(const std::vector<RunFile>& runs, const std::vector<RunFile>& bases,
-                const RunArgs& a, Format format, bool from) {
+                const JudgedRun& j, bool from) {
+  const RunArgs& a = j.args;
+  const Format format = j.format;
   const bool several = runs.size() > 1;
   if (several && (format == Format::json || format == Format::csv))
     throw UsageError(
@@ -102,7 +106,7 @@ int show_parity(const std::vector<RunFile>& runs, const std::vector<RunFile>& ba
     std::string note;
     if (!bases.empty()) base = baseline_for(bases, runs[k], k, runs.size(), note);
     if (!note.empty()) std::cerr << "note: " << printable(runs[k].name + ": " + note) << '\n';
-    const ParityText p = parity_text(runs[k], base, a, format, from ? runs[k].name + ": " : "");
+    const ParityText p = parity_text(runs[k], base, j, from ? runs[k].name + ": " : "");
     const std::string head = several ? "== " + printable(runs[k].name) + " ==\n\n" : "";
     if (!p.text.empty()) {
       text += head + p.text + (several ? "\n" : "");
@@ -124,11 +128,15 @@ int show_parity(const std::vector<RunFile>& runs, const std::vector<RunFile>& ba
 
 }  // namespace
 
-int parity_command(const ParityArgs& p, const std::string& cmdline) {
-  const RunArgs& a = p.run;
-  parse_tolerance(a.tolerance);
-  const Format format = parse_format(a.format);
-  column_indices(parity_table_headers(), a.columns);  // an unknown column before anything runs
+JudgedParity judge_parity(const ParityArgs& p) {
+  JudgedParity judged{judge_run(p.run), p.from, p.save_run, p.given};
+  // An unknown column before anything runs.
+  column_indices(parity_table_headers(), judged.run.args.columns);
+  return judged;
+}
+
+int parity_command(const JudgedParity& p, const std::string& cmdline) {
+  const RunArgs& a = p.run.args;
   if (!a.output.empty()) check_writable(a.output);
   check_distinct_files({{"--output", a.output}, {"--save-run", p.save_run}},
                        {{"--from", p.from}, {"--baseline", a.baseline}});
@@ -142,16 +150,17 @@ int parity_command(const ParityArgs& p, const std::string& cmdline) {
   } else {
     if (!p.save_run.empty()) check_writable(p.save_run, "--save-run");
     InventoryOnce devices;
-    if (std::optional<RunFile> base = load_baseline(a, devices)) bases.push_back(std::move(*base));
+    if (std::optional<RunFile> base = load_baseline(p.run, devices))
+      bases.push_back(std::move(*base));
     const std::string missing = missing_api(a, devices);
     if (!missing.empty()) {
       std::cerr << "error: "
                 << one_line("cannot compare CUDA with Vulkan: " + missing, kMaxErrorLine) << '\n';
       return kExitNotCompared;
     }
-    RunArgs run_args = a;
-    run_args.columns.clear();  // --columns names the parity table's columns, not the run's
-    const RunDocument doc = execute_run(run_args, cmdline, devices);
+    JudgedRun run = p.run;
+    run.args.columns.clear();  // --columns names the parity table's columns, not the run's
+    const RunDocument doc = execute_run(run, cmdline, devices);
     if (doc.outcome.interrupted) {
       emit(doc, Format::table, "", true);
       return run_exit_code(doc);
@@ -160,7 +169,7 @@ int parity_command(const ParityArgs& p, const std::string& cmdline) {
       write_output_file(p.save_run, format_run(doc, Format::json), "--save-run");
     runs.push_back(run_file_of(doc, "this run"));
   }
-  const int code = show_parity(runs, bases, a, format, !p.from.empty());
+  const int code = show_parity(runs, bases, p.run, !p.from.empty());
   if (!p.save_run.empty() && !a.quiet)
     std::cout << "wrote " << printable(p.save_run) << " (the run)\n";
   return code;

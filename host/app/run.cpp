@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <iomanip>
@@ -35,8 +36,11 @@ namespace {
 
 constexpr double kMaxTimeoutS = 3600.0;  // --timeout
 
+std::atomic<std::size_t> judgements{0};  // run_judgements()
+
 // The options as a run configuration: values parsed here, judged by validate_config.
 RunConfig config_of(const RunArgs& a) {
+  ++judgements;
   RunConfig cfg;
   // With --pair alone only the pairs run (execute_run adds them once compiled).
   if (a.pairs.empty() || !a.tests.empty()) cfg.tests = parse_tests(a.tests);
@@ -68,7 +72,6 @@ RunConfig config_of(const RunArgs& a) {
   cfg.counters = a.counters;
   cfg.dispatch_cost = a.dispatch_cost;
   cfg.trace = a.trace;
-  cfg.dispatch_chain = a.dispatch_chain;
   if (a.trace) cfg.host_cost_samples = 0;  // a trace reports no host costs
   if (a.l2 == "cold")
     cfg.l2 = L2Mode::cold;
@@ -130,8 +133,8 @@ RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
 
 // The format the console shows while the run goes, if any: the run's own format on stdout, or
 // the table next to an --output file; JSON is one document written at the end.
-std::optional<Format> console_format(const RunArgs& a, Format f) {
-  if (a.trace) return std::nullopt;  // `cuvk trace` prints its own document at the end
+std::optional<Format> console_format(const RunArgs& a, Format f, bool trace) {
+  if (trace) return std::nullopt;  // `cuvk trace` prints its own document at the end
   if (!a.output.empty()) return a.quiet ? std::nullopt : std::optional<Format>(Format::table);
   return f == Format::json ? std::nullopt : std::optional<Format>(f);
 }
@@ -192,7 +195,7 @@ std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const De
                                                       std::vector<std::string>& tests) {
   const bool cpu_only = !choice.cuda && choice.vulkan && choice.vulkan->is_cpu;
   auto pairs = prepare_pairs(a.pairs, choice.cuda ? cuda_arch_of(*choice.cuda) : 0,
-                             a.n.empty() ? std::vector<std::uint32_t>{} : cfg.sizes, cpu_only,
+                             cfg.n == 0 ? std::vector<std::uint32_t>{} : cfg.sizes, cpu_only,
                              run_grid(cfg, choice));
   std::vector<NamedFile> inputs = {{"--baseline", a.baseline}};
   for (const auto& p : pairs) {
@@ -208,8 +211,8 @@ std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const De
 
 }  // namespace
 
-RunConfig run_config_of(const RunArgs& a) {
-  return config_of(a);
+std::size_t run_judgements() {
+  return judgements;
 }
 
 JudgedRun judge_run(const RunArgs& a) {
@@ -225,8 +228,10 @@ JudgedRun judge_run(const RunArgs& a) {
   return {a, validate_config(std::move(cfg)), parse_format(a.format), parse_tolerance(a.tolerance)};
 }
 
-void check_run_args(const RunArgs& a) {
-  (void)judge_run(a);
+JudgedRun changed_run(const JudgedRun& run, const std::function<void(RunConfig&)>& change) {
+  RunConfig cfg = *run.cfg;
+  change(cfg);
+  return {run.args, validate_config(std::move(cfg)), run.format, run.tolerance};
 }
 
 Run::Run(JudgedRun judged, std::string command_line, InventoryOnce& devices)
@@ -298,7 +303,7 @@ void Run::open() {
 }
 
 void Run::follow_live() {
-  live_format_ = console_format(a_, format_);  // the head, rows, progress
+  live_format_ = console_format(a_, format_, cfg_->trace);  // the head, rows, progress
   live_ = std::make_unique<LiveConsole>(isatty(STDERR_FILENO) && !a_.quiet);  // elapsed from here
   observer_ = cuvk::follow_live(*live_, live_format_, doc_, *cfg_);
 }
@@ -337,8 +342,8 @@ void Run::finish() {
   doc_.streamed = live_format_.has_value();
 }
 
-RunDocument execute_run(const RunArgs& a, const std::string& cmdline, InventoryOnce& devices) {
-  return Run(judge_run(a), cmdline, devices)();
+RunDocument execute_run(const JudgedRun& run, const std::string& cmdline, InventoryOnce& devices) {
+  return Run(run, cmdline, devices)();
 }
 
 void emit(const RunDocument& doc, Format f, const std::string& output, bool quiet) {
@@ -394,7 +399,7 @@ int run_command(const JudgedRun& j, const std::string& cmdline, InventoryOnce& d
   column_indices(run_table_headers(), a.columns);  // an unknown column before anything runs
   if (is_device_list(a.device)) return run_every_device(j, cmdline, devices);  // run_devices.cpp
   open_early(j, devices);
-  const std::optional<RunFile> base = load_baseline(a, devices);  // checked before anything runs
+  const std::optional<RunFile> base = load_baseline(j, devices);  // checked before anything runs
   RunDocument doc = Run(j, cmdline, devices)();
   // A signal after the last row (while the devices close, seen on an H100) still means stop:
   // no result file, exit 128 + N, as during the run.

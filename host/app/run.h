@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,7 +21,7 @@
 
 namespace cuvk {
 
-// The run options exactly as given on the command line; validated by execute_run.
+// The run options exactly as given on the command line; judged once, by judge_run.
 struct RunArgs {
   std::vector<std::string> tests, apis = {"all"}, layouts, variants;
   std::vector<std::string> vk_bindings = {"descriptor"};  // --vk-binding
@@ -46,8 +47,7 @@ struct RunArgs {
   std::vector<std::string>
       columns;              // --columns: the main table's columns (run: rows; parity: verdicts)
   bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
-  bool trace = false;       // RunConfig::trace: set by `cuvk trace` (cmd_trace.cpp), not an option
-  std::uint32_t dispatch_chain = 0;  // RunConfig::dispatch_chain: set by `cuvk explain`
+  bool trace = false;  // RunConfig::trace: set by `cuvk trace` (trace_command.cpp), not an option
 };
 
 struct TestCase;  // catalogue.h
@@ -60,9 +60,6 @@ std::vector<std::string> parse_axis(const std::vector<std::string>& names, const
 // select nothing and be ignored): UsageError naming the selection and the tests that take them;
 // and --concurrent must have a device list (check_node_args).
 void check_selectors_apply(const RunArgs& a, const std::vector<std::string>& tests);
-
-// The options as a run configuration (values parsed; validate_config judges them).
-RunConfig run_config_of(const RunArgs& args);
 
 // The node's devices, enumerated once per command however many of its steps ask (the baseline's
 // GPU check, parity's API check, the run itself, --device all's list): each enumeration starts
@@ -93,9 +90,12 @@ class InventoryOnce {
 
 // The run's options judged once, before anything opens: the configuration built and validated
 // (the pairs' tests join it once read, by Run: ValidatedConfig::with_tests), --timeout bounded,
-// the format and the tolerance parsed. Throws UsageError. `cuvk run`'s check makes it; its action
-// runs it.
+// the format and the tolerance parsed. Throws UsageError. A command's check makes it (run's,
+// trace's, parity's, explain's, inspect's); its action runs it.
 struct JudgedRun {
+  // The options as given. Once judged, only their unjudged parts are read (the files, the device,
+  // the console's settings, the columns' names); the judged values are cfg's, format's and
+  // tolerance's, and a command that changes a run (explain, parity) changes them there.
   RunArgs args;
   ValidatedConfig cfg;
   Format format = Format::table;
@@ -103,9 +103,14 @@ struct JudgedRun {
 };
 JudgedRun judge_run(const RunArgs& args);
 
-// Judges the options as judge_run does (for the commands that run the suite: parity, explain,
-// trace); throws UsageError.
-void check_run_args(const RunArgs& args);
+// `run` with its configuration changed (explain's first run and experiments): `change` edits a
+// copy of the typed configuration, which validate_config judges as a whole again (the bounds a
+// change may cross: the sweep's size); no option is read again. Throws UsageError.
+JudgedRun changed_run(const JudgedRun& run, const std::function<void(RunConfig&)>& change);
+
+// How many times this process has made a run configuration from options (config_of): a test
+// counts them around one command, which judges its options once (issue 45).
+std::size_t run_judgements();
 
 struct OpenBackends;
 class LiveConsole;
@@ -150,8 +155,9 @@ class Run {
   double command_s_ = 0.0, devices_s_ = 0.0, opening_s_ = 0.0, start_up_s_ = 0.0;
 };
 
-// Run(judge_run(args), ...)(): for the commands that change the options between runs.
-RunDocument execute_run(const RunArgs& args, const std::string& command_line,
+// Run(run, ...)(): for the commands that run a judged run they may have changed (parity, explain,
+// trace).
+RunDocument execute_run(const JudgedRun& run, const std::string& command_line,
                         InventoryOnce& devices);
 
 // Prints or writes (atomically) the document in `format`.
@@ -229,7 +235,7 @@ std::vector<std::string> together_args(const std::vector<std::string>& args,
 
 // The --baseline file, read and checked (readable, schema, same GPU model as the device this run
 // will use) before anything runs; nullopt without --baseline. Throws UsageError.
-std::optional<RunFile> load_baseline(const RunArgs& args, InventoryOnce& devices);
+std::optional<RunFile> load_baseline(const JudgedRun& run, InventoryOnce& devices);
 
 // Compares the run with the baseline and prints the comparison (stdout, or stderr when stdout
 // carries the run's JSON/CSV). Returns kExitDiffers when a row is SLOWER, else kExitOk.

@@ -58,9 +58,9 @@ const RunFile& baseline_for(const std::vector<RunFile>& bases, const RunFile& no
   return b;
 }
 
-std::optional<RunFile> load_baseline(const RunArgs& a, InventoryOnce& devices) {
+std::optional<RunFile> load_baseline(const JudgedRun& run, InventoryOnce& devices) {
+  const RunArgs& a = run.args;  // the tolerance: judged with the run (judge_run)
   if (a.baseline.empty()) return std::nullopt;
-  parse_tolerance(a.tolerance);  // parity's, judged before the file is read
   const std::vector<RunFile> bases = read_results_all(a.baseline);  // a node file: its GPUs
   // Same GPU model as the device this run is about to use: a usage error now, not after the run.
   const RunFile now = chosen_devices_run(choose_devices(devices.get(), a.device));

@@ -42,7 +42,7 @@ std::string plot_extension(const std::string& path) {
 }
 
 // --plot: the trace's JSON drawn by the plotter; "" when drawn, else why it was skipped.
-std::string draw_trace(const TraceArgs& a, const std::string& json) {
+std::string draw_trace(const JudgedTrace& a, const std::string& json) {
   const Plotter plotter;
   if (!plotter.usable()) return plotter.skipped();
   const std::string source = plotter.folder() + "/trace.json";
@@ -97,10 +97,9 @@ RunArgs trace_run_args(const TraceArgs& a, const TestCase& t) {
   return r;
 }
 
-// The one point the options choose, as run plans it; a usage error for none, several or the copy
-// engine (no kernel to trace).
-void check_one_point(const RunArgs& r, const TestCase& t) {
-  const RunConfig cfg = run_config_of(r);
+// The one point the judged options choose, as run plans it; a usage error for none, several or
+// the copy engine (no kernel to trace).
+void check_one_point(const RunConfig& cfg, const TestCase& t) {
   if (cfg.sizes.size() > 1) throw UsageError("--n: cuvk trace traces one size; give one");
   const std::vector<Point> points = points_of(t, 1, cfg.axis_values, cfg.layouts, cfg.variants);
   const std::size_t count = points.size() * cfg.block_sizes.size();
@@ -130,19 +129,17 @@ void check_one_point(const RunArgs& r, const TestCase& t) {
 
 }  // namespace
 
-// Every option judged before any device is opened, as run judges its own (a usage error, exit 2);
-// returns the run's options for the trace.
-RunArgs checked_run_args(const TraceArgs& a) {
+JudgedTrace judge_trace(const TraceArgs& a) {
   const TestCase* test = find_test(a.test);
   if (test == nullptr) throw UsageError("unknown test '" + a.test + "' (see `cuvk list`)");
-  const RunArgs r = trace_run_args(a, *test);
-  check_run_args(r);
+  JudgedTrace t{a.test, judge_run(trace_run_args(a, *test)), a.output, a.plot};
+  const RunArgs& r = t.run.args;
   if (is_device_list(r.device))
     throw UsageError("--device " + r.device +
                      ": cuvk trace traces on one device; name it (see `cuvk devices`)");
-  check_one_point(r, *test);
+  check_one_point(*t.run.cfg, *test);
   if (!a.plot.empty()) plot_extension(a.plot);
-  return r;
+  return t;
 }
 
 namespace {
@@ -174,19 +171,17 @@ int trace_exit(const TraceDocument& doc, std::size_t messages, const std::string
 
 }  // namespace
 
-int run_trace(const TraceArgs& a, const std::string& command_line) {
-  const RunArgs r = checked_run_args(a);
+int run_trace(const JudgedTrace& a, const std::string& command_line) {
+  const RunArgs& r = a.run.args;
   if (!a.output.empty()) check_writable(a.output);
   if (!a.plot.empty()) check_writable(a.plot, "--plot");
   check_distinct_files({{"--output", a.output}, {"--plot", a.plot}}, {});
   InventoryOnce devices;
-  if (r.device.empty() && !r.validation) {  // as run: the usual pair opened beside the enumeration
-    const RunConfig cfg = run_config_of(r);
-    devices.open_early(cfg.apis, vulkan_options(cfg, r.timeout_s));
-  }
+  if (r.device.empty() && !r.validation)  // as run: the usual pair opened beside the enumeration
+    devices.open_early(a.run.cfg->apis, vulkan_options(*a.run.cfg, r.timeout_s));
   RunDocument run;
   try {
-    run = execute_run(r, command_line, devices);
+    run = execute_run(a.run, command_line, devices);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {  // no API could open: as run says it, for the trace

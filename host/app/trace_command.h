@@ -15,10 +15,15 @@ struct TraceArgs {
   std::string output, plot;
 };
 
-// Every option judged before any device is opened, as run judges its own (a usage error, exit 2);
-// returns the run's options for the trace.
-RunArgs checked_run_args(const TraceArgs& a);
+// trace's options judged once, before any device is opened, as run judges its own (a usage error,
+// exit 2): the run of the one point they choose. Its check makes it; its action runs it.
+struct JudgedTrace {
+  std::string test;
+  JudgedRun run;
+  std::string output, plot;
+};
+JudgedTrace judge_trace(const TraceArgs& a);
 
-int run_trace(const TraceArgs& a, const std::string& command_line);
+int run_trace(const JudgedTrace& t, const std::string& command_line);
 
 }  // namespace cuvk

@@ -1,10 +1,10 @@
 // `cuvk explain`'s options (CLI11); its work is host/app/explain_command.cpp.
 #include <memory>
+#include <optional>
 
 #include "cli.h"
 #include "cmd_run.h"  // add_run_options
 #include "commands.h"
-#include "error.h"
 #include "explain_command.h"
 
 namespace cuvk {
@@ -22,12 +22,14 @@ Command add_explain_command(CLI::App& app, const std::string& cmdline) {
   sub->add_option("--experiment-time", e->experiment_time_s,
                   "seconds per point and API of each experiment run (default 0.3)")
       ->check(CLI::PositiveNumber);
-  return {sub, [e, cmdline] { return explain_command(*e, cmdline); },
-          [e] {
-            check_run_args(e->run);
-            if (parse_format(e->run.format) == Format::csv)
-              throw UsageError("--format csv: explain writes table, md or json");
-          }};
+  auto judged = std::make_shared<std::optional<JudgedExplain>>();  // by the check, once
+  const auto judge = [e, judged] { *judged = judge_explain(*e); };
+  return {sub,
+          [judged, judge, cmdline] {
+            if (!*judged) judge();  // the CLI checks first; a caller that did not, here
+            return explain_command(**judged, cmdline);
+          },
+          judge};
 }
 
 }  // namespace cuvk

@@ -1,6 +1,7 @@
 // `cuvk inspect TEST` and `cuvk inspect --pair FILE`: the options (CLI11); the work is
 // host/app/inspect_command.cpp and inspect_pair.cpp.
 #include <memory>
+#include <optional>
 
 #include "axes.h"
 #include "cli.h"
@@ -42,7 +43,14 @@ Command add_inspect_command(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   sub->add_flag("--no-listings", args->no_listings,
                 "summary and occupancy only, no PTX/SASS/SPIR-V");
-  return {sub, [args] { return inspect_cli::inspect_command(*args); }};
+  auto judged = std::make_shared<std::optional<inspect_cli::JudgedInspect>>();  // by the check
+  const auto judge = [args, judged] { *judged = inspect_cli::judge_inspect(*args); };
+  return {sub,
+          [judged, judge] {
+            if (!*judged) judge();  // the CLI checks first; a caller that did not, here
+            return inspect_cli::inspect_command(**judged);
+          },
+          judge};
 }
 
 }  // namespace cuvk

@@ -1,11 +1,11 @@
 // `cuvk parity`'s options (CLI11); its work is host/app/parity_command.cpp.
 #include <memory>
+#include <optional>
 
 #include "cli.h"
 #include "cmd_run.h"  // add_run_options
 #include "commands.h"
 #include "parity_command.h"
-#include "parity_printer.h"  // parity_table_headers
 
 namespace cuvk {
 
@@ -20,16 +20,19 @@ Command add_parity_command(CLI::App& app, const std::string& cmdline) {
                   "compare a saved `cuvk run --format json` file instead of running");
   sub->add_option("--save-run", p->save_run,
                   "also write the run itself as JSON here (for report/--from)");
+  auto judged = std::make_shared<std::optional<JudgedParity>>();  // by the check, once
+  const auto judge = [p, sub, judged] {
+    p->given.clear();
+    for (const CLI::Option* o : sub->get_options())
+      if (o->count() > 0) p->given.push_back(o->get_name());
+    *judged = judge_parity(*p);
+  };
   return {sub,
-          [p, sub, cmdline] {
-            for (const CLI::Option* o : sub->get_options())
-              if (o->count() > 0) p->given.push_back(o->get_name());
-            return parity_command(*p, cmdline);
+          [judged, judge, cmdline] {
+            if (!*judged) judge();  // the CLI checks first; a caller that did not, here
+            return parity_command(**judged, cmdline);
           },
-          [p] {
-            check_run_args(p->run);
-            column_indices(parity_table_headers(), p->run.columns);
-          }};
+          judge};
 }
 
 }  // namespace cuvk

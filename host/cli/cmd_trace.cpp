@@ -1,5 +1,6 @@
 // `cuvk trace`'s options (CLI11); its work is host/app/trace_command.cpp.
 #include <memory>
+#include <optional>
 
 #include "cli.h"
 #include "cmd_run.h"  // add_run_options
@@ -18,8 +19,14 @@ Command add_trace_command(CLI::App& app, const std::string& command_line) {
   sub->add_option("--plot", args->plot,
                   "draw the trace (.png, .svg or .pdf) with matplotlib: blocks on their SMs over "
                   "time, then blocks resident per SM; skipped (exit 3) without python3-matplotlib");
-  return {sub, [args, command_line] { return run_trace(*args, command_line); },
-          [args] { checked_run_args(*args); }};
+  auto judged = std::make_shared<std::optional<JudgedTrace>>();  // by the check, once
+  const auto judge = [args, judged] { *judged = judge_trace(*args); };
+  return {sub,
+          [judged, judge, command_line] {
+            if (!*judged) judge();  // the CLI checks first; a caller that did not, here
+            return run_trace(**judged, command_line);
+          },
+          judge};
 }
 
 }  // namespace cuvk

@@ -10,8 +10,10 @@ namespace cuvk {
 struct Command {
   CLI::App* sub;
   std::function<int()> action;  // returns the exit code; may throw UsageError / Error
-  // Judges the parsed options as `action` would before it opens anything (validate_config, the
-  // format, the tolerance); throws UsageError. Empty where the action judges nothing up front.
+  // Judges the parsed options once, before anything opens (validate_config, the format, the
+  // tolerance), into the command's judged object, which `action` runs without judging them again
+  // (judge_run, judge_trace, judge_parity, judge_explain, judge_inspect); throws UsageError.
+  // Empty where the action judges nothing up front.
   std::function<void()> check = {};
 };
 
