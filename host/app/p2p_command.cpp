@@ -177,9 +177,13 @@ int p2p_command(const P2pArgs& a) {
   if (!a.output.empty()) check_writable(a.output);
   if (!a.plot.empty()) check_writable(a.plot, "--plot");
   BackendOptions opts;
+  std::size_t messages = 0;  // any fails the command (issue 49, item 6), as in run
   if (a.validation) {
     opts.validation = true;
-    opts.on_message = [](const std::string& m) { std::cerr << "validation: " << m << '\n'; };
+    opts.on_message = [&messages](const std::string& m) {
+      ++messages;
+      std::cerr << "validation: " << printable(m) << '\n';
+    };
   }
   const DeviceInventory inv = take_inventory(opts);
   const std::vector<int> list = parse_p2p_devices(a.device, inv);
@@ -219,6 +223,12 @@ int p2p_command(const P2pArgs& a) {
       return kExitEnvironment;
     }
     std::cout << "wrote " << printable(a.plot) << '\n';
+  }
+  if (messages > 0) {
+    std::cerr << "error: the Vulkan validation layer sent " << messages
+              << (messages == 1 ? " message" : " messages")
+              << " (above); under --validation any message fails the run\n";
+    return kExitFailed;
   }
   for (const P2pRow& r : report.rows)
     if (r.state == "failed") return kExitFailed;

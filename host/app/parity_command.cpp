@@ -143,6 +143,7 @@ int parity_command(const JudgedParity& p, const std::string& cmdline) {
 
   // Every input is read and checked before anything runs or prints.
   std::vector<RunFile> runs, bases;
+  int validation = kExitOk;  // under --validation, 1 for any message of the layer (issue 49)
   if (!p.from.empty()) {
     check_from_alone(p.given);
     runs = read_results_all(p.from);  // a node file: every GPU's run
@@ -168,8 +169,10 @@ int parity_command(const JudgedParity& p, const std::string& cmdline) {
     if (!p.save_run.empty())
       write_output_file(p.save_run, format_run(doc, Format::json), "--save-run");
     runs.push_back(run_file_of(doc, "this run"));
+    print_validation_messages(doc);
+    if (!doc.validation_messages.empty()) validation = kExitFailed;
   }
-  const int code = show_parity(runs, bases, p.run, !p.from.empty());
+  const int code = worse_exit(show_parity(runs, bases, p.run, !p.from.empty()), validation);
   if (!p.save_run.empty() && !a.quiet)
     std::cout << "wrote " << printable(p.save_run) << " (the run)\n";
   return code;

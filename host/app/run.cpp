@@ -366,12 +366,21 @@ void emit(const RunDocument& doc, Format f, const std::string& output, bool quie
       std::cout << (doc.streamed ? stream_tail(doc, Format::table) : format_run(doc, Format::table))
                 << "\nwrote " << printable(output) << '\n';
   }
-  for (const std::string& m : doc.validation_messages)
-    std::cerr << "validation: " << printable(m) << '\n';
+  print_validation_messages(doc);
+}
+
+void print_validation_messages(const RunDocument& doc) {
+  const std::vector<std::string>& ms = doc.validation_messages;
+  for (const std::string& m : ms) std::cerr << "validation: " << printable(m) << '\n';
+  if (!ms.empty())
+    std::cerr << "error: the Vulkan validation layer sent " << ms.size()
+              << (ms.size() == 1 ? " message" : " messages")
+              << " (above); under --validation any message fails the run\n";
 }
 
 int run_exit_code(const RunDocument& doc, bool require_verified) {
   if (doc.outcome.interrupted) return interrupted_exit_code(interrupt_signal());
+  if (!doc.validation_messages.empty()) return kExitFailed;  // print_validation_messages says why
   for (const ResultRow& r : doc.outcome.rows) {
     if (r.status == Status::failed) return kExitFailed;
     if (require_verified && r.status == Status::ok && r.check != Check::verified)

@@ -163,8 +163,13 @@ RunDocument execute_run(const JudgedRun& run, const std::string& command_line,
 // Prints or writes (atomically) the document in `format`.
 void emit(const RunDocument& doc, Format format, const std::string& output, bool quiet);
 
-// kExitFailed when any row failed, else kExitOk.
+// kExitFailed when any row failed or, under --validation, the layer sent any message (issue 49,
+// item 6); else kExitOk.
 int run_exit_code(const RunDocument& doc, bool require_verified = false);
+
+// Under --validation: each message of the layer on stderr as a `validation:` line (escaped), then,
+// if there was any, one `error:` line saying the run fails for them (run_exit_code's 1).
+void print_validation_messages(const RunDocument& doc);
 
 // The whole `cuvk run` (one device, or each in turn with --device all).
 int run_command(const JudgedRun& run, const std::string& command_line, InventoryOnce& devices);

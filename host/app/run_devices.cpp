@@ -154,8 +154,7 @@ void run_one_gpu(const JudgedRun& j, const std::string& cmdline, InventoryOnce& 
     }
     if (console_shows(a, f)) std::cout << console_text(doc, a, f) << '\n' << std::flush;
     if (!a.output.empty() && f != Format::json) node.text += head + format_run(doc, f) + "\n";
-    for (const std::string& m : doc.validation_messages)
-      std::cerr << "validation: " << printable(m) << '\n';
+    print_validation_messages(doc);
     node.code = worse_exit(node.code, run_exit_code(doc, a.require_verified));
     if (base) node.code = worse_exit(node.code, emit_baseline(doc, *base, j));
     entry.run = run_json(doc);

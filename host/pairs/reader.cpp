@@ -136,6 +136,25 @@ void refuse_troublesome_characters(const std::string& text, const std::string& p
   }
 }
 
+// Issue 49, class 10: a NUL in any string (a path, a name, an entry point, a define: "x.comp\u0000.y")
+// would be cut there by the C APIs the string reaches (open, NVRTC, shaderc, Vulkan), so that
+// "x.comp" is used silently; refused wherever it stands, naming the field by its path.
+void refuse_nul_strings(const toml::node& n, const std::string& where, const std::string& file) {
+  if (const toml::table* t = n.as_table()) {
+    for (const auto& [k, v] : *t)
+      refuse_nul_strings(v, where.empty() ? std::string(k.str()) : where + "." + std::string(k.str()),
+                         file);
+  } else if (const toml::array* a = n.as_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i)
+      refuse_nul_strings(*a->get(i), fmt::format("{}[{}]", where, i), file);
+  } else if (const auto* s = n.as_string(); s && (**s).find('\0') != std::string::npos) {
+    throw DeclarationError(fmt::format(
+        "{}:{}: {}: the string holds a NUL character (\\u0000) at offset {}: a path or name would "
+        "be cut there; remove it",
+        file, line_of(n), where, (**s).find('\0')));
+  }
+}
+
 // No output, no verdict (issue 31): a pair compares at least one output buffer, unless it says it
 // is timing only; then it declares none.
 void check_outputs(const toml::table& root, const std::string& file, const PairDeclaration& d) {
@@ -179,6 +198,7 @@ PairDeclaration parse_pair(const std::string& text, const std::string& path) {
   } catch (const toml::parse_error& e) {
     throw DeclarationError(fmt::format("{}:{}: {}", path, e.source().begin.line, e.description()));
   }
+  refuse_nul_strings(root, "", path);
   const fs::path dir = fs::path(path).parent_path();
   PairDeclaration d;
   d.file = path;

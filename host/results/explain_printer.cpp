@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "error.h"
-#include "json_check.h"  // quoted, one_line
+#include "json_check.h"  // JsonIn, quoted, printable
+#include "run_reader.h"  // parse_results_json
+#include "verdicts.h"
 
 namespace cuvk {
 namespace {
@@ -24,7 +26,7 @@ std::string case_heading(const explain::RankedCase& c) {
 
 std::string text_report(const explain::Document& r, bool markdown) {
   std::ostringstream out;
-  out << heading(1, markdown, "cuvk explain") << r.run << "\n\n";
+  out << heading(1, markdown, "cuvk explain") << printable(r.run) << "\n\n";
   if (r.cases.empty())
     out << "Every compared point is SAME (tolerance " << tolerance_text(r.tolerance)
         << "): nothing to explain.\n";
@@ -37,7 +39,7 @@ std::string text_report(const explain::Document& r, bool markdown) {
                       f.measurement});
     out << format_text_table(rows, markdown);
     for (const std::string& n : c.not_run)
-      out << (markdown ? "- not run: " : "  not run: ") << n << '\n';
+      out << (markdown ? "- not run: " : "  not run: ") << printable(n) << '\n';
     out << '\n';
   }
   if (r.same > 0) out << r.same << " compared point(s) SAME: not explained.\n";
@@ -62,34 +64,76 @@ nlohmann::json case_json(const explain::RankedCase& c) {
           {"not_run", c.not_run}};
 }
 
-explain::Kind kind_of(const std::string& name) {
+// Issue 49, item 9: an explain file read by `report` is checked as a run file is (json_check.h):
+// every value through a JsonIn, so a problem is one line naming the field's path, and a value the
+// printer could not show truthfully (a negative count, a share beyond 100%, an unknown verdict) is
+// refused rather than printed.
+explain::Kind kind_of(const JsonIn& in) {
+  const std::string name = in.string();
   for (explain::Kind k : {explain::Kind::share, explain::Kind::evidence, explain::Kind::remedy,
                           explain::Kind::ruled_out, explain::Kind::residual})
     if (name == explain::kind_name(k)) return k;
-  throw UsageError("unknown finding kind " + quoted(name));
+  in.fail("unknown finding kind " + quoted(name));
 }
 
-double number_or_nan(const nlohmann::json& j) {
-  return j.is_null() ? std::numeric_limits<double>::quiet_NaN() : j.get<double>();
+double number_or_nan(const JsonIn& in) {  // a ratio, its bounds, a distance: >= 0, or null
+  return in.required().value().is_null() ? std::numeric_limits<double>::quiet_NaN() : in.number();
 }
 
-explain::RankedCase read_case(const nlohmann::json& j) {
-  explain::RankedCase c;
-  c.label = j.at("point").get<std::string>();
-  const nlohmann::json& r = j.at("ratio");
-  c.ratio = {number_or_nan(r.at("value")), number_or_nan(r.at("low")), number_or_nan(r.at("high"))};
-  c.verdict = j.at("verdict").get<std::string>();
-  for (const nlohmann::json& f : j.at("findings")) {
-    explain::Finding x;
-    x.title = f.at("title").get<std::string>();
-    x.kind = kind_of(f.at("kind").get<std::string>());
-    if (!f.at("share").is_null()) x.share = f.at("share").get<double>();
-    x.distance = number_or_nan(f.at("distance"));
-    x.measurement = f.at("measurement").get<std::string>();
-    c.findings.push_back(std::move(x));
+std::string verdict_of(const JsonIn& in) {
+  const std::string v = in.string();
+  for (Verdict k : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::uncertain})
+    if (v == parity_verdict_name(k)) return v;
+  in.fail("unknown verdict " + quoted(v) +
+          " (expected SAME, VULKAN FASTER, VULKAN SLOWER or UNCERTAIN)");
+}
+
+explain::Finding read_finding(const JsonIn& f) {
+  f.object();
+  explain::Finding x;
+  x.title = f.at("title").string();
+  x.kind = kind_of(f.at("kind"));
+  if (const JsonIn share = f.at("share"); !share.required().value().is_null()) {
+    x.share = share.number();
+    if (*x.share > 1.0)
+      share.fail(fmt::format("expected a fraction from 0 to 1, found {}", share.value().dump()));
   }
-  c.not_run = j.at("not_run").get<std::vector<std::string>>();
+  x.distance = number_or_nan(f.at("distance"));
+  x.measurement = f.at("measurement").string();
+  return x;
+}
+
+explain::RankedCase read_case(const JsonIn& j) {
+  j.object();
+  explain::RankedCase c;
+  c.label = j.at("point").string();
+  const JsonIn r = j.at("ratio").object();
+  c.ratio = {number_or_nan(r.at("value")), number_or_nan(r.at("low")),
+             number_or_nan(r.at("high"))};
+  c.verdict = verdict_of(j.at("verdict"));
+  const JsonIn findings = j.at("findings").array();
+  for (std::size_t i = 0; i < findings.value().size(); ++i)
+    c.findings.push_back(read_finding(findings.element(i)));
+  const JsonIn not_run = j.at("not_run").array();
+  for (std::size_t i = 0; i < not_run.value().size(); ++i)
+    c.not_run.push_back(not_run.element(i).string());
   return c;
+}
+
+// "cuvk.explain/<N>": N newer than this cuvk's is named as such, anything else is foreign.
+void check_explain_schema(const JsonIn& doc) {
+  const std::string family = "cuvk.explain/";
+  const std::optional<std::string> schema = doc.at("schema").if_string();
+  if (!schema) doc.fail(std::string("not a cuvk explain file (no \"schema\" field; expected \"") +
+                        kExplainSchema + "\")");
+  if (*schema == kExplainSchema) return;
+  const std::string digits =
+      schema->compare(0, family.size(), family) == 0 ? schema->substr(family.size()) : "";
+  if (!digits.empty() && digits.size() <= 6 && digits[0] != '0' &&
+      digits.find_first_not_of("0123456789") == std::string::npos)
+    doc.fail("written by a newer cuvk (schema " + quoted(*schema) + "; this cuvk reads up to \"" +
+             kExplainSchema + "\"): upgrade cuvk to read it");
+  doc.fail("foreign schema " + quoted(*schema) + " (expected \"" + kExplainSchema + "\")");
 }
 
 }  // namespace
@@ -110,22 +154,20 @@ bool is_explain_json(const std::string& json_text) {
 }
 
 Document read_explain(const std::string& json_text, const std::string& name) {
-  const nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, false);
-  const std::string bad = name + ": not a " + kExplainSchema + " file: ";
-  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kExplainSchema)
-    throw UsageError(bad + "its schema is not " + kExplainSchema);
-  try {
-    Document d;
-    d.run = doc.at("run").get<std::string>();
-    d.tolerance = doc.at("tolerance").get<double>();
-    d.same = doc.at("same_points").get<std::size_t>();
-    for (const nlohmann::json& c : doc.at("cases")) d.cases.push_back(read_case(c));
-    return d;
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(bad + one_line(e.what(), 300));
-  } catch (const UsageError& e) {
-    throw UsageError(bad + e.what());
-  }
+  const nlohmann::json root = parse_results_json(json_text, name);  // bounded, duplicate keys
+  const JsonIn doc(name, root);
+  check_explain_schema(doc);
+  Document d;
+  d.run = doc.at("run").string();
+  d.tolerance = doc.at("tolerance").number(true);
+  if (d.tolerance >= 1.0)
+    doc.at("tolerance").fail(
+        fmt::format("expected a fraction above 0 and below 1, found {}", root["tolerance"].dump()));
+  d.same = doc.at("same_points").u32();
+  const JsonIn cases = doc.at("cases").array();
+  for (std::size_t i = 0; i < cases.value().size(); ++i)
+    d.cases.push_back(read_case(cases.element(i)));
+  return d;
 }
 
 }  // namespace explain

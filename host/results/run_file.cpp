@@ -394,6 +394,12 @@ void check_row(const JsonIn& in, const ResultRow& r) {
   if (!verified_check && r.verified)
     in.at("verified").fail("true in a row whose check is " + quoted(check_name(r.check)) +
                            ": only a verified check verifies");
+  // Issue 49, class 8: a row that says it verified its output, and that it checked 0 elements.
+  // (Files from before `check` was recorded wrote 0 for some verified pair rows: not_recorded.)
+  if (r.check == Check::verified && r.checked == 0 && in.at("checked_elements").present())
+    in.at("checked_elements")
+        .fail("0 in a row whose check is 'verified': a verified output was compared element by "
+              "element (at least one)");
   if (r.mismatches != 0)
     in.at("mismatches")
         .fail(fmt::format("{} in an ok row: an ok row's output matched everywhere", r.mismatches));

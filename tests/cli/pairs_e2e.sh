@@ -5,7 +5,7 @@
 # example, or issue 31's cases (what `verified` means): half_lanes | half_expected | partial |
 # no_output | timing_only | unchecked | consistent | all_nan | nan_allowed | lanes_disagree | tail |
 # readme; issue 34's multi-step pairs: steps_modes | steps_middle | steps_drift | steps_no_state |
-# steps_sizes
+# steps_sizes; issue 49's validation_message
 set -u
 cuvk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: a case runs from its folder
 case_=$2
@@ -370,6 +370,78 @@ assert rows and all(r['params']['n']==65536 and r['check']=='verified' for r in 
     run_json 0 --pair "$root/examples/saxpy/saxpy.toml" --n 1k,4k --vk-binding descriptor --api vulkan
     rows "$tmp/r.json" "
 assert sorted(r['params']['n'] for r in rows)==[1024,4096], rows"
+    ;;
+  validation_message)
+    # Issue 49, item 6: under --validation any message of the layer fails the run (exit 1, the
+    # message shown, one error line), a pair's too. A u64 scalar makes the shader declare the
+    # Int64 capability, which cuvk's device does not enable: VUID-VkShaderModuleCreateInfo-pCode-01091.
+    cat >"$tmp/i64.comp" <<'GLSL'
+#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(local_size_x_id = 0) in;
+layout(std430, set = 0, binding = 0) buffer YBuf { float y[]; };
+layout(push_constant) uniform Scalars {
+  uint64_t k;
+  uint n;
+};
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < n) y[i] = float(k) + float(i);
+}
+GLSL
+    cat >"$tmp/i64.cu" <<'CU'
+extern "C" __global__ void i64k(float* y, unsigned long long k, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = float(k) + float(i);
+}
+CU
+    cat >"$tmp/i64.toml" <<'TOML'
+name = "i64_push"
+n = 1000
+useful_bytes = "4 * n"
+
+[cuda]
+source = "i64.cu"
+entry = "i64k"
+
+[glsl]
+source = "i64.comp"
+
+[launch]
+threads = "n"
+
+[[buffer]]
+name = "y"
+type = "f32"
+count = "n"
+init = "constant"
+value = 0.0
+output = true
+
+[[scalar]]
+name = "k"
+type = "u64"
+value = 3
+
+[[scalar]]
+name = "n"
+type = "u32"
+value = "n"
+TOML
+    for dev in "" "--device all"; do  # one device, and each in turn (run_devices.cpp)
+      # shellcheck disable=SC2086
+      "$cuvk" run --pair "$tmp/i64.toml" --api vulkan $dev "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+      rc=$?
+      [ $rc -eq 1 ] || fail "${dev:-one device}: exit $rc, want 1 (a validation message)"
+      grep -q "^validation: .*VUID-" "$tmp/err" || fail "${dev:-one device}: the message not shown"
+      [ "$(grep -c '^error:' "$tmp/err")" -eq 1 ] || fail "${dev:-one device}: want one error line"
+      grep -q "^error: the Vulkan validation layer sent [0-9]* messages\? (above); under --validation any message fails the run$" "$tmp/err" ||
+        fail "${dev:-one device}: no error line for the messages"
+    done
+    # without --validation the same pair runs clean: the exit code is the layer's doing
+    "$cuvk" run --pair "$tmp/i64.toml" --api vulkan "${common[@]:1}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] || fail "without --validation: exit $rc, want 0"
     ;;
   *) echo "unknown case $case_"; exit 2 ;;
 esac

@@ -401,4 +401,40 @@ TEST(PairReader, PushConstantsFitVulkansGuarantee) {
   }
 }
 
+// Issue 49, class 10: a NUL in a string of the declaration (written \u0000 in TOML) would cut a
+// path at it, so that `source = "k.comp\u0000.y"` silently compiled k.comp: refused, one line
+// naming the file, the line and the field's path, for every string field (paths, names, defines).
+TEST(PairReader, ANulInAnyStringIsRefusedNamingTheField) {
+  PairFiles files;
+  files.write("expected.raw", std::string(4, '\0'));
+  const struct {
+    const char* from;
+    const char* to;
+    const char* error;
+  } cases[] = {
+      {"source = \"k.comp\"", "source = \"k.comp\\u0000.y\"", ":7: glsl.source: the string holds"},
+      {"source = \"k.cu\"", "source = \"k.cu\\u0000x\"", ":4: cuda.source: the string holds"},
+      {"entry = \"k\"", "entry = \"k\\u0000\"", ":5: cuda.entry: the string holds"},
+      {"output = true", "output = true\nexpected = \"expected.raw\\u0000\"",
+       ":15: buffer[0].expected: the string holds"},
+      {"source = \"k.comp\"", "source = \"k.comp\"\ndefines = [\"A\", \"B\\u0000=1\"]",
+       ":8: glsl.defines[1]: the string holds"},
+      {"name = \"k\"", "name = \"k\"\ndescription = \"a\\u0000b\"", ":2: description: the string"},
+  };
+  for (const auto& c : cases) {
+    const std::string text = edit(c.from, c.to);
+    ASSERT_EQ(text.find("edit:"), std::string::npos) << text;
+    try {
+      files.parse(text);
+      ADD_FAILURE() << "read without complaint: " << c.to;
+    } catch (const DeclarationError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find(files.path("p.toml") + c.error), 0u) << what;
+      EXPECT_NE(what.find("a NUL character (\\u0000) at offset"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\0'), std::string::npos);
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
+}
+
 }  // namespace

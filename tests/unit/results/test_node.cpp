@@ -203,6 +203,50 @@ TEST(NodeFile, RefusesWhatItCannotRead) {
   EXPECT_EQ(parse_results_all(one_failed.dump(), "n.json").size(), 1u);
 }
 
+// Issue 49, class 8: a node file that would make `report --fleet` count one board twice, or name
+// a GPU other than the one its run measured, is refused, naming the entry.
+TEST(NodeFile, EachGpuOnceAndTheOneItsRunMeasured) {
+  const json doc = node_doc({gpu_doc(0), gpu_doc(1)});
+  json twice = doc;  // the same run under two indices
+  twice["gpus"][1]["run"] = twice["gpus"][0]["run"];
+  twice["gpus"][1]["uuid"] = "";
+  expect_refused(twice, "n.json: gpus[1].run: the same run as gpus[0]");
+  json same_gpu = doc;  // two runs (different timings) of one GPU
+  same_gpu["gpus"][1]["run"] = gpu_doc(0, 1.2);
+  same_gpu["gpus"][1]["uuid"] = "";
+  expect_refused(same_gpu, "n.json: gpus[1].run: measured the same GPU as gpus[0] (" + uuid(0));
+  json run_and_error = doc;  // a run and an error for GPU 0
+  run_and_error["gpus"].push_back({{"index", 0}, {"label", "x"}, {"uuid", ""}, {"error", "lost"}});
+  expect_refused(run_and_error, "n.json: gpus[2].index: repeats GPU 0");
+  json error_first = doc;
+  error_first["gpus"].insert(error_first["gpus"].begin(),
+                             json{{"index", 1}, {"label", "x"}, {"uuid", ""}, {"error", "lost"}});
+  expect_refused(error_first, "n.json: gpus[2].index: repeats GPU 1");
+  json mismatch = doc;  // the entry's uuid is not the run's device
+  mismatch["gpus"][1]["uuid"] = uuid(7);
+  expect_refused(mismatch, "n.json: gpus[1].uuid: '" + uuid(7) + "', but its run measured '" +
+                               uuid(1) + "'");
+  json unchecked = doc;  // `verified` with 0 elements checked
+  unchecked["gpus"][1]["run"]["results"][2]["check"] = "verified";
+  unchecked["gpus"][1]["run"]["results"][2]["checked_elements"] = 0;
+  expect_refused(unchecked, "n.json#gpu1: results[2].checked_elements: 0 in a row whose check is "
+                            "'verified'");
+  unchecked["gpus"][1]["run"]["results"][2]["checked_elements"] = 1;
+  EXPECT_EQ(parse_results_all(unchecked.dump(), "n.json").size(), 2u);
+  // Lavapipe (a CPU device) listed several times, as the node tests do, still reads.
+  json cpu = node_doc({gpu_doc(0), gpu_doc(0, 1.0, 1.2)});
+  for (json& g : cpu["gpus"]) {
+    g["uuid"] = "";
+    g["run"]["devices"]["cuda"] = nullptr;
+    g["run"]["devices"]["vulkan"]["is_cpu"] = true;
+    json vulkan_rows = json::array();
+    for (const json& r : g["run"]["results"])
+      if (r["api"] == "vulkan") vulkan_rows.push_back(r);
+    g["run"]["results"] = vulkan_rows;
+  }
+  EXPECT_EQ(parse_results_all(cpu.dump(), "n.json").size(), 2u);
+}
+
 TEST(NodeFile, TheFleetTakesEachGpuAsABoard) {
   const std::string path = ::testing::TempDir() + "cuvk_node_fleet.json";
   std::ofstream(path) << node_doc({gpu_doc(0), gpu_doc(1), gpu_doc(2, 1.1)}).dump();
