@@ -39,6 +39,7 @@ DeviceInfo describe(int index) {
   info.max_block_size = static_cast<std::uint32_t>(prop.maxThreadsPerBlock);
   info.max_grid_x = static_cast<std::uint32_t>(prop.maxGridSize[0]);
   info.max_grid_y = static_cast<std::uint32_t>(prop.maxGridSize[1]);
+  info.max_scalar_bytes = kMaxScalarBytes;  // 4 KB of kernel parameters
   info.l2_bytes = static_cast<std::uint64_t>(prop.l2CacheSize);
   info.memory_bus_bits = static_cast<std::uint32_t>(prop.memoryBusWidth);
   // Events have no queryable tick; the Runtime API's cudaEventElapsedTime documents the step.

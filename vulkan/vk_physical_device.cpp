@@ -140,6 +140,7 @@ void query_memory_and_limits(VkPhysicalDevice physical, const Properties& props,
       std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations);
   info.max_grid_x = limits.maxComputeWorkGroupCount[0];
   info.max_grid_y = limits.maxComputeWorkGroupCount[1];
+  info.max_scalar_bytes = limits.maxPushConstantsSize;
   info.l2_bytes = 0;  // Vulkan does not report cache sizes
 }
 

@@ -218,7 +218,7 @@ vk::Pipeline Pipelines::create_from(const std::uint32_t* words, std::size_t coun
   return vk::Pipeline(table, device(), raw_pipeline);
 }
 
-void Pipelines::load(const RuntimeModule& module) {
+void Pipelines::load(const RuntimeModule& module, std::uint32_t max_push_bytes) {
   // A run-time kernel keeps both of its forms under its one name (RuntimeKernel), so any name
   // but a kernel's already loaded or embedded (a twin's module name too: `copy_bda`) is its own.
   if (runtime_.count(module.name) != 0 ||
@@ -237,15 +237,19 @@ void Pipelines::load(const RuntimeModule& module) {
   scalar_offsets(module.scalar_sizes, &k.scalar_bytes);
   k.address_offset = round_up(k.scalar_bytes, 8u);
   const std::uint32_t bda_bytes = k.address_offset + 8 * k.buffers;
-  if (k.scalar_bytes > kMaxScalarBytes || (!k.spirv_bda.empty() && bda_bytes > kMaxScalarBytes))
+  // The push constants the module takes (the bda layout's only where it has a bda form, issue 46)
+  // against the device's maxPushConstantsSize.
+  const std::uint32_t push_bytes = k.spirv_bda.empty() ? k.scalar_bytes : bda_bytes;
+  if (push_bytes > max_push_bytes)
     throw Error("Vulkan module '" + module.name + "': push constants of " +
-                std::to_string(k.spirv_bda.empty() ? k.scalar_bytes : bda_bytes) +
-                " bytes exceed " + std::to_string(kMaxScalarBytes) +
-                " (the size every Vulkan device guarantees)");
+                std::to_string(push_bytes) + " bytes" +
+                (k.spirv_bda.empty() ? "" : " (the bda form: scalars, then buffer addresses)") +
+                " exceed the device's maxPushConstantsSize (" + std::to_string(max_push_bytes) +
+                ")");
   const VolkDeviceTable* table = &context_.table;
   k.set_layout = make_set_layout(table, device(), k.buffers);
   k.layout = make_layout(table, device(), k.set_layout.get(), k.scalar_bytes);
-  k.bda_layout = make_layout(table, device(), VK_NULL_HANDLE, bda_bytes);
+  if (!k.spirv_bda.empty()) k.bda_layout = make_layout(table, device(), VK_NULL_HANDLE, bda_bytes);
   runtime_.emplace(module.name, std::move(k));
 }
 

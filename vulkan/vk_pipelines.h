@@ -82,7 +82,7 @@ class Pipelines {
 
   // Run-time kernels (Backend::load_module): loaded once per name, then get() makes their
   // pipelines like the embedded ones'.
-  void load(const RuntimeModule& module);
+  void load(const RuntimeModule& module, std::uint32_t max_push_bytes);
   const RuntimeKernel* runtime(const std::string& kernel) const;
   std::vector<std::string> runtime_names() const;
   // The shape of `kernel` (built-in or run-time) in `binding`, traced or not; throws where a

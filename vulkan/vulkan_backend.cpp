@@ -216,7 +216,7 @@ void VulkanBackend::load_module(const RuntimeModule& module) {
   commands_.ensure_usable();
   for (const auto& c : module.compile_ms) startup_.push_back(c);
   const auto start = vk::Clock::now();
-  pipelines_.load(module);
+  pipelines_.load(module, info_.max_scalar_bytes);
   startup_.emplace_back("load module " + module.name, vk::ms_since(start));
 }
 

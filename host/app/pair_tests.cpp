@@ -289,7 +289,8 @@ std::vector<std::shared_ptr<PreparedPair>> prepare_pairs(const std::vector<std::
         p->decl, p->sizes.empty() ? std::nullopt : std::optional<std::uint64_t>(p->sizes[0]),
         cpu_device);
     if (p->sizes.empty()) p->sizes = {p->n};
-    const std::string nvrtc = pairs::nvrtc_unavailable();
+    const std::string nvrtc =
+        grid.cuda ? pairs::nvrtc_unavailable() : "the run has no CUDA lane: --api";
     const std::vector<PairDeclaration> views = pairs::step_declarations(p->decl);
     for (std::size_t k = 0; k < views.size(); ++k)
       p->steps.push_back(prepare_step(
@@ -409,6 +410,9 @@ void load_pairs(const std::vector<std::shared_ptr<PreparedPair>>& pairs, Backend
         cuda->load_module(c);
       }
       if (vulkan) {
+        if (k == 0 && vulkan->info().max_scalar_bytes > 0)
+          pairs::check_push_constant_room(p->decl, vulkan->info().max_scalar_bytes,
+                                          vulkan->info().name);
         RuntimeModule v = m;
         v.entry = step.spirv.entry;
         v.spirv = step.spirv.words;

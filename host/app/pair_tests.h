@@ -37,10 +37,13 @@ struct PreparedPair {
 };
 
 // What folds a pair's launch into y: the run's block sizes and the devices' largest grid x (the
-// smallest over the devices of the run; 0: unknown, no warning).
+// smallest over the devices of the run; 0: unknown, no warning); and whether the run has a CUDA
+// lane (issue 46: `--api vulkan` compiles no CUDA, so a CUDA compile error does not block
+// checking the shader).
 struct RunGrid {
   std::vector<std::uint32_t> block_sizes;
   std::uint32_t max_grid_x = 0;
+  bool cuda = true;
 };
 
 // On a CPU device (lavapipe) a pair without --n runs at its declared n halved until its buffers

@@ -123,6 +123,7 @@ void add_unloaded_compiles(RunOutcome& o, const RunConfig& cfg, const OpenBacken
 RunGrid run_grid(const RunConfig& cfg, const DeviceChoice& choice) {
   RunGrid g;
   g.block_sizes = cfg.block_sizes;
+  g.cuda = std::find(cfg.apis.begin(), cfg.apis.end(), Api::cuda) != cfg.apis.end();
   for (Api api : cfg.apis) {
     const std::optional<DeviceInfo>& d = choice.device(api);
     if (d && d->max_grid_x > 0)

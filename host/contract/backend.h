@@ -67,6 +67,9 @@ struct DeviceInfo {
   std::uint32_t max_block_size = 0;
   std::uint32_t max_grid_x = 0;  // largest grid / dispatch size in x
   std::uint32_t max_grid_y = 0;
+  // The scalar bytes a run-time kernel may take: Vulkan's maxPushConstantsSize (128 on lavapipe,
+  // 256 on NVIDIA), CUDA's kMaxScalarBytes of kernel parameters; 0 when unknown.
+  std::uint32_t max_scalar_bytes = 0;
   std::uint64_t l2_bytes = 0;         // 0 when the API does not say
   std::uint32_t memory_bus_bits = 0;  // 0 when the API does not say
   TimerInfo timer;                    // the GPU timer run() uses
@@ -115,8 +118,10 @@ struct BufferView {
 inline constexpr std::uint64_t kViewAlignment = 256;
 // Buffers a run-time kernel may take (descriptor bindings 0..N-1 / pointer parameters).
 inline constexpr std::uint32_t kMaxModuleBuffers = 32;
-// Scalar bytes a run-time kernel may take: Vulkan's guaranteed push-constant size.
-inline constexpr std::uint32_t kMaxScalarBytes = 128;
+// Scalar bytes a run-time kernel may take at most on any API: CUDA's 4 KB of kernel parameters.
+// Vulkan's push constants are the device's maxPushConstantsSize (DeviceInfo::max_scalar_bytes,
+// at least 128), checked when a module is loaded.
+inline constexpr std::uint32_t kMaxScalarBytes = 4096;
 
 // A kernel compiled at run time (a user's kernel pair), loaded with Backend::load_module; launches
 // then name it like a built-in kernel. The binding convention, of every kernel (built-in ones

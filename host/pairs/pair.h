@@ -191,9 +191,14 @@ bool size_allowed(const PairDeclaration& decl, std::uint64_t n);
 
 inline constexpr std::size_t kMaxBuffers = 32;
 inline constexpr std::size_t kMaxScalars = 32;
-inline constexpr std::uint32_t kMaxPushConstantBytes = 128;  // what every Vulkan device offers
 
 bool supports_bda(const PairDeclaration& decl);
+// The push constants a pair's shader takes (the scalars; the bda form: the scalars, then its
+// buffers' addresses, checked only where it has one) against a Vulkan device's
+// maxPushConstantsSize `max_bytes`, named with `device`. DeclarationError naming the file and
+// field and the limit (issue 46: the device's limit, no longer a fixed 128).
+void check_push_constant_room(const PairDeclaration& decl, std::uint32_t max_bytes,
+                              const std::string& device);
 
 // Reads and validates a declaration file: unknown keys, missing required keys, wrong types, bad
 // expressions (parsed, and evaluated at the default n), unreadable or ill-sized input files are

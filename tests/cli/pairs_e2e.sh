@@ -5,7 +5,7 @@
 # example, or issue 31's cases (what `verified` means): half_lanes | half_expected | partial |
 # no_output | timing_only | unchecked | consistent | all_nan | nan_allowed | lanes_disagree | tail |
 # readme; issue 34's multi-step pairs: steps_modes | steps_middle | steps_drift | steps_no_state |
-# steps_sizes; issue 49's validation_message
+# steps_sizes; issue 49's validation_message; issue 46's api_vulkan_no_cuda, push_room
 set -u
 cuvk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: a case runs from its folder
 case_=$2
@@ -273,12 +273,60 @@ nan_fraction = 1.0'
 ok=[r for r in rows if r['status']=='ok']
 assert ok and all('nan_y=1000' in r['flags'] for r in ok), ok"
     ;;
-  lanes_disagree)  # no expected file: only the other lane can tell that bda's element 500 is off
+  lanes_disagree)  # no expected file: the lanes differ at bda's element 500, neither known right
+    # (issue 47: both rows fail 'disagree', the earlier one too; no row says "no other API ran")
     axpy apart "WRITE_ONLY BDA_OFF" "output = true"
     run_json 1 --pair "$tmp/apart.toml" --api vulkan
     rows "$tmp/r.json" "
 bad=[r for r in rows if r['status']=='failed']
-assert len(bad)==1 and \"first buffer 'y' element 500\" in bad[0]['reason'], rows"
+assert len(bad)==2 and all(r['reason'].startswith('disagree: ') and \"first buffer 'y' element 500\" in r['reason'] and 'neither is known right' in r['reason'] for r in bad), rows
+assert not any('no other API ran' in (r.get('check_note') or '') for r in rows), rows"
+    ;;
+  push_room)  # issue 46: push constants as the pair declares them; the bda layout only for a bda form
+    # 30 scalars (120 bytes) and 2 buffers: the addresses after them would take 136 > lavapipe's
+    # 128, but the pair has no bda form, so no such layout is made (it drew
+    # VUID-VkPushConstantRange-size-00298 under --validation) and the run verifies.
+    { echo '#version 450'; echo 'layout(local_size_x_id = 0) in;'
+      echo 'layout(std430, set = 0, binding = 0) buffer X { float x[]; };'
+      echo 'layout(std430, set = 0, binding = 1) buffer Y { float y[]; };'
+      echo 'layout(push_constant) uniform S { float a; uint n;'
+      for i in $(seq 0 27); do echo "  float p$i;"; done
+      echo '};'
+      echo 'void main() { uint i = gl_GlobalInvocationID.x; if (i < n) y[i] = a * x[i] + p27; }'
+    } >"$tmp/room.comp"
+    { echo 'extern "C" __global__ void room(const float* x, float* y, float a, unsigned n,'
+      for i in $(seq 0 26); do echo "  float p$i,"; done
+      echo '  float p27) {'
+      echo '  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;'
+      echo '  if (i < n) y[i] = a * x[i] + p27;'
+      echo '}'
+    } >"$tmp/room.cu"
+    { echo 'name = "room"'; echo 'n = 1000'; echo 'useful_bytes = "8 * n"'
+      echo '[cuda]'; echo 'source = "room.cu"'; echo 'entry = "room"'
+      echo '[glsl]'; echo 'source = "room.comp"'
+      echo '[launch]'; echo 'threads = "n"'
+      echo '[[buffer]]'; echo 'name = "x"'; echo 'type = "f32"'; echo 'count = "n"'
+      echo '[[buffer]]'; echo 'name = "y"'; echo 'type = "f32"'; echo 'count = "n"'; echo 'output = true'
+      echo '[[scalar]]'; echo 'name = "a"'; echo 'type = "f32"'; echo 'value = 2.0'
+      echo '[[scalar]]'; echo 'name = "n"'; echo 'type = "u32"'; echo 'value = "n"'
+      for i in $(seq 0 27); do echo '[[scalar]]'; echo "name = \"p$i\""; echo 'type = "f32"'; echo 'value = 0.0'; done
+    } >"$tmp/room.toml"
+    run_json 0 --pair "$tmp/room.toml" --api vulkan --vk-binding descriptor
+    rows "$tmp/r.json" "
+assert rows and all(r['status']=='ok' for r in rows), rows"
+    grep -q "VUID" "$tmp/err" && fail "a validation message"
+    ;;
+  api_vulkan_no_cuda)  # issue 46: --api vulkan compiles no CUDA: a CUDA compile error does not block the shader
+    sed 's/^source = "axpy.cu"/source = "cuda_error.cu"/; s/^name = "axpy_right"/name = "nocuda"/' \
+      "$tmp/right.toml" >"$tmp/nocuda.toml"  # the right pair, its CUDA side not compiling
+    run_json 0 --pair "$tmp/nocuda.toml" --api vulkan
+    rows "$tmp/r.json" "
+ok=[r for r in rows if r['status']=='ok']
+assert ok and all(r['api']=='vulkan' and r['verified'] for r in ok), rows"
+    "$cuvk" run --pair "$tmp/nocuda.toml" "${common[@]}" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "with CUDA in the run: exit $rc, want 2 (the CUDA compile error)"
+    grep -q "undeclared_two" "$tmp/err" || fail "the CUDA compile error not shown"
     ;;
   tail)  # the last element off: every element is compared, the tail too
     axpy tail "TAIL_OFF" 'init = "constant"
