@@ -5,13 +5,13 @@
 # applies it twice) gives a ratio near 1 (or 1e6). Issue 49: the chain reads its timestamps on its
 # own path (vulkan/vk_chain.cpp), checked the same way with TEST chain (its first mode's row).
 # Usage: fake_period.sh CUVK LAYER_DIR [TEST] (LAYER_DIR: the folder of the layer's manifest;
-# TEST: copy, the default, at 256k, or chain at 4k)
+# TEST: copy, the default, at 256k, or chain at 64k)
 set -u
 cuvk=$1 layers=$2 test=${3:-copy}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=256k
-[ "$test" = chain ] && n=4k
+[ "$test" = chain ] && n=64k
 args=(run --tests "$test" --variants scalar --api vulkan --n "$n" --settle-ms 0 --reps 10 --warmup 2
       --max-time 0.3 --format json)
 median() {
