@@ -39,10 +39,21 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 field() { sed -n "s/^$2: //p" "$mutants/$1.tests"; }
 
-# A fresh copy of the tracked sources (the old build folder kept: incremental).
-mkdir -p "$src"
-find "$src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
-git -C "$root" ls-files -z | (cd "$root" && tar --null -T - -cf -) | tar -C "$src" -xf -
+# A fresh copy of the tracked sources (the old build folder kept: incremental). Only a file whose
+# content differs from the copy's is replaced, with a new time; the others keep theirs (issue 49):
+# extracted with the checkout's times, a file older than the last run's objects was not rebuilt, so
+# a mutant reverted after its build stayed in the objects and a changed test compiled stale.
+stage=$scratch/stage
+rm -rf "$stage"
+mkdir -p "$src" "$stage"
+git -C "$root" ls-files -z | (cd "$root" && tar --null -T - -cf -) | tar -C "$stage" -xf -
+(cd "$src" && find . -path ./build -prune -o -type f -print0) |
+  while IFS= read -r -d '' f; do [ -e "$stage/$f" ] || rm -f "$src/$f"; done
+(cd "$stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
+  cmp -s "$stage/$f" "$src/$f" ||
+    { mkdir -p "$(dirname "$src/$f")" && cp --preserve=mode "$stage/$f" "$src/$f"; }
+done
+rm -rf "$stage"
 launcher=()
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=$src  # paths relative to the copy: the same as build/'s

@@ -165,4 +165,39 @@ TEST(OutputCheck, NaNsAreCountedWhereverTheyAre) {
   EXPECT_EQ(s.unwritten, 0u);
 }
 
+// Issue 49's mutation audit: a NaN compared equal under a ulp tolerance went unnoticed. A NaN is
+// equal only to the same bits, however close its bits are to a number's: 0x7F800001 is 1 ulp
+// above +inf's bits and 2 above the largest float's, within a tolerance of 4. f64 alike.
+TEST(OutputCheck, UnderAUlpToleranceANaNDiffersFromEveryOtherValue) {
+  ModelBuffer b = f32_buffer(4);
+  b.tolerance = {Tolerance::Kind::ulp, 4};
+  // Built from their bits (a signalling NaN kept as it is): +inf, the largest float, 1, a NaN.
+  const auto words = [](const std::vector<std::uint32_t>& w) {
+    std::vector<std::uint8_t> out(w.size() * 4);
+    std::memcpy(out.data(), w.data(), out.size());
+    return out;
+  };
+  const std::uint32_t nan_near_inf = 0x7F800001u;
+  const auto want = words({0x7F800000u, 0x7F7FFFFFu, 0x3F800000u, 0x7F800002u});
+  const auto got = words({nan_near_inf, nan_near_inf, 0x7FC00000u, nan_near_inf});
+  const Comparison c = compare(b, got, want);
+  EXPECT_EQ(c.mismatches, 4u);
+  ASSERT_TRUE(c.first_bad.has_value());
+  EXPECT_EQ(*c.first_bad, 0u);
+  // Either side the NaN, the same verdict; the same bits are equal.
+  EXPECT_EQ(compare(b, want, got).mismatches, 4u);
+  EXPECT_EQ(compare(b, got, got).mismatches, 0u);
+  ModelBuffer d = b;
+  d.element = ElementType::f64;
+  d.element_bytes = 8;
+  d.count = 2;
+  const std::vector<std::uint64_t> dwant = {0x7FF0000000000000ull, 0x3FF0000000000000ull};
+  const std::vector<std::uint64_t> dgot = {0x7FF0000000000001ull, 0x7FF8000000000000ull};
+  std::vector<std::uint8_t> dw(16), dg(16);
+  std::memcpy(dw.data(), dwant.data(), 16);
+  std::memcpy(dg.data(), dgot.data(), 16);
+  EXPECT_EQ(compare(d, dg, dw).mismatches, 2u);
+  EXPECT_EQ(compare(d, dw, dg).mismatches, 2u);
+}
+
 }  // namespace

@@ -63,6 +63,7 @@ class FakeBackend final : public Backend {
   }
   std::vector<QueueFamily> copy_queue_families() const override { return families; }
   std::vector<double> run(const Launch& launch, const RunOptions& opt) override {
+    const auto entered = std::chrono::steady_clock::now();
     launches.push_back({launch.kernel, launch.queue_family, opt.before_each != nullptr});
     if (launch.kernel == suite_kernels().l2_flush_kernel)  // clock settling
       return std::vector<double>(static_cast<std::size_t>(opt.reps), flush_ms);
@@ -85,10 +86,12 @@ class FakeBackend final : public Backend {
       std::copy_n(in.begin(), std::min(in.size(), out.size()), out.begin());
       for (std::uint64_t i : corrupt) out[i] ^= 1u;  // the element's lowest bit
     }
-    if (launch.chain.steps > 0) run_chain(launch);
+    if (launch.chain.steps > 0 && !launch.buffers.empty()) run_chain(launch);
     std::vector<double> times(static_cast<std::size_t>(opt.reps) - (short_times ? 1 : 0), 1.0);
     if (alternate_times)  // half the samples 1 ms, half 3 ms, across calls
       for (double& t : times) t = (samples_given++ % 2) ? 3.0 : 1.0;
+    call_s.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - entered).count());
     return times;
   }
   HostCostSamples host_cost(const Launch&, int) override { return {{1.0}, {1.0}, {2.0}}; }
@@ -130,6 +133,7 @@ class FakeBackend final : public Backend {
   int calls_after_interrupt = 0;      // run() calls begun with the flag already raised
   double sleep_ms_per_rep = 0.0;      // wall time each repetition takes
   std::vector<int> batch_sizes;       // opt.reps of every call, settling aside
+  std::vector<double> call_s;         // the wall time of each call that returned (as batch_sizes)
   bool short_times = false;           // return one time fewer than asked (a broken backend)
   std::vector<QueueFamily> families;  // copy_queue_families
   int skip_chain_step = -1;           // a chain step this backend leaves out (-1: none)

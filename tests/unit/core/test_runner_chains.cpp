@@ -20,8 +20,10 @@
 #include "input_pipeline.h"
 #include "interrupt.h"
 #include "nvml.h"
+#include "params.h"
 #include "runner.h"
 #include "runner_fixture.h"
+#include "runner_parts.h"
 
 using namespace cuvk;
 using namespace cuvk::runner_test;
@@ -114,4 +116,37 @@ TEST(RunnerChain, OwnSizesWithoutNAndNoModesOnOtherTests) {
     if (r.submission == Submission::recorded) chain_sizes.push_back(r.n);
   }
   EXPECT_EQ(chain_sizes, find_test("chain")->cpu_sizes);
+}
+
+// Issue 49's mutation audit: the host time per step divided by K - 1 went unnoticed (at K = 64 an
+// error of 1.6%, within any bound a wall clock allows). measure_chain_host on a chain of K = 2
+// steps (no buffers: the fake only sleeps, 20 ms a chain): one warm-up chain, then host_chains
+// chains in one call; the time per step times K times the chains is the runner's wall time around
+// that call, so at least the call's own (the fake's clock, inside it) and far below twice it,
+// which a divisor of K - 1 = 1 gives.
+TEST(RunnerChain, TheHostTimePerStepIsTheCallsWallTimeOverItsSteps) {
+  FakeBackend fake;
+  fake.sleep_ms_per_rep = 20.0;
+  Launch launch;
+  launch.kernel = "chain";
+  CuvkParams params{};
+  params.n = 1;
+  launch.scalars.resize(sizeof params);
+  std::memcpy(launch.scalars.data(), &params, sizeof params);
+  launch.chain = {2, Submission::recorded, nullptr};
+  RunOutcome out;
+  out.max_time_s = 0.2;
+  ResultRow row;
+  runner_detail::measure_chain_host(fake, launch, out, row);
+  ASSERT_EQ(fake.batch_sizes.size(), 2u);  // the warm-up chain, then the measured ones
+  ASSERT_EQ(fake.call_s.size(), 2u);
+  EXPECT_EQ(fake.batch_sizes[0], 1);
+  ASSERT_TRUE(row.host_chains.has_value());
+  ASSERT_TRUE(row.host_us_per_step.has_value());
+  EXPECT_EQ(fake.batch_sizes[1], static_cast<int>(*row.host_chains));
+  EXPECT_GE(*row.host_chains, 1u);  // 0.2 s over a 20 ms chain: about 10 (the clock decides)
+  const double call_us = fake.call_s[1] * 1e6;
+  const double steps = 2.0 * *row.host_chains;
+  EXPECT_GE(*row.host_us_per_step * steps, call_us * (1.0 - 1e-9));
+  EXPECT_LT(*row.host_us_per_step * steps, 1.5 * call_us);
 }

@@ -94,6 +94,25 @@ TEST(Stats, StoppingRule) {
   EXPECT_EQ(cuvk::should_stop(capped, 0.1, rule), cuvk::StopReason::sample_budget);
 }
 
+// Issue 49's mutation audit: the rule satisfied at twice the target half-width went unnoticed.
+// Converged exactly up to the target, not a step beyond it (the half-width set, the rest fixed).
+TEST(Stats, TheStoppingRuleConvergesAtTheTargetHalfWidthNotBeyond) {
+  cuvk::StopRule rule;
+  rule.min_samples = 10;
+  rule.max_samples = 1000;
+  rule.target_rel_half_width = 0.01;
+  rule.max_time_s = 1.0;
+  cuvk::Summary s = summarize(std::vector<double>(20, 2.0));
+  for (const double w : {0.0, 0.005, 0.01}) {
+    s.ci_rel_half_width = w;
+    EXPECT_EQ(cuvk::should_stop(s, 0.1, rule), cuvk::StopReason::converged) << w;
+  }
+  for (const double w : {0.0101, 0.015, 0.02, 0.0199}) {
+    s.ci_rel_half_width = w;
+    EXPECT_EQ(cuvk::should_stop(s, 0.1, rule), cuvk::StopReason::more) << w;
+  }
+}
+
 // Issue 31's mutation audit: the CI's relative half-width doubled went unnoticed. It is half the
 // interval over the median: 1..100 (n = 100: ranks 39 and 60, values 40 and 61; median 50.5).
 TEST(Stats, TheCisRelativeHalfWidthIsHalfTheIntervalOverTheMedian) {

@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "baseline_printer.h"
+#include "merge.h"
 #include "merge_printer.h"
 #include "parity.h"
 #include "parity_printer.h"
@@ -119,6 +120,29 @@ TEST(SizeAxis, EveryPrinterLabelsTheSize) {
   EXPECT_EQ(j["settings"]["sizes"], nlohmann::json({1024, 4096}));
 }
 
+// Issue 49's mutation audit: the merged table's ratio inverted (CUDA over Vulkan) went unnoticed.
+// It is Vulkan's time over CUDA's, per run and per size: 1 at 1k, 2 at 4k (Vulkan 2 ms, CUDA 1).
+TEST(SizeAxis, TheMergedRatioIsVulkanOverCudaPerRun) {
+  const RunFile slow_vulkan = parse(two_sizes(), "a.json");
+  const RunFile fast_vulkan =
+      parse({sized("cuda", 4096, 4.0), sized("vulkan", 4096, 1.0)}, "b.json");
+  const std::vector<MergedRow> m = merge_runs({slow_vulkan, fast_vulkan});
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].point.n, 1024u);
+  EXPECT_EQ(m[1].point.n, 4096u);
+  ASSERT_EQ(m[0].runs.size(), 2u);
+  ASSERT_EQ(m[1].runs.size(), 2u);
+  ASSERT_TRUE(m[0].runs[0].vulkan_over_cuda);
+  EXPECT_DOUBLE_EQ(m[0].runs[0].vulkan_over_cuda->ratio, 1.0);
+  EXPECT_FALSE(m[0].runs[1].vulkan_over_cuda);  // run B has no 1k point
+  ASSERT_TRUE(m[1].runs[0].vulkan_over_cuda);
+  EXPECT_DOUBLE_EQ(m[1].runs[0].vulkan_over_cuda->ratio, 2.0);
+  ASSERT_TRUE(m[1].runs[1].vulkan_over_cuda);
+  EXPECT_DOUBLE_EQ(m[1].runs[1].vulkan_over_cuda->ratio, 0.25);
+  EXPECT_LT(m[1].runs[1].vulkan_over_cuda->low, 0.25);
+  EXPECT_GT(m[1].runs[1].vulkan_over_cuda->high, 0.25);
+}
+
 // The plateau is the GB/s at the largest n measured; the size reported is the smallest n whose
 // GB/s reaches 90% of it, even where the curve dips after it. A point at one size has no curve.
 TEST(SizeAxis, PlateauAndTheSizeReachingNinetyPercentOnSyntheticData) {
@@ -142,6 +166,16 @@ TEST(SizeAxis, PlateauAndTheSizeReachingNinetyPercentOnSyntheticData) {
   for (ResultRow& r : rows)
     if (r.api == Api::cuda && r.n == 4096) r.gbps_useful = 9.05;  // 4k now above 90%
   EXPECT_EQ(size_curves(rows)[0].n_at_fraction, 4096u);
+  // Issue 49's mutation audit: the plateau taken as the curve's maximum went unnoticed. A peak
+  // before the largest n (11 GB/s at 64k) is not the plateau: the largest n's 10 GB/s is.
+  std::vector<ResultRow> peaked = rows;
+  for (ResultRow& r : peaked)
+    if (r.api == Api::cuda && r.n == 65536) r.gbps_useful = 11.0;
+  const std::vector<SizeCurveRow> p = size_curves(peaked);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].plateau_n, 262144u);
+  EXPECT_NEAR(p[0].plateau_gbps, 10.0, 1e-9);
+  EXPECT_EQ(p[0].n_at_fraction, 4096u);
   // What the run file's summary says, and what the run table prints under the rows.
   RunDocument doc;
   doc.outcome.rows = rows;
