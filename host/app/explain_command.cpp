@@ -7,8 +7,9 @@
 // - evidence: both APIs' sampled counters (launch rate and residency, instructions, DRAM bytes, SM
 //   throughput), both APIs' dispatch traces (launch rate, residency, refill) and both machine codes
 //   (cuvk inspect's SASS comparison of built-in kernels).
-// Exit codes: 0 every compared point SAME (nothing to explain), 1 some point explained (not SAME
-// or failed), 2 could not compare (an API unavailable) or a usage error, 3 environment.
+// Exit codes: 0 every compared point SAME (nothing to explain), 1 some point not SAME, a failed
+// row or (under --validation) a validation-layer message, 2 no point with rows from both APIs (an
+// API unavailable) or a usage error, 3 environment.
 #include "explain_command.h"
 
 #include <algorithm>
@@ -284,10 +285,12 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     cfg.vk_bindings = {Binding::descriptor, Binding::bda};
     cfg.counters = cfg.counters || !e.no_experiments;
   });
+  first.args.written_after = a.output;  // kept apart from the pairs' files and --baseline
   first.args.output.clear();
   first.args.columns.clear();
   const RunDocument doc = execute_run(first, cmdline, devices);
   if (doc.outcome.interrupted) return run_exit_code(doc);
+  const int run_code = run_exit_code(doc);  // 1: a failed row or a validation message
   const ParityResult parity = compare_apis(doc.outcome.rows, tolerance);
   explain::Report report;
   report.run = describe_run(run_file_of(doc, "this run"));
@@ -302,7 +305,17 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     report.cases.push_back(diagnose(e, line, parity, cmdline, devices, devs.get()));
   }
   if (parity.same + parity.faster + parity.slower + parity.uncertain == 0) {
-    std::cerr << "error: " << one_line(parity.not_compared_reason, kMaxErrorLine) << '\n';
+    print_validation_messages(doc);
+    if (run_code != kExitOk) {
+      if (doc.validation_messages.empty())
+        std::cerr << "error: a row failed (above); no point has rows from both APIs to explain\n";
+      return run_code;
+    }
+    const std::string& why = parity.not_compared_reason;
+    std::cerr << "error: "
+              << one_line(why.empty() ? "no point has rows from both APIs to compare" : why,
+                          kMaxErrorLine)
+              << '\n';
     return kExitNotCompared;
   }
   const std::string text = format_explain(report, format);
@@ -313,6 +326,8 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     if (!a.quiet)
       std::cout << format_explain(report, Format::table) << "wrote " << printable(a.output) << '\n';
   }
+  print_validation_messages(doc);
+  if (run_code != kExitOk) return run_code;              // a failed row, a validation message
   return report.cases.empty() ? kExitOk : kExitDiffers;  // as parity: a difference found
 }
 

@@ -48,6 +48,9 @@ struct RunArgs {
       columns;              // --columns: the main table's columns (run: rows; parity: verdicts)
   bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
   bool trace = false;  // RunConfig::trace: set by `cuvk trace` (trace_command.cpp), not an option
+  // The --output a command that delegates to run (explain) writes after the run: checked against
+  // the run's inputs (--baseline, the pairs' files) as --output is, never written by run.
+  std::string written_after;
 };
 
 struct TestCase;  // catalogue.h
