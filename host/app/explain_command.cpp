@@ -274,7 +274,35 @@ JudgedExplain judge_explain(const ExplainArgs& e) {
   return judged;
 }
 
+namespace {
+
+// --device all or a list (as `run`'s): each GPU in turn, each explained as a single --device
+// would be; the worst of their exit codes (run_every_device's order), an interruption at once.
+int explain_every_device(const JudgedExplain& e, const std::string& cmdline) {
+  const RunArgs& a = e.run.args;
+  if (!a.output.empty())
+    throw UsageError("--output with --device " + a.device +
+                     ": an explain file holds one GPU's findings; give --device one GPU, or "
+                     "leave --output out");
+  InventoryOnce devices;
+  const std::vector<DeviceTarget> targets = device_targets(devices, a.device);
+  int code = kExitOk;
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    std::cerr << "cuvk: --device " << printable(a.device) << ": " << (k + 1) << " of "
+              << targets.size() << ": " << printable(targets[k].label) << '\n';
+    JudgedExplain one = e;
+    one.run.args.device = targets[k].spec;
+    const int c = explain_command(one, cmdline);
+    if (interrupted()) return c;
+    code = worse_exit(code, c);
+  }
+  return code;
+}
+
+}  // namespace
+
 int explain_command(const JudgedExplain& e, const std::string& cmdline) {
+  if (is_device_list(e.run.args.device)) return explain_every_device(e, cmdline);
   const RunArgs& a = e.run.args;
   const Format format = e.run.format;
   const double tolerance = e.run.tolerance;
