@@ -7,8 +7,9 @@
 // - evidence: both APIs' sampled counters (launch rate and residency, instructions, DRAM bytes, SM
 //   throughput), both APIs' dispatch traces (launch rate, residency, refill) and both machine codes
 //   (cuvk inspect's SASS comparison of built-in kernels).
-// Exit codes: 0 every compared point SAME (nothing to explain), 1 some point explained (not SAME
-// or failed), 2 could not compare (an API unavailable) or a usage error, 3 environment.
+// Exit codes: 0 every compared point SAME (nothing to explain), 1 some point not SAME, a failed
+// row or (under --validation) a validation-layer message, 2 no point with rows from both APIs (an
+// API unavailable) or a usage error, 3 environment.
 #include "explain_command.h"
 
 #include <algorithm>
@@ -273,7 +274,35 @@ JudgedExplain judge_explain(const ExplainArgs& e) {
   return judged;
 }
 
+namespace {
+
+// --device all or a list (as `run`'s): each GPU in turn, each explained as a single --device
+// would be; the worst of their exit codes (run_every_device's order), an interruption at once.
+int explain_every_device(const JudgedExplain& e, const std::string& cmdline) {
+  const RunArgs& a = e.run.args;
+  if (!a.output.empty())
+    throw UsageError("--output with --device " + a.device +
+                     ": an explain file holds one GPU's findings; give --device one GPU, or "
+                     "leave --output out");
+  InventoryOnce devices;
+  const std::vector<DeviceTarget> targets = device_targets(devices, a.device);
+  int code = kExitOk;
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    std::cerr << "cuvk: --device " << printable(a.device) << ": " << (k + 1) << " of "
+              << targets.size() << ": " << printable(targets[k].label) << '\n';
+    JudgedExplain one = e;
+    one.run.args.device = targets[k].spec;
+    const int c = explain_command(one, cmdline);
+    if (interrupted()) return c;
+    code = worse_exit(code, c);
+  }
+  return code;
+}
+
+}  // namespace
+
 int explain_command(const JudgedExplain& e, const std::string& cmdline) {
+  if (is_device_list(e.run.args.device)) return explain_every_device(e, cmdline);
   const RunArgs& a = e.run.args;
   const Format format = e.run.format;
   const double tolerance = e.run.tolerance;
@@ -284,10 +313,12 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     cfg.vk_bindings = {Binding::descriptor, Binding::bda};
     cfg.counters = cfg.counters || !e.no_experiments;
   });
+  first.args.written_after = a.output;  // kept apart from the pairs' files and --baseline
   first.args.output.clear();
   first.args.columns.clear();
   const RunDocument doc = execute_run(first, cmdline, devices);
   if (doc.outcome.interrupted) return run_exit_code(doc);
+  const int run_code = run_exit_code(doc);  // 1: a failed row or a validation message
   const ParityResult parity = compare_apis(doc.outcome.rows, tolerance);
   explain::Report report;
   report.run = describe_run(run_file_of(doc, "this run"));
@@ -302,7 +333,17 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     report.cases.push_back(diagnose(e, line, parity, cmdline, devices, devs.get()));
   }
   if (parity.same + parity.faster + parity.slower + parity.uncertain == 0) {
-    std::cerr << "error: " << one_line(parity.not_compared_reason, kMaxErrorLine) << '\n';
+    print_validation_messages(doc);
+    if (run_code != kExitOk) {
+      if (doc.validation_messages.empty())
+        std::cerr << "error: a row failed (above); no point has rows from both APIs to explain\n";
+      return run_code;
+    }
+    const std::string& why = parity.not_compared_reason;
+    std::cerr << "error: "
+              << one_line(why.empty() ? "no point has rows from both APIs to compare" : why,
+                          kMaxErrorLine)
+              << '\n';
     return kExitNotCompared;
   }
   const std::string text = format_explain(report, format);
@@ -313,6 +354,8 @@ int explain_command(const JudgedExplain& e, const std::string& cmdline) {
     if (!a.quiet)
       std::cout << format_explain(report, Format::table) << "wrote " << printable(a.output) << '\n';
   }
+  print_validation_messages(doc);
+  if (run_code != kExitOk) return run_code;              // a failed row, a validation message
   return report.cases.empty() ? kExitOk : kExitDiffers;  // as parity: a difference found
 }
 

@@ -226,6 +226,19 @@ JudgedInspect judge_inspect(const InspectArgs& a) {
 }
 
 int inspect_command(const JudgedInspect& j) {
+  if (is_device_list(j.args.device)) {  // --device all or a list (as `run`'s): each GPU in turn
+    InventoryOnce devices;
+    const std::vector<DeviceTarget> targets = device_targets(devices, j.args.device);
+    int code = kExitOk;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      std::cerr << "cuvk: --device " << printable(j.args.device) << ": " << (k + 1) << " of "
+                << targets.size() << ": " << printable(targets[k].label) << '\n';
+      JudgedInspect one = j;
+      one.args.device = targets[k].spec;
+      code = worse_exit(code, inspect_command(one));
+    }
+    return code;
+  }
   if (!j.cfg) return inspect_pair(j.args);
   return do_inspect(j.args, **j.cfg);
 }

@@ -206,7 +206,7 @@ std::vector<std::shared_ptr<PreparedPair>> read_pairs(const RunArgs& a, const De
     for (const auto& [what, path] : pair_input_files(*p))
       inputs.push_back({what == "--pair" ? what : what + " of " + p->decl.file, path});
   }
-  check_distinct_files({{"--output", a.output}}, inputs);
+  check_distinct_files({{"--output", a.output}, {"--output", a.written_after}}, inputs);
   return pairs;
 }
 
@@ -262,7 +262,8 @@ RunDocument Run::operator()() {
 // --output judged (a directory, say) and kept apart from the inputs before any work.
 void Run::check_outputs() {
   if (!a_.output.empty()) check_writable(a_.output);
-  check_distinct_files({{"--output", a_.output}}, {{"--baseline", a_.baseline}});
+  check_distinct_files({{"--output", a_.output}, {"--output", a_.written_after}},
+                       {{"--baseline", a_.baseline}});
   vk_opts_ = vulkan_options(*cfg_, a_.timeout_s);
   if (a_.validation) {
     vk_opts_.validation = true;

@@ -48,6 +48,9 @@ struct RunArgs {
       columns;              // --columns: the main table's columns (run: rows; parity: verdicts)
   bool concurrent = false;  // --concurrent: with a device list, a together pass after in turn
   bool trace = false;  // RunConfig::trace: set by `cuvk trace` (trace_command.cpp), not an option
+  // The --output a command that delegates to run (explain) writes after the run: checked against
+  // the run's inputs (--baseline, the pairs' files) as --output is, never written by run.
+  std::string written_after;
 };
 
 struct TestCase;  // catalogue.h
@@ -214,6 +217,14 @@ int run_every_device(const JudgedRun& run, const std::string& command_line, Inve
 void check_node_args(const RunArgs& args);
 // Whether --device names several GPUs (`all`, or a comma-separated list): run_every_device's.
 bool is_device_list(const std::string& spec);
+// The GPUs `--device all` or a list names, in the order run_every_device runs them: each as a
+// single --device value (a full UUID; "" for the automatic device where the node has no GPU) and
+// its console label ("CUDA device 0 NVIDIA H100"). UsageError for a list entry naming no device or
+// the same GPU twice. explain, inspect and devices go over them in turn.
+struct DeviceTarget {
+  std::string spec, label;
+};
+std::vector<DeviceTarget> device_targets(InventoryOnce& devices, const std::string& spec);
 
 // ---- run_concurrent.cpp: --concurrent, the together pass ----
 

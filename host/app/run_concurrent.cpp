@@ -2,7 +2,9 @@
 // process each (this binary again, with the same options, `--device <uuid> --format json --output
 // <temporary file>`), so that no state of a run (the interrupt handler, the live console, NVML,
 // the Vulkan hung-device registry, the inventory) is shared between threads (docs/MEASURING.md).
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,12 +34,40 @@ const std::set<std::string> kDropWithValue = {"--device", "--output", "--format"
                                               "--columns"};
 const std::set<std::string> kDropFlags = {"--quiet", "--concurrent"};
 
+constexpr const char* kTogether = "cuvk_together_";  // + the parent's pid + "_XXXXXX"
+
+// Removes the folders `base`/cuvk_together_<pid>_* that an earlier --concurrent left behind when it
+// was killed (SIGKILL: no handler ran), those whose process is gone, with the files in them.
+void remove_stale_folders(const std::string& base) {
+  DIR* dir = ::opendir(base.c_str());
+  if (dir == nullptr) return;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.rfind(kTogether, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + std::strlen(kTogether), &end, 10);
+    if (pid <= 0 || *end != '_' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    const std::string folder = base + "/" + name;
+    if (DIR* inner = ::opendir(folder.c_str())) {
+      while (const dirent* f = ::readdir(inner))
+        if (std::strcmp(f->d_name, ".") != 0 && std::strcmp(f->d_name, "..") != 0)
+          std::remove((folder + "/" + f->d_name).c_str());
+      ::closedir(inner);
+    }
+    ::rmdir(folder.c_str());
+  }
+  ::closedir(dir);
+}
+
 // A temporary folder for the children's files and logs, removed with everything in it.
 class TempDir {
  public:
   TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string t = std::string(base && *base ? base : "/tmp") + "/cuvk_together_XXXXXX";
+    const char* env = std::getenv("TMPDIR");
+    const std::string base = env && *env ? env : "/tmp";
+    remove_stale_folders(base);
+    std::string t = fmt::format("{}/{}{}_XXXXXX", base, kTogether, ::getpid());
     if (!mkdtemp(t.data()))
       throw Error("--concurrent: cannot create a temporary folder " + t + ": " +
                   std::strerror(errno));
@@ -66,8 +96,13 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
   argv.push_back(nullptr);
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw Error("--concurrent: cannot create " + log + ": " + std::strerror(errno));
+  const pid_t parent = ::getpid();
   const pid_t pid = fork();
   if (pid == 0) {  // the child: only async-signal-safe calls until exec
+    // It dies with the parent (SIGKILL included); the forking thread, the command's own, lives as
+    // long as the run. A parent gone before prctl: the child ends at once.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
     execv("/proc/self/exe", argv.data());

@@ -78,6 +78,18 @@ std::vector<Target> listed_targets(InventoryOnce& devices, const std::string& li
   return t;
 }
 
+}  // namespace
+
+std::vector<DeviceTarget> device_targets(InventoryOnce& devices, const std::string& spec) {
+  std::vector<DeviceTarget> out;
+  for (const Target& t :
+       spec == kAllDevices ? node_targets(devices) : listed_targets(devices, spec))
+    out.push_back({t.spec, t.label});
+  return out;
+}
+
+namespace {
+
 // Which GPU of the node, in headers and in the summary: "GPU 2".
 std::string gpu_name(const Target& t) {
   return fmt::format("GPU {}", t.index);

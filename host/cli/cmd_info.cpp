@@ -14,6 +14,7 @@
 #include "gpu_health.h"
 #include "host_data.h"
 #include "json_check.h"  // one_line
+#include "run.h"         // device_targets
 #include "runner.h"
 
 namespace cuvk {
@@ -82,9 +83,17 @@ int do_devices(const std::string& spec) {
   if (!inv.vulkan_error.empty())
     std::cout << fmt::format("  none: {}\n", printable(inv.vulkan_error));
   for (const DeviceInfo& d : inv.vulkan) print_device(d);
-  const DeviceChoice c = choose_devices(inv, spec);
-  std::cout << fmt::format("Pair: {}\n",
-                           c.note.empty() ? "none: no device can run" : printable(c.note));
+  std::vector<std::string> specs = {spec};
+  if (is_device_list(spec)) {  // --device all or a list (as `run`'s): each GPU's pair
+    InventoryOnce once;
+    specs.clear();
+    for (const DeviceTarget& t : device_targets(once, spec)) specs.push_back(t.spec);
+  }
+  for (const std::string& s : specs) {
+    const DeviceChoice c = choose_devices(inv, s);
+    std::cout << fmt::format("Pair: {}\n",
+                             c.note.empty() ? "none: no device can run" : printable(c.note));
+  }
   const HostPlacement p = host_placement();
   std::cout << fmt::format("Host thread: CPU {}, NUMA node {}, {} CPUs allowed\n", p.cpu,
                            p.numa_node, p.allowed_cpus);

@@ -2,8 +2,11 @@
 // and runs without the CUDA toolkit (then every CUDA compile says why not).
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -12,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -109,6 +113,44 @@ Nvrtc& nvrtc() {
   std::call_once(once, [] { load(n); });
   return n;
 }
+
+// NVRTC's compile puts handlers of its own on SIGINT, SIGTERM and SIGHUP while it runs (they call
+// exit(4): no message, not 128 + N) and restores the caller's after. While one compiles, this
+// keeps the caller's (cuvk's: interrupt.h) in place: a thread puts them back every 200 us from the
+// moment NVRTC replaces them, and once more at the end; a signal then gets cuvk's message and exit
+// code. (NVRTC's sigaction cannot be interposed: it is loaded with dlopen, after libc.)
+class KeepSignalActions {
+ public:
+  KeepSignalActions() {
+    for (std::size_t k = 0; k < kSignals.size(); ++k) sigaction(kSignals[k], nullptr, &kept_[k]);
+    guard_ = std::thread([this] {
+      while (!done_.load()) {
+        restore();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+  }
+  ~KeepSignalActions() {
+    done_.store(true);
+    guard_.join();
+    restore();
+  }
+  KeepSignalActions(const KeepSignalActions&) = delete;
+  KeepSignalActions& operator=(const KeepSignalActions&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  void restore() {
+    for (std::size_t k = 0; k < kSignals.size(); ++k) {
+      struct sigaction now {};
+      if (sigaction(kSignals[k], nullptr, &now) == 0 && now.sa_handler != kept_[k].sa_handler)
+        sigaction(kSignals[k], &kept_[k], nullptr);
+    }
+  }
+  std::array<struct sigaction, 3> kept_{};
+  std::atomic<bool> done_{false};
+  std::thread guard_;
+};
 
 // Destroys the program on every path.
 class Program {
@@ -283,7 +325,10 @@ CompiledCuda compile_cuda(const PairDeclaration& decl, int sm_arch) {
   std::vector<const char*> argv;
   for (const auto& o : out.options) argv.push_back(o.c_str());
   const auto t0 = std::chrono::steady_clock::now();
-  const nvrtcResult r = n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult r = [&] {
+    const KeepSignalActions keep;
+    return n.compile(prog.get(), static_cast<int>(argv.size()), argv.data());
+  }();
   split_log(program_log(n, prog.get()), &out);
   if (r != kNvrtcSuccess) {
     if (std::string m = missing_entry(n, source, decl, argv, out.log); !m.empty())

@@ -8,8 +8,18 @@ cuvk=$1
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cuvk_node_run.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 quick=(--tests read_x --n 4k --reps 5 --max-time 0.05 --settle-ms 1)
-"$cuvk" run --device all --concurrent "${quick[@]}" --format json --output "$dir/node.json" \
+# Issue 49, item 3: a folder an earlier --concurrent left behind (killed: no handler ran) is removed
+# by the next, when its process is gone; a live process's folder is left alone.
+mkdir -p "$dir/tmp"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+mkdir "$dir/tmp/cuvk_together_${dead}_stale" "$dir/tmp/cuvk_together_$$_live"
+echo x >"$dir/tmp/cuvk_together_${dead}_stale/gpu0.json"
+TMPDIR=$dir/tmp "$cuvk" run --device all --concurrent "${quick[@]}" --format json --output "$dir/node.json" \
   >"$dir/out" 2>&1 || { cat "$dir/out"; echo "node_run: the run failed"; exit 1; }
+[ ! -e "$dir/tmp/cuvk_together_${dead}_stale" ] || { echo "node_run: the stale folder is left"; exit 1; }
+[ -d "$dir/tmp/cuvk_together_$$_live" ] || { echo "node_run: a live process's folder was removed"; exit 1; }
 grep -q "^Interference: each point measured together" "$dir/out" ||
   { cat "$dir/out"; echo "node_run: no interference check on the console"; exit 1; }
 python3 - "$dir/node.json" <<'PY'

@@ -422,60 +422,8 @@ assert sorted(r['params']['n'] for r in rows)==[1024,4096], rows"
   validation_message)
     # Issue 49, item 6: under --validation any message of the layer fails the run (exit 1, the
     # message shown, one error line), a pair's too. A u64 scalar makes the shader declare the
-    # Int64 capability, which cuvk's device does not enable: VUID-VkShaderModuleCreateInfo-pCode-01091.
-    cat >"$tmp/i64.comp" <<'GLSL'
-#version 450
-#extension GL_ARB_gpu_shader_int64 : require
-layout(local_size_x_id = 0) in;
-layout(std430, set = 0, binding = 0) buffer YBuf { float y[]; };
-layout(push_constant) uniform Scalars {
-  uint64_t k;
-  uint n;
-};
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < n) y[i] = float(k) + float(i);
-}
-GLSL
-    cat >"$tmp/i64.cu" <<'CU'
-extern "C" __global__ void i64k(float* y, unsigned long long k, unsigned n) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = float(k) + float(i);
-}
-CU
-    cat >"$tmp/i64.toml" <<'TOML'
-name = "i64_push"
-n = 1000
-useful_bytes = "4 * n"
-
-[cuda]
-source = "i64.cu"
-entry = "i64k"
-
-[glsl]
-source = "i64.comp"
-
-[launch]
-threads = "n"
-
-[[buffer]]
-name = "y"
-type = "f32"
-count = "n"
-init = "constant"
-value = 0.0
-output = true
-
-[[scalar]]
-name = "k"
-type = "u64"
-value = 3
-
-[[scalar]]
-name = "n"
-type = "u32"
-value = "n"
-TOML
+    # Int64 capability, which cuvk's device does not enable: VUID-VkShaderModuleCreateInfo-pCode-01091
+    # (tests/pairs/i64.toml).
     for dev in "" "--device all"; do  # one device, and each in turn (run_devices.cpp)
       # shellcheck disable=SC2086
       "$cuvk" run --pair "$tmp/i64.toml" --api vulkan $dev "${common[@]}" >"$tmp/out" 2>"$tmp/err"

@@ -89,44 +89,67 @@ DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec)
     return c;
   }
 
-  if (is_index(spec)) {
-    // Digits beyond 64 bits are an index past every device, not an exception ("stoul", exit 3).
-    errno = 0;
-    const unsigned long long parsed = std::strtoull(spec.c_str(), nullptr, 10);
-    const std::size_t k = errno == ERANGE ? std::numeric_limits<std::size_t>::max()
-                                          : static_cast<std::size_t>(parsed);
+  const DeviceToken token = parse_device_token(inv, spec);
+  if (token.index) {
+    const std::size_t k = *token.index;
     if (!inv.cuda.empty()) {
-      if (k >= inv.cuda.size())
-        throw UsageError(fmt::format("--device {}: there are {} CUDA devices (0..{})", spec,
-                                     inv.cuda.size(), inv.cuda.size() - 1));
       c.cuda = inv.cuda[k];
       pair_vulkan_with_cuda();
       return c;
     }
-    if (k >= inv.vulkan.size())
-      throw UsageError(fmt::format("--device {}: there are {} Vulkan devices and no CUDA device",
-                                   spec, inv.vulkan.size()));
     c.vulkan = inv.vulkan[k];
     c.note = "no CUDA device: Vulkan only, on " + c.vulkan->name;
     return c;
   }
+  if (token.uuid_of->api == Api::cuda) {
+    c.cuda = *token.uuid_of;
+    pair_vulkan_with_cuda();
+    return c;
+  }
+  c.vulkan = *token.uuid_of;
+  c.note = "Vulkan only, on " + c.vulkan->name + " (no CUDA device has UUID " + spec + ")";
+  if (c.cuda_reason.empty()) c.cuda_reason = "no CUDA device has UUID prefix " + spec;
+  return c;
+}
 
+DeviceToken parse_device_token(const DeviceInventory& inv, const std::string& spec) {
+  // The indices are CUDA's; without a CUDA device, Vulkan's.
+  const std::size_t count = inv.cuda.empty() ? inv.vulkan.size() : inv.cuda.size();
+  const char* const api = inv.cuda.empty() ? "Vulkan" : "CUDA";
+  DeviceToken t;
+  if (is_index(spec)) {
+    // Digits beyond 64 bits are an index past every device, not an exception ("stoul", exit 3).
+    errno = 0;
+    const unsigned long long parsed = std::strtoull(spec.c_str(), nullptr, 10);
+    if (errno != ERANGE && parsed < count) t.index = static_cast<std::size_t>(parsed);
+  }
   const std::string prefix = hex_only(spec);
-  if (prefix.empty() || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
-    throw UsageError("--device '" + spec + "' is neither a device index nor a UUID prefix");
-  for (const DeviceInfo& d : inv.cuda)
-    if (uuid_has_prefix(d.uuid, prefix)) {
-      c.cuda = d;
-      pair_vulkan_with_cuda();
-      return c;
-    }
-  for (const DeviceInfo& d : inv.vulkan)
-    if (uuid_has_prefix(d.uuid, prefix)) {
-      c.vulkan = d;
-      c.note = "Vulkan only, on " + d.name + " (no CUDA device has UUID " + spec + ")";
-      if (c.cuda_reason.empty()) c.cuda_reason = "no CUDA device has UUID prefix " + spec;
-      return c;
-    }
+  const bool hex =
+      !prefix.empty() && prefix.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (hex && prefix.size() >= kMinUuidPrefix) {
+    for (const std::vector<DeviceInfo>* list : {&inv.cuda, &inv.vulkan})
+      for (const DeviceInfo& d : *list)
+        if (!t.uuid_of && uuid_has_prefix(d.uuid, prefix)) t.uuid_of = d;
+  }
+  if (t.index && t.uuid_of)
+    throw UsageError(fmt::format(
+        "--device {} is both {} device index {} and a UUID prefix of {} device {} ({}): name "
+        "the GPU by a longer UUID prefix (`cuvk devices` lists them)",
+        spec, api, *t.index, t.uuid_of->api == Api::cuda ? "CUDA" : "Vulkan", t.uuid_of->index,
+        format_uuid(t.uuid_of->uuid)));
+  if (t.index || t.uuid_of) return t;
+  if (is_index(spec)) {
+    const char* const uuid =
+        spec.size() < kMinUuidPrefix ? "" : ", and no CUDA or Vulkan device has a UUID starting so";
+    throw UsageError(count == 0
+                         ? fmt::format("--device {}: there is no CUDA or Vulkan device", spec)
+                         : fmt::format("--device {}: there are {} {} devices (0..{}){}", spec,
+                                       count, api, count - 1, uuid));
+  }
+  if (!hex) throw UsageError("--device '" + spec + "' is neither a device index nor a UUID prefix");
+  if (prefix.size() < kMinUuidPrefix)
+    throw UsageError(fmt::format("--device '{}': a UUID prefix needs at least {} hex digits", spec,
+                                 kMinUuidPrefix));
   throw UsageError("--device " + spec + ": no CUDA or Vulkan device has a UUID starting so");
 }
 

@@ -29,11 +29,24 @@ struct DeviceChoice {
 };
 
 // `spec`: "" (automatic), a CUDA device index (a Vulkan index when CUDA is unavailable), or a
-// UUID prefix (hex, dashes optional) matching a device of either API.
+// UUID prefix (hex, dashes optional) matching a device of either API (parse_device_token's rule).
 // Automatic: the first CUDA device that has a Vulkan twin; without CUDA, the first Vulkan GPU,
 // else the first Vulkan device (e.g. lavapipe). With CUDA present, Vulkan runs only on the CUDA
 // device's twin: a comparison across different GPUs would be meaningless.
 // Throws UsageError for an index out of range or a UUID that matches nothing.
 DeviceChoice choose_devices(const DeviceInventory& inv, const std::string& spec);
+
+// The least hex digits a UUID prefix has (fewer would name a device by chance).
+inline constexpr std::size_t kMinUuidPrefix = 4;
+
+// One --device token (not "all", not a list), by one rule for every command: digits below the
+// device count (CUDA's, else Vulkan's) are an index; otherwise a UUID prefix of at least
+// kMinUuidPrefix hex digits (dashes optional) of a CUDA, else a Vulkan device. A token that is
+// both is refused naming both; one that is neither, saying why (UsageError).
+struct DeviceToken {
+  std::optional<std::size_t> index;
+  std::optional<DeviceInfo> uuid_of;
+};
+DeviceToken parse_device_token(const DeviceInventory& inv, const std::string& spec);
 
 }  // namespace cuvk

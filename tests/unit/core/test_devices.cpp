@@ -97,3 +97,53 @@ TEST(DevicePairing, CudaDeviceWithoutTwinRunsCudaOnlyAndSaysWhy) {
 TEST(DevicePairing, IndexBeyondTheNodeIsAUsageError) {
   EXPECT_THROW(cuvk::choose_devices(node(), "3"), cuvk::UsageError);
 }
+
+namespace {
+
+// The UsageError's message of choose_devices(inv, spec), "" when it chose.
+std::string refusal(const DeviceInventory& inv, const std::string& spec) {
+  try {
+    cuvk::choose_devices(inv, spec);
+  } catch (const cuvk::UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Issue 49, item 2: one rule for numbers. Digits below the device count are an index; otherwise
+// a UUID prefix of at least 4 hex digits; a token that could be both is refused naming both.
+TEST(DeviceToken, DigitsPastTheCountAreAUuidPrefixOfAtLeastFourDigits) {
+  DeviceInventory inv = node();
+  inv.cuda[2].uuid[0] = 0x12;  // GPU C's UUID starts 12000000-: "1200" names it
+  inv.vulkan[0].uuid[0] = 0x12;
+  const cuvk::DeviceChoice c = cuvk::choose_devices(inv, "1200");
+  ASSERT_TRUE(c.cuda && c.vulkan);
+  EXPECT_EQ(c.cuda->name, "GPU C");
+  EXPECT_TRUE(c.same_gpu);
+  EXPECT_EQ(cuvk::choose_devices(inv, "2").cuda->name, "GPU C");  // below the count: an index
+  EXPECT_EQ(refusal(inv, "12"), "--device 12: there are 3 CUDA devices (0..2)");  // too short
+  EXPECT_EQ(refusal(inv, "9999"),
+            "--device 9999: there are 3 CUDA devices (0..2), and no CUDA or Vulkan device has a "
+            "UUID starting so");
+}
+
+TEST(DeviceToken, ATokenThatIsBothAnIndexAndAUuidPrefixIsRefusedNamingBoth) {
+  DeviceInventory inv;
+  for (int k = 0; k < 1300; ++k) inv.cuda.push_back(gpu(Api::cuda, k, 0, "GPU"));
+  inv.cuda[7].uuid[0] = 0x12;  // UUID 12000000-...: "1200" is its prefix and index 1200
+  const std::string why = refusal(inv, "1200");
+  EXPECT_NE(why.find("is both CUDA device index 1200 and a UUID prefix of CUDA device 7 "
+                     "(12000000-"),
+            std::string::npos)
+      << why;
+  EXPECT_EQ(cuvk::choose_devices(inv, "1201").cuda->index, 1201);
+}
+
+TEST(DeviceToken, AUuidPrefixHasAtLeastFourHexDigits) {
+  const DeviceInventory inv = node();  // GPU A's UUID starts 0a000000-
+  EXPECT_EQ(refusal(inv, "0a"), "--device '0a': a UUID prefix needs at least 4 hex digits");
+  EXPECT_EQ(cuvk::choose_devices(inv, "0a00").cuda->name, "GPU A");
+  EXPECT_EQ(refusal(inv, "zz"), "--device 'zz' is neither a device index nor a UUID prefix");
+}
